@@ -1,0 +1,136 @@
+package structs
+
+import (
+	"maps"
+	"slices"
+	"sort"
+	"time"
+)
+
+// MaxRetainedNodeScores is how many of the best-scoring nodes an
+// AllocMetric keeps, to explain a placement without bloating the alloc.
+const MaxRetainedNodeScores = 5
+
+// AllocMetric explains a placement decision: which nodes were looked at,
+// why the rest were filtered or exhausted, and how the best ones scored.
+type AllocMetric struct {
+	NodesEvaluated     int
+	NodesFiltered      int
+	NodesInPool        int
+	NodePool           string
+	NodesAvailable     map[string]int
+	ClassFiltered      map[string]int
+	ConstraintFiltered map[string]int
+	NodesExhausted     int
+	ClassExhausted     map[string]int
+	DimensionExhausted map[string]int
+	QuotaExhausted     []string
+	ResourcesExhausted map[string]*Resources
+	// Scores is kept for wire compatibility; ScoreMetaData supersedes it.
+	Scores            map[string]float64
+	ScoreMetaData     []*NodeScoreMeta
+	AllocationTime    time.Duration
+	CoalescedFailures int
+
+	// topScores collects candidates while a placement runs; it is folded
+	// into ScoreMetaData by PopulateScoreMetaData.
+	topScores []*NodeScoreMeta
+}
+
+// NodeScoreMeta is one node's scores by scorer and its final score.
+type NodeScoreMeta struct {
+	NodeID    string
+	Scores    map[string]float64
+	NormScore float64
+}
+
+// Copy returns a deep copy.
+func (a *AllocMetric) Copy() *AllocMetric {
+	if a == nil {
+		return nil
+	}
+	n := *a
+	n.NodesAvailable = maps.Clone(a.NodesAvailable)
+	n.ClassFiltered = maps.Clone(a.ClassFiltered)
+	n.ConstraintFiltered = maps.Clone(a.ConstraintFiltered)
+	n.ClassExhausted = maps.Clone(a.ClassExhausted)
+	n.DimensionExhausted = maps.Clone(a.DimensionExhausted)
+	n.QuotaExhausted = slices.Clone(a.QuotaExhausted)
+	n.Scores = maps.Clone(a.Scores)
+	if a.ScoreMetaData != nil {
+		n.ScoreMetaData = make([]*NodeScoreMeta, len(a.ScoreMetaData))
+		for i, s := range a.ScoreMetaData {
+			sc := *s
+			sc.Scores = maps.Clone(s.Scores)
+			n.ScoreMetaData[i] = &sc
+		}
+	}
+	n.topScores = nil
+	return &n
+}
+
+// EvaluateNode counts one more node looked at.
+func (a *AllocMetric) EvaluateNode() { a.NodesEvaluated++ }
+
+// FilterNode records a node excluded by feasibility. The constraint text
+// (or reason) is the key operators read in `job status` and `job run`.
+func (a *AllocMetric) FilterNode(node *Node, constraint string) {
+	a.NodesFiltered++
+	if node != nil && node.NodeClass != "" {
+		if a.ClassFiltered == nil {
+			a.ClassFiltered = map[string]int{}
+		}
+		a.ClassFiltered[node.NodeClass]++
+	}
+	if constraint != "" {
+		if a.ConstraintFiltered == nil {
+			a.ConstraintFiltered = map[string]int{}
+		}
+		a.ConstraintFiltered[constraint]++
+	}
+}
+
+// ExhaustedNode records a feasible node without room for the ask.
+func (a *AllocMetric) ExhaustedNode(node *Node, dimension string) {
+	a.NodesExhausted++
+	if node != nil && node.NodeClass != "" {
+		if a.ClassExhausted == nil {
+			a.ClassExhausted = map[string]int{}
+		}
+		a.ClassExhausted[node.NodeClass]++
+	}
+	if dimension != "" {
+		if a.DimensionExhausted == nil {
+			a.DimensionExhausted = map[string]int{}
+		}
+		a.DimensionExhausted[dimension]++
+	}
+}
+
+// ScoreNode records a scored candidate. Only the best few are retained.
+func (a *AllocMetric) ScoreNode(node *Node, scores map[string]float64, final float64) {
+	meta := &NodeScoreMeta{NodeID: node.ID, Scores: scores, NormScore: final}
+	a.topScores = append(a.topScores, meta)
+	if len(a.topScores) > 4*MaxRetainedNodeScores {
+		a.trimTopScores()
+	}
+}
+
+func (a *AllocMetric) trimTopScores() {
+	sort.SliceStable(a.topScores, func(i, j int) bool {
+		return a.topScores[i].NormScore > a.topScores[j].NormScore
+	})
+	if len(a.topScores) > MaxRetainedNodeScores {
+		a.topScores = a.topScores[:MaxRetainedNodeScores]
+	}
+}
+
+// PopulateScoreMetaData moves the retained top scores into ScoreMetaData.
+func (a *AllocMetric) PopulateScoreMetaData() {
+	if len(a.topScores) == 0 {
+		return
+	}
+	a.trimTopScores()
+	a.ScoreMetaData = a.topScores
+	a.topScores = nil
+}

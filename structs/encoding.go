@@ -1,0 +1,38 @@
+package structs
+
+import (
+	"bytes"
+	"fmt"
+	"reflect"
+
+	"github.com/hashicorp/go-msgpack/v2/codec"
+)
+
+// MsgpackHandle is the codec shared by the Raft log, snapshots and RPC.
+// Decoding generic maps yields map[string]interface{} (driver configs) and
+// raw strings stay strings.
+var MsgpackHandle = func() *codec.MsgpackHandle {
+	h := &codec.MsgpackHandle{}
+	h.RawToString = true
+	h.MapType = reflect.TypeOf(map[string]interface{}(nil))
+	return h
+}()
+
+// Encode prefixes the msgpack encoding of msg with the message type byte,
+// producing a Raft log entry.
+func Encode(t MessageType, msg interface{}) ([]byte, error) {
+	var buf bytes.Buffer
+	buf.WriteByte(uint8(t))
+	if err := codec.NewEncoder(&buf, MsgpackHandle).Encode(msg); err != nil {
+		return nil, fmt.Errorf("encoding %s message: %w", t, err)
+	}
+	return buf.Bytes(), nil
+}
+
+// Decode reads a msgpack body (without the type byte) into out.
+func Decode(buf []byte, out interface{}) error {
+	if err := codec.NewDecoderBytes(buf, MsgpackHandle).Decode(out); err != nil {
+		return fmt.Errorf("decoding msgpack: %w", err)
+	}
+	return nil
+}

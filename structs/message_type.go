@@ -1,0 +1,77 @@
+package structs
+
+import "fmt"
+
+// MessageType is the first byte of every Raft log entry; the rest is the
+// msgpack body of the request it names. The numbers are part of the
+// on-disk format: never renumber or reuse one, only append. Numbers not
+// listed are reserved for features Nomad numbers but this server does not
+// implement (ACLs, CSI, variables, ...), so a log can be read by both.
+type MessageType uint8
+
+// Raft message types, numbered as in Nomad.
+const (
+	NodeRegisterRequestType                 MessageType = 0
+	NodeDeregisterRequestType               MessageType = 1
+	NodeUpdateStatusRequestType             MessageType = 2
+	NodeUpdateDrainRequestType              MessageType = 3
+	JobRegisterRequestType                  MessageType = 4
+	JobDeregisterRequestType                MessageType = 5
+	EvalUpdateRequestType                   MessageType = 6
+	EvalDeleteRequestType                   MessageType = 7
+	AllocUpdateRequestType                  MessageType = 8 // deprecated: a no-op kept for numbering
+	AllocClientUpdateRequestType            MessageType = 9
+	ReconcileJobSummariesRequestType        MessageType = 10
+	ApplyPlanResultsRequestType             MessageType = 13
+	DeploymentStatusUpdateRequestType       MessageType = 14
+	DeploymentPromoteRequestType            MessageType = 15
+	DeploymentAllocHealthRequestType        MessageType = 16
+	DeploymentDeleteRequestType             MessageType = 17
+	JobStabilityRequestType                 MessageType = 18
+	JobBatchDeregisterRequestType           MessageType = 26
+	AllocUpdateDesiredTransitionRequestType MessageType = 27
+	NodeUpdateEligibilityRequestType        MessageType = 28
+	BatchNodeUpdateDrainRequestType         MessageType = 29
+	SchedulerConfigRequestType              MessageType = 30
+	NodeBatchDeregisterRequestType          MessageType = 31
+	ClusterMetadataRequestType              MessageType = 32
+)
+
+// IgnoreUnknownTypeFlag marks a message type that an older server may skip
+// rather than refuse; used for entries that carry optional bookkeeping.
+const IgnoreUnknownTypeFlag MessageType = 0x80
+
+var messageTypeNames = map[MessageType]string{
+	NodeRegisterRequestType:                 "NodeRegister",
+	NodeDeregisterRequestType:               "NodeDeregister",
+	NodeUpdateStatusRequestType:             "NodeUpdateStatus",
+	NodeUpdateDrainRequestType:              "NodeUpdateDrain",
+	JobRegisterRequestType:                  "JobRegister",
+	JobDeregisterRequestType:                "JobDeregister",
+	EvalUpdateRequestType:                   "EvalUpdate",
+	EvalDeleteRequestType:                   "EvalDelete",
+	AllocUpdateRequestType:                  "AllocUpdate",
+	AllocClientUpdateRequestType:            "AllocClientUpdate",
+	ReconcileJobSummariesRequestType:        "ReconcileJobSummaries",
+	ApplyPlanResultsRequestType:             "ApplyPlanResults",
+	DeploymentStatusUpdateRequestType:       "DeploymentStatusUpdate",
+	DeploymentPromoteRequestType:            "DeploymentPromote",
+	DeploymentAllocHealthRequestType:        "DeploymentAllocHealth",
+	DeploymentDeleteRequestType:             "DeploymentDelete",
+	JobStabilityRequestType:                 "JobStability",
+	JobBatchDeregisterRequestType:           "JobBatchDeregister",
+	AllocUpdateDesiredTransitionRequestType: "AllocUpdateDesiredTransition",
+	NodeUpdateEligibilityRequestType:        "NodeUpdateEligibility",
+	BatchNodeUpdateDrainRequestType:         "BatchNodeUpdateDrain",
+	SchedulerConfigRequestType:              "SchedulerConfig",
+	NodeBatchDeregisterRequestType:          "NodeBatchDeregister",
+	ClusterMetadataRequestType:              "ClusterMetadata",
+}
+
+// String names the message type for logs and metrics.
+func (t MessageType) String() string {
+	if n, ok := messageTypeNames[t&^IgnoreUnknownTypeFlag]; ok {
+		return n
+	}
+	return fmt.Sprintf("MessageType(%d)", uint8(t))
+}

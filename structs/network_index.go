@@ -1,0 +1,169 @@
+package structs
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+)
+
+// Default dynamic port range, as in Nomad.
+const (
+	DefaultMinDynamicPort = 20000
+	DefaultMaxDynamicPort = 32000
+	maxValidPort          = 65535
+)
+
+// NetworkIndex tracks the host ports in use on one node so that the
+// scheduler can hand out ports and the plan applier can detect collisions
+// with exactly the same rules.
+type NetworkIndex struct {
+	used    map[int]string // port -> who holds it, for error messages
+	minPort int
+	maxPort int
+	hostIP  string
+}
+
+// NewNetworkIndex indexes the node's reserved ports. It fails only when
+// the node's reserved port list cannot be parsed.
+func NewNetworkIndex(node *Node) (*NetworkIndex, error) {
+	idx := &NetworkIndex{used: map[int]string{}, minPort: DefaultMinDynamicPort, maxPort: DefaultMaxDynamicPort}
+	if nr := node.NodeResources; nr != nil {
+		if nr.MinDynamicPort > 0 {
+			idx.minPort = nr.MinDynamicPort
+		}
+		if nr.MaxDynamicPort > 0 {
+			idx.maxPort = nr.MaxDynamicPort
+		}
+		for _, n := range nr.Networks {
+			if n.IP != "" {
+				idx.hostIP = n.IP
+				break
+			}
+		}
+	}
+	if idx.hostIP == "" {
+		idx.hostIP = node.Attributes["unique.network.ip-address"]
+	}
+	if rr := node.ReservedResources; rr != nil && rr.Networks.ReservedHostPorts != "" {
+		ports, err := ParsePortRanges(rr.Networks.ReservedHostPorts)
+		if err != nil {
+			return nil, fmt.Errorf("node %q: reserved host ports: %w", node.ID, err)
+		}
+		for _, p := range ports {
+			idx.used[p] = "node reservation"
+		}
+	}
+	return idx, nil
+}
+
+// HostIP is the address ports are bound on.
+func (idx *NetworkIndex) HostIP() string { return idx.hostIP }
+
+// AddAllocs marks the ports of non-terminal allocs as used. It reports a
+// collision when two of them claim the same port.
+func (idx *NetworkIndex) AddAllocs(allocs []*Allocation) (collide bool, reason string) {
+	for _, a := range allocs {
+		if a.TerminalStatus() || a.AllocatedResources == nil {
+			continue
+		}
+		for _, p := range a.AllocatedResources.Shared.Ports {
+			if holder, ok := idx.used[p.Value]; ok {
+				return true, fmt.Sprintf("port %d claimed by %s and alloc %s", p.Value, holder, ShortID(a.ID))
+			}
+			idx.used[p.Value] = "alloc " + ShortID(a.ID)
+		}
+	}
+	return false, ""
+}
+
+// AssignPorts grants the static and dynamic ports of a group's network
+// asks. Static ports must be free; dynamic ones are drawn at random from
+// the node's range so concurrent schedulers rarely pick the same port.
+// rng may be nil for the default source.
+func (idx *NetworkIndex) AssignPorts(asks Networks, rng *rand.Rand) (AllocatedPorts, error) {
+	var out AllocatedPorts
+	taken := map[int]bool{}
+	for _, ask := range asks {
+		for _, p := range ask.ReservedPorts {
+			if _, ok := idx.used[p.Value]; ok || taken[p.Value] {
+				return nil, fmt.Errorf("%s: reserved port collision %s=%d", DimensionNetwork, p.Label, p.Value)
+			}
+			taken[p.Value] = true
+			out = append(out, AllocatedPortMapping{Label: p.Label, Value: p.Value, To: p.To, HostIP: idx.hostIP})
+		}
+	}
+	for _, ask := range asks {
+		for _, p := range ask.DynamicPorts {
+			port, ok := idx.pickDynamic(taken, rng)
+			if !ok {
+				return nil, fmt.Errorf("%s: dynamic port selection failed", DimensionNetwork)
+			}
+			taken[port] = true
+			to := p.To
+			if to == -1 {
+				to = port
+			}
+			out = append(out, AllocatedPortMapping{Label: p.Label, Value: port, To: to, HostIP: idx.hostIP})
+		}
+	}
+	return out, nil
+}
+
+func (idx *NetworkIndex) pickDynamic(taken map[int]bool, rng *rand.Rand) (int, bool) {
+	span := idx.maxPort - idx.minPort + 1
+	if span <= 0 {
+		return 0, false
+	}
+	free := func(p int) bool {
+		_, used := idx.used[p]
+		return !used && !taken[p]
+	}
+	// A few random probes find a port quickly on lightly used nodes; a
+	// linear scan from a random offset guarantees an answer otherwise.
+	randN := rand.IntN
+	if rng != nil {
+		randN = rng.IntN
+	}
+	for range 20 {
+		if p := idx.minPort + randN(span); free(p) {
+			return p, true
+		}
+	}
+	start := randN(span)
+	for i := range span {
+		if p := idx.minPort + (start+i)%span; free(p) {
+			return p, true
+		}
+	}
+	return 0, false
+}
+
+// ParsePortRanges parses "22,80,8000-8100" into a list of ports.
+func ParsePortRanges(spec string) ([]int, error) {
+	var out []int
+	for _, part := range strings.Split(spec, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		lo, hi, isRange := strings.Cut(part, "-")
+		start, err := strconv.Atoi(strings.TrimSpace(lo))
+		if err != nil {
+			return nil, fmt.Errorf("invalid port %q", part)
+		}
+		end := start
+		if isRange {
+			if end, err = strconv.Atoi(strings.TrimSpace(hi)); err != nil {
+				return nil, fmt.Errorf("invalid port range %q", part)
+			}
+		}
+		if start < 1 || end > maxValidPort || start > end {
+			return nil, fmt.Errorf("port range %q out of bounds", part)
+		}
+		for p := start; p <= end; p++ {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,98 @@
+package structs
+
+import "fmt"
+
+// Scheduler algorithms for the cluster-wide bin-packing choice.
+const (
+	SchedulerAlgorithmBinpack = "binpack"
+	SchedulerAlgorithmSpread  = "spread"
+)
+
+// DefaultNodeLimitForFeasibilityChecks caps how many nodes are scored when
+// a group has affinities or spreads and NodeLimitForFeasibilityChecks is 0.
+const DefaultNodeLimitForFeasibilityChecks = 100
+
+// SchedulerConfiguration is the cluster-wide scheduler configuration,
+// stored in Raft so every server schedules by the same rules.
+type SchedulerConfiguration struct {
+	SchedulerAlgorithm            string
+	PreemptionConfig              PreemptionConfig
+	MemoryOversubscriptionEnabled bool
+	RejectJobRegistration         bool
+	// PauseEvalBroker stops the leader handing out evaluations; workers go
+	// idle but writes continue to be accepted and queued.
+	PauseEvalBroker               bool
+	NodeLimitForFeasibilityChecks uint
+
+	CreateIndex uint64
+	ModifyIndex uint64
+}
+
+// PreemptionConfig enables preemption per scheduler type.
+type PreemptionConfig struct {
+	SystemSchedulerEnabled   bool
+	SysBatchSchedulerEnabled bool
+	BatchSchedulerEnabled    bool
+	ServiceSchedulerEnabled  bool
+}
+
+// DefaultSchedulerConfiguration is what a new cluster starts with.
+func DefaultSchedulerConfiguration() *SchedulerConfiguration {
+	return &SchedulerConfiguration{
+		SchedulerAlgorithm: SchedulerAlgorithmBinpack,
+		PreemptionConfig:   PreemptionConfig{SystemSchedulerEnabled: true},
+	}
+}
+
+// EffectiveSchedulerAlgorithm returns the algorithm, binpack when unset.
+func (s *SchedulerConfiguration) EffectiveSchedulerAlgorithm() string {
+	if s == nil || s.SchedulerAlgorithm == "" {
+		return SchedulerAlgorithmBinpack
+	}
+	return s.SchedulerAlgorithm
+}
+
+// NodeLimit is the number of nodes scored for groups with affinities or
+// spreads.
+func (s *SchedulerConfiguration) NodeLimit() int {
+	if s == nil || s.NodeLimitForFeasibilityChecks == 0 {
+		return DefaultNodeLimitForFeasibilityChecks
+	}
+	return int(s.NodeLimitForFeasibilityChecks)
+}
+
+// PreemptionEnabled reports whether jobs of the type may preempt.
+func (s *SchedulerConfiguration) PreemptionEnabled(jobType string) bool {
+	if s == nil {
+		return jobType == JobTypeSystem
+	}
+	switch jobType {
+	case JobTypeSystem:
+		return s.PreemptionConfig.SystemSchedulerEnabled
+	case JobTypeSysBatch:
+		return s.PreemptionConfig.SysBatchSchedulerEnabled
+	case JobTypeBatch:
+		return s.PreemptionConfig.BatchSchedulerEnabled
+	case JobTypeService:
+		return s.PreemptionConfig.ServiceSchedulerEnabled
+	}
+	return false
+}
+
+// Validate rejects unknown algorithms.
+func (s *SchedulerConfiguration) Validate() error {
+	switch s.SchedulerAlgorithm {
+	case "", SchedulerAlgorithmBinpack, SchedulerAlgorithmSpread:
+		return nil
+	}
+	return fmt.Errorf("invalid scheduler algorithm: %s", s.SchedulerAlgorithm)
+}
+
+// Copy returns a copy.
+func (s *SchedulerConfiguration) Copy() *SchedulerConfiguration {
+	if s == nil {
+		return nil
+	}
+	n := *s
+	return &n
+}

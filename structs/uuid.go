@@ -1,0 +1,30 @@
+package structs
+
+import (
+	"crypto/rand"
+	"fmt"
+)
+
+// GenerateUUID returns a random RFC 4122 version 4 UUID. IDs of every object
+// (jobs excepted) are UUIDs so that prefix lookups and the memdb UUID index
+// work the same way for all of them.
+func GenerateUUID() string {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		// crypto/rand never fails on supported platforms; a failure here
+		// means the process cannot produce safe identifiers at all.
+		panic(fmt.Errorf("reading random bytes for a UUID: %w", err))
+	}
+	b[6] = (b[6] & 0x0f) | 0x40
+	b[8] = (b[8] & 0x3f) | 0x80
+	return fmt.Sprintf("%08x-%04x-%04x-%04x-%012x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// ShortID returns the first eight characters of an ID, the form the CLI
+// prints unless asked to be verbose.
+func ShortID(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}
