@@ -1,0 +1,132 @@
+// Package scheduler turns an evaluation into a plan. It is pure logic: it
+// reads an immutable snapshot of cluster state through State, and talks to
+// the outside world only through Planner. It does no network or disk I/O
+// and reads no clock except the one in Config, so every decision can be
+// replayed in a test.
+package scheduler
+
+import (
+	"fmt"
+	"math/rand"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/opennomad/nomad/structs"
+)
+
+// State is the read-only view of cluster state a scheduler plans against.
+// Implementations must be immutable snapshots: every call made during one
+// Process sees the same state, whatever is committed meanwhile. Objects
+// returned are shared with the snapshot and must never be modified; copy
+// them first.
+type State interface {
+	// Nodes returns every node, in any order.
+	Nodes() ([]*structs.Node, error)
+	// NodeByID returns the node or nil when it does not exist.
+	NodeByID(id string) (*structs.Node, error)
+
+	// JobByID returns the job or nil when it does not exist (purged).
+	JobByID(namespace, id string) (*structs.Job, error)
+	// JobByIDAndVersion returns one stored version of a job, or nil.
+	JobByIDAndVersion(namespace, id string, version uint64) (*structs.Job, error)
+
+	// AllocByID returns the alloc or nil.
+	AllocByID(id string) (*structs.Allocation, error)
+	// AllocsByJob returns the job's allocs. With anyCreateIndex false only
+	// allocs of the job instance currently registered are returned (an
+	// earlier, purged job with the same ID is excluded).
+	AllocsByJob(namespace, jobID string, anyCreateIndex bool) ([]*structs.Allocation, error)
+	// AllocsByNode returns every alloc on the node, terminal or not.
+	AllocsByNode(nodeID string) ([]*structs.Allocation, error)
+	// AllocsByNodeTerminal returns the node's allocs whose TerminalStatus
+	// equals terminal.
+	AllocsByNodeTerminal(nodeID string, terminal bool) ([]*structs.Allocation, error)
+
+	// EvalByID returns the eval or nil.
+	EvalByID(id string) (*structs.Evaluation, error)
+
+	// LatestDeploymentByJobID returns the job's newest deployment or nil.
+	LatestDeploymentByJobID(namespace, jobID string) (*structs.Deployment, error)
+	// DeploymentByID returns the deployment or nil.
+	DeploymentByID(id string) (*structs.Deployment, error)
+
+	// SchedulerConfig returns the cluster scheduler configuration; nil
+	// when none was ever written (callers use the defaults).
+	SchedulerConfig() (*structs.SchedulerConfiguration, error)
+
+	// LatestIndex is the Raft index the snapshot reflects.
+	LatestIndex() (uint64, error)
+}
+
+// Planner is how a scheduler acts. In a server it is the worker, which
+// forwards to the leader; in tests it is a Harness that records and
+// applies. Calls are made from the scheduler's own goroutine, one at a time.
+type Planner interface {
+	// SubmitPlan hands a plan to the plan applier and returns what was
+	// committed. When the applier rejected part of the plan because the
+	// scheduler's state was stale, the result carries a RefreshIndex and
+	// the Planner returns a State at least that new; otherwise the
+	// returned State is nil and the scheduler keeps its own.
+	SubmitPlan(plan *structs.Plan) (*structs.PlanResult, State, error)
+
+	// UpdateEval writes the evaluation being processed (its final status,
+	// failed placements, queued counts, ...).
+	UpdateEval(eval *structs.Evaluation) error
+
+	// CreateEval writes a new evaluation: a blocked eval waiting for
+	// capacity or a follow-up eval for delayed rescheduling.
+	CreateEval(eval *structs.Evaluation) error
+
+	// ReblockEval puts a blocked eval that still cannot place everything
+	// back into the blocked set without writing a new eval.
+	ReblockEval(eval *structs.Evaluation) error
+}
+
+// Scheduler processes one evaluation to completion: it plans, submits,
+// retries on stale state, and finally updates the eval.
+type Scheduler interface {
+	Process(eval *structs.Evaluation) error
+}
+
+// Config carries what a scheduler needs besides state and planner. Time
+// and randomness are injected so runs are reproducible.
+type Config struct {
+	Logger hclog.Logger
+	// Now returns the current time; decisions such as "reschedule now or
+	// later" are taken against it.
+	Now func() time.Time
+	// Rand seeds node shuffling and tie breaks. Nil means a source seeded
+	// from the eval ID, so the same eval always shuffles the same way.
+	Rand *rand.Rand
+}
+
+func (c *Config) now() time.Time {
+	if c == nil || c.Now == nil {
+		return time.Now()
+	}
+	return c.Now()
+}
+
+func (c *Config) logger() hclog.Logger {
+	if c == nil || c.Logger == nil {
+		return hclog.NewNullLogger()
+	}
+	return c.Logger
+}
+
+// Factory builds a scheduler for one evaluation.
+type Factory func(cfg *Config, state State, planner Planner) Scheduler
+
+// BuiltinSchedulers maps each job type to the scheduler that places it.
+// It is filled by the files defining each scheduler.
+var BuiltinSchedulers = map[string]Factory{}
+
+// NewScheduler returns the scheduler for the eval type.
+func NewScheduler(name string, cfg *Config, state State, planner Planner) (Scheduler, error) {
+	f, ok := BuiltinSchedulers[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown scheduler %q", name)
+	}
+	return f(cfg, state, planner), nil
+}
