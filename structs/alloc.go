@@ -246,6 +246,7 @@ func (a *Allocation) Stub() *AllocListStub {
 		ClientStatus:          a.ClientStatus,
 		ClientDescription:     a.ClientDescription,
 		DesiredTransition:     a.DesiredTransition,
+		NextAllocation:        a.NextAllocation,
 		TaskStates:            a.TaskStates,
 		DeploymentStatus:      a.DeploymentStatus,
 		FollowupEvalID:        a.FollowupEvalID,
@@ -283,6 +284,7 @@ type AllocListStub struct {
 	ClientDescription     string
 	DesiredTransition     DesiredTransition
 	TaskStates            map[string]*TaskState
+	NextAllocation        string
 	DeploymentStatus      *AllocDeploymentStatus
 	FollowupEvalID        string
 	RescheduleTracker     *RescheduleTracker

@@ -7,9 +7,11 @@ import "math"
 const binPackingMaxFitScore = 18.0
 
 // AllocsFit reports whether the non-terminal allocs fit on the node, and
-// if not, which dimension is exhausted. It also returns the resources the
-// allocs use. The scheduler uses it to propose and the plan applier to
-// verify, so both see the same arithmetic.
+// if not, which dimension is exhausted: "cpu", "cores", "memory", "disk",
+// or "network: <reason>" for a port collision (see NetworkIndex.AddAllocs).
+// It also returns the resources the allocs use. The scheduler uses it to
+// propose and the plan applier to verify, so both see the same arithmetic.
+// Terminal allocs are skipped: they no longer hold anything.
 func AllocsFit(node *Node, allocs []*Allocation) (bool, string, *ComparableResources) {
 	used := &ComparableResources{}
 	hasPorts := false
@@ -18,11 +20,11 @@ func AllocsFit(node *Node, allocs []*Allocation) (bool, string, *ComparableResou
 			continue
 		}
 		used.Add(a.ComparableResources())
-		if a.AllocatedResources != nil && len(a.AllocatedResources.Shared.Ports) > 0 {
+		if !hasPorts && len(AllocHostPorts(a)) > 0 {
 			hasPorts = true
 		}
 	}
-	if ok, dim := node.Comparable().Superset(used); !ok {
+	if ok, dim := node.comparable(len(used.Flattened.Cpu.ReservedCores) > 0).Superset(used); !ok {
 		return false, dim, used
 	}
 	if hasPorts {
@@ -40,7 +42,7 @@ func AllocsFit(node *Node, allocs []*Allocation) (bool, string, *ComparableResou
 // freePercentages returns the fraction of schedulable CPU and memory left
 // on the node once util is placed.
 func freePercentages(node *Node, util *ComparableResources) (cpu, mem float64) {
-	capacity := node.Comparable()
+	capacity := node.comparable(false)
 	nodeCPU := float64(capacity.Flattened.Cpu.CpuShares)
 	nodeMem := float64(capacity.Flattened.Memory.MemoryMB)
 	cpu, mem = 0, 0

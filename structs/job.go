@@ -391,6 +391,16 @@ func (d *EphemeralDisk) Copy() *EphemeralDisk {
 	return &n
 }
 
+// PeriodicSpecCron is the only periodic spec type: a cron expression.
+const PeriodicSpecCron = "cron"
+
+// Payload requirements of a parameterized job.
+const (
+	DispatchPayloadOptional  = "optional"
+	DispatchPayloadRequired  = "required"
+	DispatchPayloadForbidden = "forbidden"
+)
+
 // PeriodicConfig makes a job a template launched on a cron schedule.
 type PeriodicConfig struct {
 	Enabled         bool
