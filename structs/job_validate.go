@@ -36,11 +36,11 @@ func (j *Job) Validate() error {
 			p.add(fmt.Sprintf("group %d", i+1), "group is empty")
 			continue
 		}
-		name := tg.Name
-		if name == "" {
-			name = fmt.Sprintf("%d", i+1)
+		// An unnamed group is named by its position: `group 2: ...`.
+		prefix := fmt.Sprintf("group %q", tg.Name)
+		if tg.Name == "" {
+			prefix = fmt.Sprintf("group %d", i+1)
 		}
-		prefix := fmt.Sprintf("group %q", name)
 		if tg.Name != "" && groups[tg.Name] {
 			p.add(prefix, "group name is used more than once")
 		}
@@ -198,11 +198,7 @@ func (tg *TaskGroup) validate(p *problems, prefix string, j *Job) {
 			p.add(joinPath(prefix, fmt.Sprintf("task %d", i+1)), "task is empty")
 			continue
 		}
-		name := t.Name
-		if name == "" {
-			name = fmt.Sprintf("%d", i+1)
-		}
-		tprefix := joinPath(prefix, fmt.Sprintf("task %q", name))
+		tprefix := joinPath(prefix, taskPathElem(t, i))
 		if t.Name != "" && tasks[t.Name] {
 			p.add(tprefix, "task name is used more than once")
 		}
@@ -217,9 +213,21 @@ func (tg *TaskGroup) validate(p *problems, prefix string, j *Job) {
 	}
 }
 
+// taskPathElem names a task in a problem path: `task "api"`, or `task 2`
+// for an unnamed one.
+func taskPathElem(t *Task, i int) string {
+	if t.Name == "" {
+		return fmt.Sprintf("task %d", i+1)
+	}
+	return fmt.Sprintf("task %q", t.Name)
+}
+
 // validatePolicies checks the restart, reschedule, update and migrate
-// blocks, and that each is allowed for the job type.
+// blocks, and that each is allowed for the job type. Whether a block is
+// allowed is only judged for a known job type; an unknown one is already
+// reported at the top.
 func (tg *TaskGroup) validatePolicies(p *problems, prefix, jobType string) {
+	knownType := jobType == JobTypeService || jobType == JobTypeBatch || jobType == JobTypeSystem || jobType == JobTypeSysBatch
 	if tg.RestartPolicy == nil {
 		p.add(prefix, "missing restart policy")
 	} else {
@@ -234,13 +242,13 @@ func (tg *TaskGroup) validatePolicies(p *problems, prefix, jobType string) {
 		}
 	}
 	if tg.Update != nil {
-		if jobType != JobTypeService && jobType != JobTypeSystem {
+		if knownType && jobType != JobTypeService && jobType != JobTypeSystem {
 			p.add(prefix, "%s jobs may not have an update block", jobType)
 		}
 		tg.Update.validate(p, joinPath(prefix, "update"))
 	}
 	if tg.Migrate != nil {
-		if jobType != JobTypeService {
+		if knownType && jobType != JobTypeService {
 			p.add(prefix, "%s jobs may not have a migrate block", jobType)
 		}
 		tg.Migrate.validate(p, joinPath(prefix, "migrate"))

@@ -1,7 +1,6 @@
 package structs
 
 import (
-	"fmt"
 	"path/filepath"
 	"strings"
 )
@@ -119,11 +118,7 @@ func (tg *TaskGroup) validatePorts(p *problems, prefix string) {
 		if t == nil || t.Resources == nil {
 			continue
 		}
-		name := t.Name
-		if name == "" {
-			name = fmt.Sprintf("%d", i+1)
-		}
-		pc.check(p, joinPath(prefix, fmt.Sprintf("task %q: network", name)), t.Resources.Networks)
+		pc.check(p, joinPath(prefix, taskPathElem(t, i)+": network"), t.Resources.Networks)
 	}
 	if pc.dynamic > maxDynamicPortsAsk {
 		p.add(joinPath(prefix, "network"), "at most %d dynamic ports may be requested, got %d", maxDynamicPortsAsk, pc.dynamic)
