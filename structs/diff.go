@@ -47,23 +47,29 @@ var jobDiffSkip = []string{"ID", "Status", "StatusDescription", "Stable", "Versi
 // destroy"; AnnotateUpdates adds the scheduler's counts afterwards.
 func (j *Job) Diff(other *Job, contextual bool) (*JobDiff, error) {
 	diff := &JobDiff{Type: DiffTypeNone}
+	// The missing side of an added or deleted job has no fields at all,
+	// rather than zero-valued ones.
+	var oldFlat, newFlat map[string]string
 	switch {
 	case j == nil && other == nil:
 		return diff, nil
 	case j == nil:
 		diff.Type, diff.ID = DiffTypeAdded, other.ID
 		j = &Job{}
+		newFlat = flattenPrimitives(other, jobDiffSkip...)
 	case other == nil:
 		diff.Type, diff.ID = DiffTypeDeleted, j.ID
 		other = &Job{}
+		oldFlat = flattenPrimitives(j, jobDiffSkip...)
 	default:
 		if j.ID != other.ID {
 			return nil, fmt.Errorf("cannot diff jobs with different IDs: %q and %q", j.ID, other.ID)
 		}
 		diff.ID = other.ID
+		oldFlat, newFlat = flattenPrimitives(j, jobDiffSkip...), flattenPrimitives(other, jobDiffSkip...)
 	}
 
-	diff.Fields = fieldDiffs(flattenPrimitives(j, jobDiffSkip...), flattenPrimitives(other, jobDiffSkip...), false)
+	diff.Fields = fieldDiffs(oldFlat, newFlat, false)
 	diff.Objects = appendObjects(diff.Objects, stringSetDiff("Datacenters", j.Datacenters, other.Datacenters, contextual))
 	diff.Objects = append(diff.Objects, constraintDiffs(j.Constraints, other.Constraints, contextual)...)
 	diff.Objects = append(diff.Objects, affinityDiffs(j.Affinities, other.Affinities, contextual)...)

@@ -489,7 +489,9 @@ func TestValidate_Constraints(t *testing.T) {
 	with := func(c *structs.Constraint) func(j *structs.Job) {
 		return func(j *structs.Job) { j.Constraints = []*structs.Constraint{c} }
 	}
-	c := func(l, op, r string) *structs.Constraint { return &structs.Constraint{LTarget: l, Operand: op, RTarget: r} }
+	c := func(l, op, r string) *structs.Constraint {
+		return &structs.Constraint{LTarget: l, Operand: op, RTarget: r}
+	}
 	const c1 = "constraint 1: "
 	cases := []validationCase{
 		{"missing operator", nil, with(c("${attr.a}", "", "b")), []string{c1 + "missing operator"}},
