@@ -628,3 +628,16 @@ func TestDiff_OutputIsDeterministic(t *testing.T) {
 		}
 	}
 }
+
+func BenchmarkJobDiff(b *testing.B) {
+	old := mock.Job()
+	new := old.Copy()
+	tg0(new).Count = 5
+	task0(new).Resources.CPU = 1000
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := old.Diff(new, true); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

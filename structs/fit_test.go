@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/opennomad/nomad/structs"
+	"github.com/opennomad/nomad/structs/mock"
 )
 
 // fitNode is a node with exactly the given capacity and nothing reserved.
@@ -258,5 +259,13 @@ func BenchmarkScoreFitBinPack(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		structs.ScoreFitBinPack(node, u)
+	}
+}
+
+func BenchmarkComputeClass(b *testing.B) {
+	n := mock.Node()
+	b.ReportAllocs()
+	for b.Loop() {
+		n.ComputeClass()
 	}
 }

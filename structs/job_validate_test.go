@@ -622,3 +622,13 @@ func TestValidate_DoesNotModifyJob(t *testing.T) {
 		t.Fatalf("Validate changed the job:\n%s", d)
 	}
 }
+
+func BenchmarkJobValidate(b *testing.B) {
+	j := serviceJob()
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := j.Validate(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package structs
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -72,11 +73,12 @@ func (idx *NetworkIndex) HostIP() string { return idx.hostIP }
 // can key AllocMetric.DimensionExhausted without growing per alloc:
 // "port 8080 reserved by the node", "port 8080 used by an allocation".
 func (idx *NetworkIndex) AddAllocs(allocs []*Allocation) (collide bool, reason string) {
+	var buf [16]int
 	for _, a := range allocs {
 		if a.TerminalStatus() {
 			continue
 		}
-		for _, port := range AllocHostPorts(a) {
+		for _, port := range appendHostPorts(buf[:0], a) {
 			if holder, ok := idx.used[port]; ok {
 				if holder == portHolderNode {
 					return true, fmt.Sprintf("port %d reserved by the node", port)
@@ -93,17 +95,19 @@ func (idx *NetworkIndex) AddAllocs(allocs []*Allocation) (collide bool, reason s
 // group's assigned ports plus any port recorded on the group's or a task's
 // network (older allocations carry them there). An alloc listing the same
 // port in two places holds it once, not twice.
-func AllocHostPorts(a *Allocation) []int {
+func AllocHostPorts(a *Allocation) []int { return appendHostPorts(nil, a) }
+
+// appendHostPorts appends the alloc's host ports to dst, which must hold
+// no other alloc's ports: duplicates are found by scanning dst, cheaper
+// than a set for the handful of ports an alloc holds.
+func appendHostPorts(dst []int, a *Allocation) []int {
 	ar := a.AllocatedResources
 	if ar == nil {
-		return nil
+		return dst
 	}
-	var out []int
-	seen := map[int]bool{}
 	add := func(p int) {
-		if p > 0 && !seen[p] {
-			seen[p] = true
-			out = append(out, p)
+		if p > 0 && !slices.Contains(dst, p) {
+			dst = append(dst, p)
 		}
 	}
 	for _, p := range ar.Shared.Ports {
@@ -128,7 +132,36 @@ func AllocHostPorts(a *Allocation) []int {
 			addNets(t.Networks)
 		}
 	}
-	return out
+	return dst
+}
+
+// holdsPorts reports, without allocating, whether the alloc holds any
+// host port, so fit checks skip the port index for port-less workloads.
+func holdsPorts(a *Allocation) bool {
+	ar := a.AllocatedResources
+	if ar == nil {
+		return false
+	}
+	if len(ar.Shared.Ports) > 0 {
+		return true
+	}
+	netsHold := func(nets Networks) bool {
+		for _, n := range nets {
+			if n != nil && (len(n.ReservedPorts) > 0 || len(n.DynamicPorts) > 0) {
+				return true
+			}
+		}
+		return false
+	}
+	if netsHold(ar.Shared.Networks) {
+		return true
+	}
+	for _, t := range ar.Tasks {
+		if t != nil && netsHold(t.Networks) {
+			return true
+		}
+	}
+	return false
 }
 
 // AssignPorts grants the static and dynamic ports of a group's network

@@ -308,7 +308,15 @@ func (a *AllocatedResources) Copy() *AllocatedResources {
 // sidecars run before the main tasks and exit, so only the larger of the
 // two phases counts, as in Nomad.
 func (a *AllocatedResources) Comparable() *ComparableResources {
-	c := &ComparableResources{Shared: AllocatedSharedResources{DiskMB: a.Shared.DiskMB}}
+	c := &ComparableResources{}
+	a.addTo(c)
+	return c
+}
+
+// addTo adds the allocation's resource vector into c without building an
+// intermediate vector: fit checks sum every alloc on a node per candidate.
+func (a *AllocatedResources) addTo(c *ComparableResources) {
+	c.Shared.DiskMB += a.Shared.DiskMB
 	var prestartCPU, prestartMem, mainCPU, mainMem int64
 	for name, t := range a.Tasks {
 		lc := a.TaskLifecycles[name]
@@ -322,9 +330,8 @@ func (a *AllocatedResources) Comparable() *ComparableResources {
 		mainMem += t.Memory.MemoryMB
 		c.Flattened.Cpu.ReservedCores = append(c.Flattened.Cpu.ReservedCores, t.Cpu.ReservedCores...)
 	}
-	c.Flattened.Cpu.CpuShares = max(mainCPU, prestartCPU)
-	c.Flattened.Memory.MemoryMB = max(mainMem, prestartMem)
-	return c
+	c.Flattened.Cpu.CpuShares += max(mainCPU, prestartCPU)
+	c.Flattened.Memory.MemoryMB += max(mainMem, prestartMem)
 }
 
 // ComparableResources is a flattened resource vector used for fit checks.
