@@ -205,6 +205,10 @@ func taskDiffs(old, new []*Task, contextual bool) ([]*TaskDiff, error) {
 	return out, nil
 }
 
+// taskDiffSkip leaves out the name (tasks are matched by it) and the
+// driver config, which is diffed as its own object.
+var taskDiffSkip = []string{"Name", "Config"}
+
 func taskDiff(old, new *Task, contextual bool) (*TaskDiff, error) {
 	diff := &TaskDiff{Type: DiffTypeNone}
 	var oldFlat, newFlat map[string]string
@@ -214,17 +218,17 @@ func taskDiff(old, new *Task, contextual bool) (*TaskDiff, error) {
 	case old == nil:
 		diff.Type, diff.Name = DiffTypeAdded, new.Name
 		old = &Task{}
-		newFlat = flattenPrimitives(new, "Name")
+		newFlat = flattenPrimitives(new, taskDiffSkip...)
 	case new == nil:
 		diff.Type, diff.Name = DiffTypeDeleted, old.Name
 		new = &Task{}
-		oldFlat = flattenPrimitives(old, "Name")
+		oldFlat = flattenPrimitives(old, taskDiffSkip...)
 	default:
 		if old.Name != new.Name {
 			return nil, fmt.Errorf("cannot diff tasks with different names: %q and %q", old.Name, new.Name)
 		}
 		diff.Name = new.Name
-		oldFlat, newFlat = flattenPrimitives(old, "Name"), flattenPrimitives(new, "Name")
+		oldFlat, newFlat = flattenPrimitives(old, taskDiffSkip...), flattenPrimitives(new, taskDiffSkip...)
 	}
 	diff.Fields = fieldDiffs(oldFlat, newFlat, false)
 
