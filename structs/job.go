@@ -195,7 +195,7 @@ func (j *Job) Stub(summary *JobSummary) *JobListStub {
 		Type:              j.Type,
 		Priority:          j.Priority,
 		Periodic:          j.IsPeriodic(),
-		ParameterizedJob:  j.ParameterizedJob != nil,
+		ParameterizedJob:  j.IsParameterized(),
 		Stop:              j.Stop,
 		Status:            j.Status,
 		StatusDescription: j.StatusDescription,

@@ -98,6 +98,13 @@ func TestJobStub(t *testing.T) {
 		s.Periodic || s.ParameterizedJob || s.Datacenters[0] != "dc1" {
 		t.Errorf("stub %+v", s)
 	}
+	param := mock.BatchJob()
+	param.ParameterizedJob = &structs.ParameterizedJobConfig{}
+	child := param.Copy()
+	child.Dispatched = true
+	if !param.Stub(nil).ParameterizedJob || child.Stub(nil).ParameterizedJob {
+		t.Error("only the template of a parameterized job is listed as parameterized")
+	}
 	s.Datacenters[0] = "x"
 	if j.Datacenters[0] != "dc1" {
 		t.Error("stub shares datacenters")
