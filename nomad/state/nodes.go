@@ -301,4 +301,3 @@ func (s *StateStore) UpdateNodeEligibility(index uint64, nodeID, eligibility str
 		return tx.UpdateNodeEligibility(nodeID, eligibility, updatedAt, event)
 	})
 }
-

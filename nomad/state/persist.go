@@ -110,7 +110,7 @@ func Restore(r io.Reader, config *Config) (*StateStore, error) {
 
 	txn := s.db.Txn(true)
 	defer txn.Abort()
-	rs := &restorer{txn: txn, jobs: make(map[jobVersionKey]*structs.Job)}
+	rs := &restorer{txn: txn, jobs: make(map[jobVersionKey][]*structs.Job)}
 	for n := 0; ; n++ {
 		var typ uint8
 		if err := dec.Decode(&typ); err != nil {
@@ -140,23 +140,29 @@ func versionKey(j *structs.Job) jobVersionKey {
 // restorer inserts decoded records into a fresh store.
 type restorer struct {
 	txn *memdb.Txn
-	// jobs holds one decoded object per job version seen, so that the
-	// thousands of allocs of a job share it as they did before the
-	// snapshot, instead of each keeping a private copy in memory.
-	jobs map[jobVersionKey]*structs.Job
+	// jobs holds the distinct decoded objects seen per job version (the
+	// jobs table's, the versions table's, the ones allocs carried), so
+	// that the thousands of allocs of a job share one object as they did
+	// before the snapshot, instead of each keeping a private copy.
+	jobs map[jobVersionKey][]*structs.Job
 }
 
-// share returns the object already restored for an identical job, or
-// remembers j as that object.
+// maxSharedVariants bounds the objects remembered per job version; they
+// differ only in server-maintained fields such as Status.
+const maxSharedVariants = 4
+
+// share returns an already restored object equal to j, or remembers j.
 func (rs *restorer) share(j *structs.Job) *structs.Job {
 	k := versionKey(j)
-	if c, ok := rs.jobs[k]; ok {
-		if c == j || reflect.DeepEqual(c, j) {
+	seen := rs.jobs[k]
+	for _, c := range seen {
+		if reflect.DeepEqual(c, j) {
 			return c
 		}
-		return j
 	}
-	rs.jobs[k] = j
+	if len(seen) < maxSharedVariants {
+		rs.jobs[k] = append(seen, j)
+	}
 	return j
 }
 

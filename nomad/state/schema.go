@@ -85,8 +85,9 @@ func nodesTableSchema() *memdb.TableSchema {
 				Indexer: strField(func(n *structs.Node) string { return n.SecretID }),
 			},
 			"node_pool": {
-				Name:    "node_pool",
-				Indexer: strField(func(n *structs.Node) string { return n.NodePool }),
+				Name:         "node_pool",
+				AllowMissing: true,
+				Indexer:      strField(func(n *structs.Node) string { return n.NodePool }),
 			},
 		},
 	}
@@ -105,8 +106,9 @@ func jobsTableSchema() *memdb.TableSchema {
 				func(j *structs.Job) string { return j.Namespace },
 				func(j *structs.Job) string { return j.ID })),
 			"type": {
-				Name:    "type",
-				Indexer: strField(func(j *structs.Job) string { return j.Type }),
+				Name:         "type",
+				AllowMissing: true,
+				Indexer:      strField(func(j *structs.Job) string { return j.Type }),
 			},
 			// gc lets the garbage collector visit only jobs it may purge.
 			"gc": {
@@ -216,8 +218,9 @@ func allocsTableSchema() *memdb.TableSchema {
 					func(a *structs.Allocation) string { return a.JobID }),
 			},
 			"eval": {
-				Name:    "eval",
-				Indexer: strField(func(a *structs.Allocation) string { return a.EvalID }),
+				Name:         "eval",
+				AllowMissing: true,
+				Indexer:      strField(func(a *structs.Allocation) string { return a.EvalID }),
 			},
 			"deployment": {
 				Name:         "deployment",
