@@ -25,7 +25,8 @@ func (s *StateStore) AllocByID(ws memdb.WatchSet, id string) (*structs.Allocatio
 	return allocByID(s.db.Txn(false), ws, id)
 }
 
-// Allocs returns the allocs of a namespace ("*" for all), sorted by ID.
+// Allocs returns the allocs of a namespace, grouped by job, or of every
+// namespace for "*", sorted by ID.
 func (s *StateStore) Allocs(ws memdb.WatchSet, namespace string) ([]*structs.Allocation, error) {
 	txn := s.db.Txn(false)
 	if namespace == structs.AllNamespaces {
@@ -35,7 +36,7 @@ func (s *StateStore) Allocs(ws memdb.WatchSet, namespace string) ([]*structs.All
 		}
 		return collect[structs.Allocation](it, nil), nil
 	}
-	it, err := get(txn, ws, TableAllocs, indexNamespace, namespace)
+	it, err := get(txn, ws, TableAllocs, indexJob+"_prefix", namespace, "")
 	if err != nil {
 		return nil, err
 	}

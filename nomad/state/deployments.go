@@ -23,8 +23,8 @@ func (s *StateStore) DeploymentByID(ws memdb.WatchSet, id string) (*structs.Depl
 	return deploymentByID(s.db.Txn(false), ws, id)
 }
 
-// Deployments returns the deployments of a namespace ("*" for all),
-// sorted by ID.
+// Deployments returns the deployments of a namespace, grouped by job, or
+// of every namespace for "*", sorted by ID.
 func (s *StateStore) Deployments(ws memdb.WatchSet, namespace string) ([]*structs.Deployment, error) {
 	txn := s.db.Txn(false)
 	if namespace == structs.AllNamespaces {
@@ -34,7 +34,7 @@ func (s *StateStore) Deployments(ws memdb.WatchSet, namespace string) ([]*struct
 		}
 		return collect[structs.Deployment](it, nil), nil
 	}
-	it, err := get(txn, ws, TableDeployment, indexNamespace, namespace)
+	it, err := get(txn, ws, TableDeployment, indexJob+"_prefix", namespace, "")
 	if err != nil {
 		return nil, err
 	}

@@ -24,7 +24,8 @@ func (s *StateStore) EvalByID(ws memdb.WatchSet, id string) (*structs.Evaluation
 	return evalByID(s.db.Txn(false), ws, id)
 }
 
-// Evals returns the evals of a namespace ("*" for all), sorted by ID.
+// Evals returns the evals of a namespace, grouped by job, or of every
+// namespace for "*", sorted by ID.
 func (s *StateStore) Evals(ws memdb.WatchSet, namespace string) ([]*structs.Evaluation, error) {
 	txn := s.db.Txn(false)
 	if namespace == structs.AllNamespaces {
@@ -34,7 +35,7 @@ func (s *StateStore) Evals(ws memdb.WatchSet, namespace string) ([]*structs.Eval
 		}
 		return collect[structs.Evaluation](it, nil), nil
 	}
-	it, err := get(txn, ws, TableEvals, indexNamespace, namespace)
+	it, err := get(txn, ws, TableEvals, indexJob+"_prefix", namespace, "")
 	if err != nil {
 		return nil, err
 	}

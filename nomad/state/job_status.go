@@ -145,21 +145,17 @@ func (tx *Txn) updateParentChildren(child *structs.Job, oldStatus, newStatus str
 	if child.ParentID == "" || oldStatus == newStatus {
 		return nil
 	}
-	summary, err := jobSummaryByID(tx.txn, nil, child.Namespace, child.ParentID)
+	summary, err := tx.currentSummary(child.Namespace, child.ParentID)
 	if err != nil || summary == nil {
 		return err
 	}
-	s := summary.Copy()
-	if s.Children == nil {
-		s.Children = &structs.JobChildrenSummary{}
-	}
-	countChild(s.Children, oldStatus, -1)
-	countChild(s.Children, newStatus, +1)
-	s.ModifyIndex = tx.index
-	if err := tx.insert(TableJobSummary, s); err != nil {
-		return fmt.Errorf("summary of job %q: %w", child.ParentID, err)
-	}
-	return nil
+	return tx.writeSummary(summary, func(s *structs.JobSummary) {
+		if s.Children == nil {
+			s.Children = &structs.JobChildrenSummary{}
+		}
+		countChild(s.Children, oldStatus, -1)
+		countChild(s.Children, newStatus, +1)
+	})
 }
 
 func countChild(c *structs.JobChildrenSummary, status string, delta int64) {

@@ -34,44 +34,81 @@ func (s *StateStore) JobSummaries(ws memdb.WatchSet) ([]*structs.JobSummary, err
 
 // ---- maintenance -------------------------------------------------------------
 
+func summaryKey(s *structs.JobSummary) structs.NamespacedID {
+	return structs.NamespacedID{Namespace: s.Namespace, ID: s.JobID}
+}
+
+// currentSummary returns a job's summary as this transaction sees it, or
+// nil. It must not be modified; use writeSummary.
+func (tx *Txn) currentSummary(namespace, jobID string) (*structs.JobSummary, error) {
+	if s, ok := tx.summaries[structs.NamespacedID{Namespace: namespace, ID: jobID}]; ok {
+		return s, nil
+	}
+	return jobSummaryByID(tx.txn, nil, namespace, jobID)
+}
+
+// writeSummary applies change to summary s, as returned by
+// currentSummary, and writes it, copying it first unless this transaction
+// already owns it.
+func (tx *Txn) writeSummary(s *structs.JobSummary, change func(*structs.JobSummary)) error {
+	k := summaryKey(s)
+	owned := tx.summaries[k] == s
+	if !owned {
+		s = s.Copy()
+	}
+	change(s)
+	s.ModifyIndex = tx.index
+	if owned {
+		tx.touch(TableJobSummary)
+		return nil
+	}
+	if err := tx.insert(TableJobSummary, s); err != nil {
+		return fmt.Errorf("summary of job %q: %w", s.JobID, err)
+	}
+	if tx.summaries == nil {
+		tx.summaries = make(map[structs.NamespacedID]*structs.JobSummary)
+	}
+	tx.summaries[k] = s
+	return nil
+}
+
 // updateSummaryWithJob creates the summary of a new job, or adds the task
 // groups a new version introduces. Groups a version drops are kept: their
 // allocations still exist and are still counted.
 func (tx *Txn) updateSummaryWithJob(job *structs.Job) error {
-	existing, err := jobSummaryByID(tx.txn, nil, job.Namespace, job.ID)
+	existing, err := tx.currentSummary(job.Namespace, job.ID)
 	if err != nil {
 		return err
 	}
-	var s *structs.JobSummary
-	if existing != nil {
-		s = existing.Copy()
-	} else {
-		s = &structs.JobSummary{
+	if existing == nil {
+		existing = &structs.JobSummary{
 			JobID:       job.ID,
 			Namespace:   job.Namespace,
 			Summary:     make(map[string]structs.TaskGroupSummary, len(job.TaskGroups)),
 			Children:    &structs.JobChildrenSummary{},
 			CreateIndex: tx.index,
 		}
-	}
-	changed := existing == nil
-	if s.Summary == nil {
-		s.Summary = make(map[string]structs.TaskGroupSummary, len(job.TaskGroups))
-	}
-	for _, tg := range job.TaskGroups {
-		if _, ok := s.Summary[tg.Name]; !ok {
-			s.Summary[tg.Name] = structs.TaskGroupSummary{}
-			changed = true
+	} else {
+		missing := false
+		for _, tg := range job.TaskGroups {
+			if _, ok := existing.Summary[tg.Name]; !ok {
+				missing = true
+			}
+		}
+		if !missing {
+			return nil
 		}
 	}
-	if !changed {
-		return nil
-	}
-	s.ModifyIndex = tx.index
-	if err := tx.insert(TableJobSummary, s); err != nil {
-		return fmt.Errorf("summary of job %q: %w", job.ID, err)
-	}
-	return nil
+	return tx.writeSummary(existing, func(s *structs.JobSummary) {
+		if s.Summary == nil {
+			s.Summary = make(map[string]structs.TaskGroupSummary, len(job.TaskGroups))
+		}
+		for _, tg := range job.TaskGroups {
+			if _, ok := s.Summary[tg.Name]; !ok {
+				s.Summary[tg.Name] = structs.TaskGroupSummary{}
+			}
+		}
+	})
 }
 
 // updateSummaryWithAlloc moves an allocation between the client-status
@@ -83,7 +120,7 @@ func (tx *Txn) updateSummaryWithAlloc(alloc, existing *structs.Allocation) error
 	if alloc.Job == nil {
 		return nil
 	}
-	summary, err := jobSummaryByID(tx.txn, nil, alloc.Namespace, alloc.JobID)
+	summary, err := tx.currentSummary(alloc.Namespace, alloc.JobID)
 	if err != nil {
 		return err
 	}
@@ -120,13 +157,7 @@ func (tx *Txn) updateSummaryWithAlloc(alloc, existing *structs.Allocation) error
 		return nil
 	}
 
-	s := summary.Copy()
-	s.Summary[alloc.TaskGroup] = tg
-	s.ModifyIndex = tx.index
-	if err := tx.insert(TableJobSummary, s); err != nil {
-		return fmt.Errorf("summary of job %q: %w", alloc.JobID, err)
-	}
-	return nil
+	return tx.writeSummary(summary, func(s *structs.JobSummary) { s.Summary[alloc.TaskGroup] = tg })
 }
 
 func countAlloc(tg *structs.TaskGroupSummary, clientStatus string, delta int) {
@@ -158,11 +189,11 @@ func (tx *Txn) updateSummaryWithEval(eval *structs.Evaluation) error {
 	if len(eval.QueuedAllocations) == 0 {
 		return nil
 	}
-	summary, err := jobSummaryByID(tx.txn, nil, eval.Namespace, eval.JobID)
+	summary, err := tx.currentSummary(eval.Namespace, eval.JobID)
 	if err != nil || summary == nil {
 		return err
 	}
-	var s *structs.JobSummary
+	changed := false
 	for _, name := range sortedKeys(eval.QueuedAllocations) {
 		tg, ok := summary.Summary[name]
 		if !ok {
@@ -170,22 +201,21 @@ func (tx *Txn) updateSummaryWithEval(eval *structs.Evaluation) error {
 				"eval_id", eval.ID, "job_id", eval.JobID, "task_group", name)
 			continue
 		}
-		if n := eval.QueuedAllocations[name]; tg.Queued != n {
-			if s == nil {
-				s = summary.Copy()
-			}
-			tg.Queued = n
-			s.Summary[name] = tg
+		if tg.Queued != eval.QueuedAllocations[name] {
+			changed = true
 		}
 	}
-	if s == nil {
+	if !changed {
 		return nil
 	}
-	s.ModifyIndex = tx.index
-	if err := tx.insert(TableJobSummary, s); err != nil {
-		return fmt.Errorf("summary of job %q: %w", eval.JobID, err)
-	}
-	return nil
+	return tx.writeSummary(summary, func(s *structs.JobSummary) {
+		for name, n := range eval.QueuedAllocations {
+			if tg, ok := s.Summary[name]; ok {
+				tg.Queued = n
+				s.Summary[name] = tg
+			}
+		}
+	})
 }
 
 // ReconcileJobSummaries rebuilds every job summary from the allocations
@@ -212,7 +242,7 @@ func (tx *Txn) ReconcileJobSummaries() error {
 	}
 
 	for _, job := range jobs {
-		old, err := jobSummaryByID(tx.txn, nil, job.Namespace, job.ID)
+		old, err := tx.currentSummary(job.Namespace, job.ID)
 		if err != nil {
 			return err
 		}
@@ -253,6 +283,10 @@ func (tx *Txn) ReconcileJobSummaries() error {
 		if err := tx.insert(TableJobSummary, s); err != nil {
 			return fmt.Errorf("summary of job %q: %w", job.ID, err)
 		}
+		if tx.summaries == nil {
+			tx.summaries = make(map[structs.NamespacedID]*structs.JobSummary)
+		}
+		tx.summaries[summaryKey(s)] = s
 	}
 	return nil
 }

@@ -227,7 +227,7 @@ func (tx *Txn) DeleteJob(namespace, id string) error {
 			return fmt.Errorf("job %q version %d: %w", id, v.Version, err)
 		}
 	}
-	summary, err := jobSummaryByID(tx.txn, nil, namespace, id)
+	summary, err := tx.currentSummary(namespace, id)
 	if err != nil {
 		return err
 	}
@@ -235,6 +235,7 @@ func (tx *Txn) DeleteJob(namespace, id string) error {
 		if err := tx.delete(TableJobSummary, summary); err != nil {
 			return fmt.Errorf("summary of job %q: %w", id, err)
 		}
+		delete(tx.summaries, summaryKey(summary))
 	}
 	if err := tx.updateParentChildren(job, job.Status, ""); err != nil {
 		return err

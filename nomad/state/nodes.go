@@ -2,6 +2,7 @@ package state
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/hashicorp/go-memdb"
@@ -36,13 +37,32 @@ func (s *StateStore) NodeBySecretID(ws memdb.WatchSet, secretID string) (*struct
 	return raw.(*structs.Node), nil
 }
 
-// Nodes returns every node, sorted by ID.
+// Nodes returns every node, sorted by ID. The slice is the caller's to
+// reorder; the nodes are shared.
 func (s *StateStore) Nodes(ws memdb.WatchSet) ([]*structs.Node, error) {
 	it, err := get(s.db.Txn(false), ws, TableNodes, indexID)
 	if err != nil {
 		return nil, err
 	}
-	return collect[structs.Node](it, nil), nil
+	// The iterator's watch channel belongs to the root of the nodes
+	// tree, and every version of the tree has a new root: the channel
+	// names the version. Every evaluation lists every node, and nodes
+	// change far less often than evaluations run, so the list of the
+	// last version read is kept and copied instead of walking the tree.
+	version := it.WatchCh()
+	if c := s.nodeList.Load(); c != nil && c.version == version {
+		return slices.Clone(c.nodes), nil
+	}
+	nodes := collect[structs.Node](it, nil)
+	s.nodeList.Store(&nodeList{version: version, nodes: nodes})
+	return slices.Clone(nodes), nil
+}
+
+// nodeList is a node listing and the version of the nodes table it was
+// read from.
+type nodeList struct {
+	version <-chan struct{}
+	nodes   []*structs.Node
 }
 
 // NodesByIDPrefix returns the nodes whose ID starts with prefix.

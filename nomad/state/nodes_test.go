@@ -210,3 +210,37 @@ func TestNodes_Eligibility(t *testing.T) {
 		})
 	}
 }
+
+// Nodes keeps the last listing per version of the nodes table; every
+// snapshot must still see exactly its own nodes, and callers may reorder
+// what they get.
+func TestNodes_ListingCachePerVersion(t *testing.T) {
+	s := testStore(t)
+	must.NoError(t, s.UpsertNode(1, mockNode()))
+	must.NoError(t, s.UpsertNode(2, mockNode()))
+	old := s.Snapshot()
+
+	first, err := old.Nodes(nil)
+	must.NoError(t, err)
+	must.Len(t, 2, first)
+	first[0], first[1] = nil, nil // the caller's slice, not the cache's
+
+	must.NoError(t, s.UpsertNode(3, mockNode()))
+	cur, _ := s.Nodes(nil)
+	must.Len(t, 3, cur)
+	again, _ := old.Nodes(nil)
+	must.Len(t, 2, again)
+	must.NotNil(t, again[0])
+	cur2, _ := s.Snapshot().Nodes(nil)
+	must.Len(t, 3, cur2)
+
+	// An in-place status change (same node count) is a new version too.
+	id := cur[0].ID
+	must.NoError(t, s.UpdateNodeStatus(4, id, structs.NodeStatusDown, 1, nil))
+	after, _ := s.Snapshot().SchedulerView().Nodes()
+	for _, n := range after {
+		if n.ID == id {
+			must.Eq(t, structs.NodeStatusDown, n.Status)
+		}
+	}
+}

@@ -23,11 +23,12 @@ const (
 	TableClusterMeta     = "cluster_meta"
 )
 
-// Index names used by more than one table.
+// Index names used by more than one table. There is no namespace index:
+// every namespaced table has a job index led by the namespace, and a
+// prefix scan of it with (namespace, "") lists the namespace.
 const (
-	indexID        = "id"
-	indexJob       = "job"
-	indexNamespace = "namespace"
+	indexID  = "id"
+	indexJob = "job"
 )
 
 // IndexEntry is a row of the index table: the Raft index of the last
@@ -182,10 +183,6 @@ func evalsTableSchema() *memdb.TableSchema {
 					strField(func(e *structs.Evaluation) string { return e.Status }),
 				}},
 			},
-			indexNamespace: {
-				Name:    indexNamespace,
-				Indexer: strField(func(e *structs.Evaluation) string { return e.Namespace }),
-			},
 			// status serves the broker and blocked-evals restore on a
 			// leadership change: only pending and blocked evals matter.
 			"status": {
@@ -227,10 +224,6 @@ func allocsTableSchema() *memdb.TableSchema {
 				AllowMissing: true,
 				Indexer:      strField(func(a *structs.Allocation) string { return a.DeploymentID }),
 			},
-			indexNamespace: {
-				Name:    indexNamespace,
-				Indexer: strField(func(a *structs.Allocation) string { return a.Namespace }),
-			},
 		},
 	}
 }
@@ -245,10 +238,6 @@ func deploymentTableSchema() *memdb.TableSchema {
 				Indexer: namespacedID(
 					func(d *structs.Deployment) string { return d.Namespace },
 					func(d *structs.Deployment) string { return d.JobID }),
-			},
-			indexNamespace: {
-				Name:    indexNamespace,
-				Indexer: strField(func(d *structs.Deployment) string { return d.Namespace }),
 			},
 		},
 	}

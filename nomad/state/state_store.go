@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-memdb"
@@ -52,15 +53,20 @@ type StateStore struct {
 	config Config
 	logger hclog.Logger
 
+	// mu guards the two notification channels, made on first use so a
+	// snapshot (taken per evaluation) costs no channels.
+	mu sync.Mutex
 	// abandonCh is closed when a restore replaces this store, so that
 	// blocking queries and index waiters holding it wake up.
-	abandonCh   chan struct{}
-	abandonOnce sync.Once
-
-	// commitMu guards commitCh, which is closed and replaced after every
-	// commit: a cheap broadcast for SnapshotMinIndex waiters.
-	commitMu sync.Mutex
+	abandonCh chan struct{}
+	abandoned bool
+	// commitCh is closed and forgotten after every commit: a cheap
+	// broadcast for SnapshotMinIndex waiters.
 	commitCh chan struct{}
+
+	// nodeList caches the last full node listing (see Nodes). It is
+	// shared with snapshots: an entry names the tree version it lists.
+	nodeList *atomic.Pointer[nodeList]
 }
 
 // NewStateStore returns an empty store.
@@ -82,11 +88,10 @@ func newStore(db *memdb.MemDB, cfg Config) *StateStore {
 		logger = hclog.NewNullLogger()
 	}
 	return &StateStore{
-		db:        db,
-		config:    cfg,
-		logger:    logger.Named("state"),
-		abandonCh: make(chan struct{}),
-		commitCh:  make(chan struct{}),
+		db:       db,
+		config:   cfg,
+		logger:   logger.Named("state"),
+		nodeList: new(atomic.Pointer[nodeList]),
 	}
 }
 
@@ -108,8 +113,7 @@ func (s *StateStore) Snapshot() *StateSnapshot {
 	snap.db = s.db.Snapshot()
 	snap.config = cfg
 	snap.logger = s.logger
-	snap.abandonCh = make(chan struct{})
-	snap.commitCh = make(chan struct{})
+	snap.nodeList = s.nodeList
 	return snap
 }
 
@@ -131,7 +135,7 @@ func (s *StateStore) SnapshotMinIndex(ctx context.Context, index uint64) (*State
 		}
 		select {
 		case <-ch:
-		case <-s.abandonCh:
+		case <-s.AbandonCh():
 			return nil, fmt.Errorf("waiting for state index %d (at %d): %w", index, latest, ErrStoreAbandoned)
 		case <-ctx.Done():
 			return nil, fmt.Errorf("timed out waiting for state index %d (at %d): %w", index, latest, ctx.Err())
@@ -140,26 +144,45 @@ func (s *StateStore) SnapshotMinIndex(ctx context.Context, index uint64) (*State
 }
 
 func (s *StateStore) commitNotify() <-chan struct{} {
-	s.commitMu.Lock()
-	defer s.commitMu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.commitCh == nil {
+		s.commitCh = make(chan struct{})
+	}
 	return s.commitCh
 }
 
 func (s *StateStore) notifyCommit() {
-	s.commitMu.Lock()
-	close(s.commitCh)
-	s.commitCh = make(chan struct{})
-	s.commitMu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.commitCh != nil {
+		close(s.commitCh)
+		s.commitCh = nil
+	}
 }
 
 // Abandon marks the store as replaced by a restore: AbandonCh closes and
 // blocked readers wake. Calling it more than once is harmless.
 func (s *StateStore) Abandon() {
-	s.abandonOnce.Do(func() { close(s.abandonCh) })
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.abandoned {
+		return
+	}
+	s.abandoned = true
+	if s.abandonCh == nil {
+		s.abandonCh = make(chan struct{})
+	}
+	close(s.abandonCh)
 }
 
 // AbandonCh is closed when the store is abandoned.
 func (s *StateStore) AbandonCh() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.abandonCh == nil {
+		s.abandonCh = make(chan struct{})
+	}
 	return s.abandonCh
 }
 

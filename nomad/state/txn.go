@@ -23,6 +23,12 @@ type Txn struct {
 	// transaction's index at commit.
 	touched []string
 	events  []structs.Event
+
+	// summaries holds the job summaries this transaction wrote. They are
+	// not visible to anyone else until commit, so later changes in the
+	// same transaction edit them in place: a plan placing thousands of
+	// allocs of one job then copies its summary once, not per alloc.
+	summaries map[structs.NamespacedID]*structs.JobSummary
 }
 
 // Index returns the Raft index the transaction writes at.
