@@ -278,6 +278,9 @@ func (tx *Txn) UpdateAllocsFromClient(allocs []*structs.Allocation) error {
 		if update == nil {
 			return fmt.Errorf("update alloc from client: alloc is nil")
 		}
+		if !validClientStatus(update.ClientStatus) {
+			return fmt.Errorf("alloc %q: invalid client status %q", update.ID, update.ClientStatus)
+		}
 		existing, err := allocByID(tx.txn, nil, update.ID)
 		if err != nil {
 			return err
@@ -314,6 +317,16 @@ func (tx *Txn) UpdateAllocsFromClient(allocs []*structs.Allocation) error {
 		jobs.addAlloc(&c)
 	}
 	return tx.setJobStatuses(jobs, false, structs.TypeAllocationUpdated)
+}
+
+func validClientStatus(s string) bool {
+	switch s {
+	case structs.AllocClientStatusPending, structs.AllocClientStatusRunning,
+		structs.AllocClientStatusComplete, structs.AllocClientStatusFailed,
+		structs.AllocClientStatusLost, structs.AllocClientStatusUnknown:
+		return true
+	}
+	return false
 }
 
 // updateDeploymentWithAlloc counts a placement or a health change of an

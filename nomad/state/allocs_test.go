@@ -269,6 +269,19 @@ func TestAllocs_DeploymentCounters(t *testing.T) {
 	must.Eq(t, 2, st.UnhealthyAllocs)
 }
 
+func TestAllocs_ClientUpdateRejectsBadStatus(t *testing.T) {
+	s, node, job := allocFixture(t)
+	a := mockAlloc(job, node)
+	must.NoError(t, s.UpsertAllocs(3, []*structs.Allocation{a}))
+	err := s.UpdateAllocsFromClient(4, []*structs.Allocation{
+		{ID: a.ID, ClientStatus: structs.AllocClientStatusRunning},
+		{ID: a.ID, ClientStatus: "exploded"},
+	})
+	must.ErrorContains(t, err, `invalid client status "exploded"`)
+	out, _ := s.AllocByID(nil, a.ID)
+	must.Eq(t, structs.AllocClientStatusPending, out.ClientStatus)
+}
+
 func TestAllocs_ClientUpdateOfUnknownAllocIsSkipped(t *testing.T) {
 	s, _, _ := allocFixture(t)
 	must.NoError(t, s.UpdateAllocsFromClient(9, []*structs.Allocation{{ID: "gone", ClientStatus: "running"}}))

@@ -137,7 +137,7 @@ func TestEvents_NoneForFailedOrEmptyTxn(t *testing.T) {
 	must.Error(t, err)
 	must.Len(t, 0, pub.take())
 
-	must.NoError(t, s.UpdateAllocsFromClient(2, []*structs.Allocation{{ID: "unknown"}}))
+	must.NoError(t, s.UpdateAllocsFromClient(2, []*structs.Allocation{{ID: "unknown", ClientStatus: structs.AllocClientStatusRunning}}))
 	must.Len(t, 0, pub.take())
 
 	// Writes to a snapshot never publish.
