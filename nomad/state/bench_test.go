@@ -114,6 +114,21 @@ func BenchmarkSchedulerNodes(b *testing.B) {
 	}
 }
 
+// BenchmarkSchedulerNodesCold is BenchmarkSchedulerNodes right after the
+// node table changed, when the listing must walk the tree.
+func BenchmarkSchedulerNodesCold(b *testing.B) {
+	s, _, _ := benchCluster(b, 10_000)
+	view := s.Snapshot().SchedulerView()
+	b.ReportAllocs()
+	for b.Loop() {
+		s.nodeList.Store(nil)
+		nodes, err := view.Nodes()
+		if err != nil || len(nodes) != 10_000 {
+			b.Fatalf("got %d nodes, %v", len(nodes), err)
+		}
+	}
+}
+
 // BenchmarkUpsertPlanResults100 applies plan results that each place 100
 // allocs and stop 10, on a cluster of 1,000 nodes, as the FSM does for
 // every plan the applier commits.
