@@ -207,3 +207,5 @@ func TestParseTaskBlock(t *testing.T) {
 		t.Errorf("port_map is %T, want []map[string]any", cfg["port_map"])
 	}
 }
+
+func contains(s, sub string) bool { return strings.Contains(s, sub) }
