@@ -276,3 +276,31 @@ func TestJobIDIsEscapedAsOnePathSegment(t *testing.T) {
 		t.Fatalf("path = %q", got)
 	}
 }
+
+func TestClientSideArgumentErrorsSendNothing(t *testing.T) {
+	agent := newFakeAgent(t, reply{Body: "{}"})
+	c := agent.client(t)
+	if _, _, err := c.Jobs().Plan(nil, false, nil); err == nil {
+		t.Error("Plan(nil) succeeded")
+	}
+	if _, _, err := c.Jobs().Plan(&Job{}, false, nil); err == nil || !strings.Contains(err.Error(), "missing ID") {
+		t.Errorf("Plan without ID: %v", err)
+	}
+	if _, _, err := c.Jobs().Register(nil, nil); err == nil {
+		t.Error("Register(nil) succeeded")
+	}
+	if _, _, err := c.Jobs().Dispatch(&JobDispatchRequest{}, nil); err == nil {
+		t.Error("Dispatch without a job ID succeeded")
+	}
+	if n := len(agent.all()); n != 0 {
+		t.Fatalf("%d requests were sent", n)
+	}
+}
+
+func TestAgentHealthErrorWithoutJSONBody(t *testing.T) {
+	agent := newFakeAgent(t, reply{Status: 500, Body: "No cluster leader"})
+	_, err := agent.client(t).Agent().Health()
+	if code, _ := StatusCodeOf(err); code != 500 {
+		t.Fatalf("err = %v", err)
+	}
+}

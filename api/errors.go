@@ -62,8 +62,10 @@ type headerError struct {
 	err         error
 }
 
+// Error names the header and its bad value.
 func (e *headerError) Error() string {
 	return fmt.Sprintf("invalid %s header %q: %v", e.name, e.value, e.err)
 }
 
+// Unwrap returns the parse error.
 func (e *headerError) Unwrap() error { return e.err }

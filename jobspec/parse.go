@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -103,9 +104,30 @@ func Parse(filename string, src []byte, opts Options) (*Result, error) {
 	p.indexSyntax(file)
 	job := p.decodeFile(file.Body)
 	if p.diags.HasErrors() {
-		return nil, &Error{Diagnostics: p.diags}
+		return nil, &Error{Diagnostics: inReadingOrder(p.diags)}
 	}
 	return &Result{Job: job, Warnings: p.warnings}, nil
+}
+
+// inReadingOrder sorts diagnostics by position, since HCL reports some in
+// map order; diagnostics without a position keep their order at the end.
+func inReadingOrder(diags hcl.Diagnostics) hcl.Diagnostics {
+	out := slices.Clone(diags)
+	slices.SortStableFunc(out, func(a, b *hcl.Diagnostic) int {
+		switch {
+		case a.Subject == nil && b.Subject == nil:
+			return 0
+		case a.Subject == nil:
+			return 1
+		case b.Subject == nil:
+			return -1
+		}
+		if c := strings.Compare(a.Subject.Filename, b.Subject.Filename); c != 0 {
+			return c
+		}
+		return a.Subject.Start.Byte - b.Subject.Start.Byte
+	})
+	return out
 }
 
 // parseSource parses native HCL, or HCL's JSON syntax when the file is a
