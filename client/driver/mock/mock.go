@@ -123,7 +123,16 @@ func (d *Driver) Recover(cfg *driver.TaskConfig, st *driver.HandleState) (driver
 	cfg.ID = st.TaskID
 	// Output was written when the task started; a recovered task only
 	// continues its run.
-	return d.run(cfg, &p.Config, p.StartedAt, false)
+	h, err := d.run(cfg, &p.Config, p.StartedAt, false)
+	if err != nil {
+		return nil, err
+	}
+	if p.Config.RunFor != nil && !time.Now().Before(p.StartedAt.Add(time.Duration(*p.Config.RunFor))) {
+		// It ended while the client was down: report it exited already,
+		// as a real process's recorded exit would be.
+		<-h.done
+	}
+	return h, nil
 }
 
 func (d *Driver) run(cfg *driver.TaskConfig, tc *TaskConfig, startedAt time.Time, fresh bool) (*Handle, error) {
