@@ -66,8 +66,13 @@ func (h *harness) runner() *TaskRunner {
 	tr, err := New(&Config{
 		Alloc: h.alloc, Task: h.task, TaskDir: td, Driver: h.drv, StateDB: h.db,
 		StateDir: filepath.Join(h.root, "state", h.task.Name), Clock: h.clock,
-		Jitter:        func() float64 { return 0 },
-		OnStateChange: func() { select { case h.change <- struct{}{}: default: } },
+		Jitter: func() float64 { return 0 },
+		OnStateChange: func() {
+			select {
+			case h.change <- struct{}{}:
+			default:
+			}
+		},
 	})
 	if err != nil {
 		h.t.Fatal(err)
@@ -279,7 +284,9 @@ var errDocker = &driverMissing{"docker"}
 
 type driverMissing struct{ name string }
 
-func (e *driverMissing) Error() string { return `driver "` + e.name + `" is not available on this client` }
+func (e *driverMissing) Error() string {
+	return `driver "` + e.name + `" is not available on this client`
+}
 
 // fakeClock hands out timers the test fires by hand.
 type fakeClock struct {
