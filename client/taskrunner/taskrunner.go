@@ -215,7 +215,12 @@ func (tr *TaskRunner) AllowStart() {
 // Run drives the task until it is dead for good or the runner is shut
 // down. Call it once, in its own goroutine.
 func (tr *TaskRunner) Run() {
-	defer close(tr.waitCh)
+	defer func() {
+		close(tr.waitCh)
+		// Observers that check WaitCh after a state change must hear
+		// about the close too.
+		tr.onChange()
+	}()
 
 	tr.mu.Lock()
 	dead := tr.state.State == structs.TaskStateDead
