@@ -71,8 +71,8 @@ func TestPlanLifecycle(t *testing.T) {
 			wantStart: []string{"after", "afterside"},
 		},
 		{
-			name:  "failed prestart fails the group: main is killed before it starts",
-			tasks: []taskView{failedTask("init", rolePrestart), pending("app", roleMain)},
+			name:     "failed prestart fails the group: main is killed before it starts",
+			tasks:    []taskView{failedTask("init", rolePrestart), pending("app", roleMain)},
 			wantKill: map[string]string{"app": structs.TaskSiblingFailed},
 		},
 		{
