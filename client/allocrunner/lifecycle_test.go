@@ -177,3 +177,17 @@ func TestClientStatus(t *testing.T) {
 		}
 	}
 }
+
+// planLifecycle runs after every task state change of every allocation.
+func BenchmarkPlanLifecycle(b *testing.B) {
+	tasks := []taskView{
+		done("init", rolePrestart), running("proxy", rolePrestartSidecar),
+		running("app", roleMain), running("worker", roleMain), running("log", rolePoststartSidecar),
+		pending("cleanup", rolePoststop),
+	}
+	now := time.Unix(100, 0)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		planLifecycle(tasks, false, false, now)
+	}
+}
