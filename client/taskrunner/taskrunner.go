@@ -288,11 +288,13 @@ func (tr *TaskRunner) runLoop() {
 		tr.mu.Unlock()
 
 		if killed {
+			tr.emit("", terminatedEvent(tr.clock.Now(), res))
 			tr.emit(structs.TaskStateDead, structs.NewTaskEvent(structs.TaskKilled, tr.clock.Now()).SetMessage("Task successfully killed"))
 			return
 		}
 		if restartRq != nil {
 			// An operator restart is not a failure and not counted.
+			tr.emit("", terminatedEvent(tr.clock.Now(), res))
 			tr.emit(structs.TaskStatePending, structs.NewTaskEvent(structs.TaskRestarting, tr.clock.Now()).
 				SetMessage("Task restarting in 0s").SetRestartReason(restartRq.RestartReason).SetRestartDelay(0))
 			continue

@@ -193,7 +193,7 @@ func TestKillRunningTask(t *testing.T) {
 	if st.State != structs.TaskStateDead || st.Failed {
 		t.Fatalf("state %+v", st)
 	}
-	wantEvents(t, st, structs.TaskReceived, structs.TaskSetup, structs.TaskStarted, structs.TaskKilling, structs.TaskKilled)
+	wantEvents(t, st, structs.TaskReceived, structs.TaskSetup, structs.TaskStarted, structs.TaskKilling, structs.TaskTerminated, structs.TaskKilled)
 	if st.Events[3].KillTimeout != time.Second {
 		t.Fatalf("killing event timeout %v", st.Events[3].KillTimeout)
 	}
@@ -225,7 +225,7 @@ func TestKillWithReasonEvent(t *testing.T) {
 	reason := structs.NewTaskEvent(structs.TaskSiblingFailed, time.Now()).SetMessage(`Task's sibling "db" failed`)
 	tr.Kill(context.Background(), reason)
 	st := tr.TaskState()
-	wantEvents(t, st, structs.TaskReceived, structs.TaskSetup, structs.TaskStarted, structs.TaskSiblingFailed, structs.TaskKilling, structs.TaskKilled)
+	wantEvents(t, st, structs.TaskReceived, structs.TaskSetup, structs.TaskStarted, structs.TaskSiblingFailed, structs.TaskKilling, structs.TaskTerminated, structs.TaskKilled)
 	if st.Failed {
 		t.Fatal("a task killed because of its sibling is not failed itself")
 	}
