@@ -62,7 +62,6 @@ type AllocRunner struct {
 	byName   map[string]*taskrunner.TaskRunner
 
 	notifyCh   chan struct{}
-	updateCh   chan *structs.Allocation
 	destroyCh  chan struct{}
 	shutdownCh chan struct{}
 	waitCh     chan struct{}
@@ -105,7 +104,6 @@ func New(cfg *Config) (*AllocRunner, error) {
 		logger:     logger.With("alloc_id", a.ID),
 		byName:     map[string]*taskrunner.TaskRunner{},
 		notifyCh:   make(chan struct{}, 1),
-		updateCh:   make(chan *structs.Allocation, 8),
 		destroyCh:  make(chan struct{}),
 		shutdownCh: make(chan struct{}),
 		waitCh:     make(chan struct{}),
@@ -196,19 +194,16 @@ func (ar *AllocRunner) Update(alloc *structs.Allocation) {
 	if err := ar.cfg.StateDB.PutAllocation(alloc); err != nil {
 		ar.logger.Error("persisting allocation", "error", err)
 	}
-	select {
-	case ar.updateCh <- alloc:
-	case <-ar.waitCh:
-		// Every task is already dead; only the stored version changes.
-		ar.mu.Lock()
-		ar.alloc = alloc
-		ar.mu.Unlock()
-	}
+	ar.mu.Lock()
+	ar.alloc = alloc
+	ar.mu.Unlock()
+	ar.notify()
 }
 
 // Destroy stops every task (poststop ones included), then removes the
 // alloc directory, the drivers' task state and the stored allocation.
-// It returns at once; DestroyedCh is closed when it is done.
+// It returns at once; DestroyedCh is closed when it is done, which
+// requires Run to have been started.
 func (ar *AllocRunner) Destroy() {
 	ar.destroyOnce.Do(func() {
 		close(ar.destroyCh)
@@ -294,11 +289,9 @@ func (ar *AllocRunner) Run() {
 		}
 		select {
 		case <-ar.notifyCh:
-		case a := <-ar.updateCh:
 			ar.mu.Lock()
-			ar.alloc = a
+			stopping = stopping || ar.alloc.ServerTerminalStatus()
 			ar.mu.Unlock()
-			stopping = stopping || a.ServerTerminalStatus()
 		case <-destroyCh:
 			destroying = true
 			destroyCh = nil // fires once

@@ -110,7 +110,7 @@ func OOMKilled(dir string) bool {
 // kernel has it (5.14+), otherwise by signalling each listed pid.
 func Kill(dir string) error {
 	err := os.WriteFile(filepath.Join(dir, "cgroup.kill"), []byte("1"), 0)
-	if err == nil || errors.Is(err, os.ErrNotExist) && !dirExists(dir) {
+	if err == nil || (errors.Is(err, os.ErrNotExist) && !dirExists(dir)) {
 		return nil
 	}
 	procs, rerr := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
