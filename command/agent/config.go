@@ -45,7 +45,7 @@ type Config struct {
 	Files []string
 
 	// origins records where each key was last set ("server.enabled" ->
-	// "server.hcl:3,3" or "flag -server"), so that validation errors of
+	// "server.hcl:3:3" or "flag -server"), so that validation errors of
 	// the merged configuration point at the file and line to fix.
 	origins map[string]string
 }

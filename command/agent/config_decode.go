@@ -380,19 +380,35 @@ func joinKey(path, name string) string {
 	return path + "." + name
 }
 
-// rangeString renders a position as file:line,column.
+// rangeString renders a position as file:line:column, as job file errors do.
 func rangeString(r hcl.Range) string {
-	return fmt.Sprintf("%s:%d,%d", r.Filename, r.Start.Line, r.Start.Column)
+	return fmt.Sprintf("%s:%d:%d", r.Filename, r.Start.Line, r.Start.Column)
 }
 
 // diagsError renders every error diagnostic, one per line, each with its
-// position, sorted by file and line.
+// position, sorted by file and position (HCL reports some in map order).
 func diagsError(diags hcl.Diagnostics) error {
-	var lines []string
+	var errs []*hcl.Diagnostic
 	for _, d := range diags {
-		if d.Severity != hcl.DiagError {
-			continue
+		if d.Severity == hcl.DiagError {
+			errs = append(errs, d)
 		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	sort.SliceStable(errs, func(i, j int) bool {
+		a, b := errs[i].Subject, errs[j].Subject
+		switch {
+		case a == nil || b == nil:
+			return a != nil && b == nil
+		case a.Filename != b.Filename:
+			return a.Filename < b.Filename
+		}
+		return a.Start.Byte < b.Start.Byte
+	})
+	lines := make([]string, 0, len(errs))
+	for _, d := range errs {
 		msg := d.Summary
 		if d.Detail != "" {
 			msg += ": " + d.Detail
@@ -402,39 +418,11 @@ func diagsError(diags hcl.Diagnostics) error {
 		}
 		lines = append(lines, msg)
 	}
-	if len(lines) == 0 {
-		return nil
-	}
-	sort.SliceStable(lines, func(i, j int) bool { return lessPosition(lines[i], lines[j]) })
 	return &ConfigError{Problems: lines}
 }
 
-// lessPosition orders "file:line,col: ..." strings by file, then line
-// and column numerically.
-func lessPosition(a, b string) bool {
-	fa, la, ca := splitPosition(a)
-	fb, lb, cb := splitPosition(b)
-	if fa != fb {
-		return fa < fb
-	}
-	if la != lb {
-		return la < lb
-	}
-	return ca < cb
-}
-
-func splitPosition(s string) (file string, line, col int) {
-	pos, _, _ := strings.Cut(s, ": ")
-	i := strings.LastIndex(pos, ":")
-	if i < 0 {
-		return s, 0, 0
-	}
-	fmt.Sscanf(pos[i+1:], "%d,%d", &line, &col)
-	return pos[:i], line, col
-}
-
 // ConfigError lists every problem of a configuration, each prefixed with
-// the file:line,column (or flag) it comes from.
+// the file:line:column (or flag) it comes from.
 type ConfigError struct {
 	Problems []string
 }

@@ -17,7 +17,7 @@ import (
 // directory whose *.hcl and *.json files are read in lexical order
 // (subdirectories are not descended into). Later files override earlier
 // ones key by key. Every problem of every file is reported, each naming
-// its file:line,column.
+// its file:line:column.
 func LoadConfigFiles(c *Config, paths []string) error {
 	var files []string
 	for _, p := range paths {
