@@ -5,8 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
-	"net/http"
+		"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -23,10 +22,6 @@ const (
 	headerToken       = "X-Nomad-Token"
 )
 
-// jitterFraction spreads the wake-up of blocking queries that time out
-// together: up to wait/16 is added to each.
-const jitterFraction = 16
-
 // maxRequestBody bounds request bodies; a job of that size is already
 // absurd.
 const maxRequestBody = 32 << 20
@@ -34,6 +29,10 @@ const maxRequestBody = 32 << 20
 // parseQueryOptions fills the read options from the query string:
 // region, namespace, stale, index, wait, prefix, filter, per_page,
 // next_token, reverse and the token. Malformed values are 400 errors.
+//
+// The wait is passed on as given: the server that runs the blocking query
+// applies the default (5 minutes), the cap (300 s) and the jitter (up to
+// 1/16 of the wait), on its own clock.
 func (s *HTTPServer) parseQueryOptions(r *http.Request, q *structs.QueryOptions) error {
 	v := r.URL.Query()
 	q.Region = s.region(r)
@@ -58,9 +57,6 @@ func (s *HTTPServer) parseQueryOptions(r *http.Request, q *structs.QueryOptions)
 		}
 		q.MaxQueryTime = d
 	}
-	if q.MinQueryIndex > 0 {
-		q.MaxQueryTime = blockingWait(q.MaxQueryTime)
-	}
 	q.Prefix = v.Get("prefix")
 	q.Filter = v.Get("filter")
 	if pp := v.Get("per_page"); pp != "" {
@@ -77,22 +73,6 @@ func (s *HTTPServer) parseQueryOptions(r *http.Request, q *structs.QueryOptions)
 	}
 	q.Reverse = reverse
 	return nil
-}
-
-// blockingWait bounds a blocking query's wait: the default when unset,
-// at most the maximum, plus jitter so that many clients that started
-// together do not all return at once.
-func blockingWait(wait time.Duration) time.Duration {
-	if wait == 0 {
-		wait = structs.DefaultBlockingWait
-	}
-	if wait > structs.MaxBlockingWait {
-		wait = structs.MaxBlockingWait
-	}
-	if j := int64(wait / jitterFraction); j > 0 {
-		wait += time.Duration(rand.Int64N(j))
-	}
-	return wait
 }
 
 // parseWriteRequest fills the write options from the query string.

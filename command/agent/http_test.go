@@ -65,17 +65,16 @@ func TestHTTP_QueryOptionsReachTheServer(t *testing.T) {
 	must.Eq(t, "tok", q.AuthToken)
 }
 
-func TestHTTP_BlockingWaitBounds(t *testing.T) {
+func TestHTTP_BlockingWaitPassedToServer(t *testing.T) {
 	cases := []struct {
-		query    string
-		min, max time.Duration
+		query string
+		index uint64
+		wait  time.Duration
 	}{
-		// No index: not a blocking query, wait kept as given.
-		{"wait=10s", 10 * time.Second, 10 * time.Second},
-		// Index without wait: 5 minutes capped at 300s, plus up to 1/16.
-		{"index=5", 300 * time.Second, 300*time.Second + 300*time.Second/16},
-		{"index=5&wait=1h", 300 * time.Second, 300*time.Second + 300*time.Second/16},
-		{"index=5&wait=16s", 16 * time.Second, 17 * time.Second},
+		{"", 0, 0},
+		{"index=5", 5, 0},
+		{"index=5&wait=1h", 5, time.Hour},
+		{"index=5&wait=1500ms", 5, 1500 * time.Millisecond},
 	}
 	for _, tc := range cases {
 		t.Run(tc.query, func(t *testing.T) {
@@ -83,8 +82,8 @@ func TestHTTP_BlockingWaitBounds(t *testing.T) {
 			h.rpc.onWrite("Job.List", func(args, reply interface{}) error { return nil })
 			h.do("GET", "/v1/jobs?"+tc.query, "")
 			q := h.rpc.lastCall(t, "Job.List").(*structs.JobListRequest).QueryOptions
-			must.GreaterEq(t, tc.min, q.MaxQueryTime)
-			must.LessEq(t, tc.max, q.MaxQueryTime)
+			must.Eq(t, tc.index, q.MinQueryIndex)
+			must.Eq(t, tc.wait, q.MaxQueryTime)
 		})
 	}
 }

@@ -115,8 +115,12 @@ func (f *testRPC) RPC(method string, args, reply interface{}) error {
 func (f *testRPC) query(q *structs.QueryOptions, meta *structs.QueryMeta, fn state.QueryFunc) error {
 	ctx := context.Background()
 	if q.MinQueryIndex > 0 {
+		wait := q.MaxQueryTime
+		if wait == 0 {
+			wait = structs.DefaultBlockingWait
+		}
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, q.MaxQueryTime)
+		ctx, cancel = context.WithTimeout(ctx, wait)
 		defer cancel()
 	}
 	idx, err := state.BlockingQuery(ctx, func() *state.StateStore { return f.state }, q.MinQueryIndex, fn)
