@@ -1,0 +1,186 @@
+package scheduler
+
+import (
+	"strings"
+
+	"github.com/opennomad/nomad/structs"
+)
+
+// candidateSet is the nodes a job may be placed on at all in this pass:
+// ready (status ready, not draining, eligible), in the job's node pool,
+// and in one of its datacenters. Everything per node that the ranking
+// needs is kept in slices indexed like nodes, so the hot path does no map
+// lookups and no allocations.
+type candidateSet struct {
+	nodes []*structs.Node
+	usage []nodeUsage
+	// classOf interns each node's computed class; feasibility is cached
+	// per class id. Nodes without a computed class get an id of their own.
+	classOf []int32
+	classes []string
+
+	// byDC is AllocMetric.NodesAvailable: candidates per datacenter. It
+	// is shared by every metric of the pass and must not be modified.
+	byDC map[string]int
+	// inPool counts ready nodes of the job's pool in any datacenter.
+	inPool int
+	pool   string
+
+	byID map[string]int32 // built on first use
+}
+
+// newCandidateSet filters the snapshot's nodes for the job. With shuffle
+// the order is a seeded permutation, so that concurrent schedulers rarely
+// pick the same nodes; without, nodes are in ID order (system jobs).
+func newCandidateSet(ctx *evalContext, job *structs.Job, shuffle bool) (*candidateSet, error) {
+	all, err := ctx.state.Nodes()
+	if err != nil {
+		return nil, err
+	}
+	pool := job.NodePool
+	if pool == "" {
+		pool = structs.NodePoolDefault
+	}
+	cs := &candidateSet{byDC: map[string]int{}, pool: pool}
+	dcOK := map[string]bool{}
+	nodes := make([]*structs.Node, 0, len(all))
+	for _, n := range all {
+		if !n.Ready() {
+			continue
+		}
+		if pool != structs.NodePoolAll && nodePool(n) != pool {
+			continue
+		}
+		cs.inPool++
+		ok, seen := dcOK[n.Datacenter]
+		if !seen {
+			ok = matchesAnyDatacenter(job.Datacenters, n.Datacenter)
+			dcOK[n.Datacenter] = ok
+		}
+		if !ok {
+			continue
+		}
+		cs.byDC[n.Datacenter]++
+		nodes = append(nodes, n)
+	}
+	sortNodesByID(nodes)
+	if shuffle {
+		ctx.rng.Shuffle(len(nodes), func(i, j int) { nodes[i], nodes[j] = nodes[j], nodes[i] })
+	}
+	cs.nodes = nodes
+	cs.usage = make([]nodeUsage, len(nodes))
+	cs.classOf = make([]int32, len(nodes))
+	classID := map[string]int32{}
+	for i, n := range nodes {
+		c := n.ComputedClass
+		if c == "" {
+			cs.classOf[i] = int32(len(cs.classes))
+			cs.classes = append(cs.classes, "")
+			continue
+		}
+		id, ok := classID[c]
+		if !ok {
+			id = int32(len(cs.classes))
+			classID[c] = id
+			cs.classes = append(cs.classes, c)
+		}
+		cs.classOf[i] = id
+	}
+	return cs, nil
+}
+
+// index returns the position of the node in the set.
+func (cs *candidateSet) index(nodeID string) (int32, bool) {
+	if cs.byID == nil {
+		cs.byID = make(map[string]int32, len(cs.nodes))
+		for i, n := range cs.nodes {
+			cs.byID[n.ID] = int32(i)
+		}
+	}
+	i, ok := cs.byID[nodeID]
+	return i, ok
+}
+
+// matchesAnyDatacenter reports whether dc matches one of the job's
+// datacenter patterns; "*" matches any run of characters.
+func matchesAnyDatacenter(patterns []string, dc string) bool {
+	if len(patterns) == 0 {
+		return true
+	}
+	for _, p := range patterns {
+		if globMatch(p, dc) {
+			return true
+		}
+	}
+	return false
+}
+
+// globMatch matches s against a pattern where '*' stands for any run of
+// characters, including none.
+func globMatch(pattern, s string) bool {
+	if !strings.Contains(pattern, "*") {
+		return pattern == s
+	}
+	parts := strings.Split(pattern, "*")
+	if !strings.HasPrefix(s, parts[0]) {
+		return false
+	}
+	s = s[len(parts[0]):]
+	last := parts[len(parts)-1]
+	for _, part := range parts[1 : len(parts)-1] {
+		i := strings.Index(s, part)
+		if i < 0 {
+			return false
+		}
+		s = s[i+len(part):]
+	}
+	return strings.HasSuffix(s, last)
+}
+
+// nodeUsage is what the proposed allocs of one node use: the snapshot's
+// non-terminal allocs minus the plan's stops plus its placements. It is
+// loaded on first touch and then kept current by the eval context.
+type nodeUsage struct {
+	loaded                  bool
+	capCPU, capMem, capDisk int64
+	cpu, mem, disk          int64
+	// withPorts and withCores count proposed allocs holding host ports or
+	// reserved cores; when non-zero a fit check must look at them.
+	withPorts, withCores int
+}
+
+// load computes the usage from state and plan.
+func (cs *candidateSet) load(ctx *evalContext, i int32) *nodeUsage {
+	u := &cs.usage[i]
+	if u.loaded {
+		return u
+	}
+	n := cs.nodes[i]
+	capacity := n.Comparable()
+	u.capCPU = capacity.Flattened.Cpu.CpuShares
+	u.capMem = capacity.Flattened.Memory.MemoryMB
+	u.capDisk = capacity.Shared.DiskMB
+	u.loaded = true
+	for _, a := range ctx.nodeProposedAllocs(n.ID) {
+		u.add(a, 1)
+	}
+	return u
+}
+
+// add adds (sign 1) or removes (sign -1) an alloc's resources. An
+// unloaded usage is left alone: loading reads the plan anyway.
+func (u *nodeUsage) add(a *structs.Allocation, sign int64) {
+	if !u.loaded || a.AllocatedResources == nil {
+		return
+	}
+	c := a.AllocatedResources.Comparable()
+	u.cpu += sign * c.Flattened.Cpu.CpuShares
+	u.mem += sign * c.Flattened.Memory.MemoryMB
+	u.disk += sign * c.Shared.DiskMB
+	if len(a.AllocatedResources.Shared.Ports) > 0 {
+		u.withPorts += int(sign)
+	}
+	if len(c.Flattened.Cpu.ReservedCores) > 0 {
+		u.withCores += int(sign)
+	}
+}
