@@ -167,13 +167,17 @@ func (ctx *evalContext) place(alloc *structs.Allocation, i int32) {
 	ctx.noteAdded(alloc)
 }
 
-// updateInPlace appends the updated version of an existing alloc.
+// updateInPlace appends the updated version of an existing alloc: a new
+// job version, or server-owned fields such as a follow-up eval ID.
 func (ctx *evalContext) updateInPlace(updated, existing *structs.Allocation) {
 	ctx.plan.AppendAlloc(updated)
 	ctx.placed = append(ctx.placed, updated)
-	ctx.stopped[existing.ID] = false
-	ctx.noteRemoved(existing)
-	ctx.noteAdded(updated)
+	if !existing.TerminalStatus() {
+		ctx.noteRemoved(existing)
+	}
+	if !updated.TerminalStatus() {
+		ctx.noteAdded(updated)
+	}
 }
 
 // preempt appends the eviction of alloc in favour of the alloc preemptor.
@@ -249,7 +253,12 @@ func (ctx *evalContext) proposedJobAllocs() []*structs.Allocation {
 		}
 		out = append(out, a)
 	}
-	return append(out, ctx.placed...)
+	for _, a := range ctx.placed {
+		if !a.TerminalStatus() {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // nodeProposedAllocs returns the non-terminal allocs on the node once the

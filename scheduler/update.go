@@ -105,3 +105,58 @@ func ephemeralDiskEqual(a, b *structs.EphemeralDisk) bool {
 	}
 	return *a == *b
 }
+
+// inplaceChecker decides, for allocs of an older job version, between
+// ignoring them, updating them in place and replacing them. Checks are
+// compiled once per pass.
+type inplaceChecker struct {
+	job    *structs.Job
+	jobs   checkList
+	groups map[string]checkList
+}
+
+func newInplaceChecker(job *structs.Job) *inplaceChecker {
+	return &inplaceChecker{job: job, jobs: jobChecks(job), groups: map[string]checkList{}}
+}
+
+// decide implements allocUpdateFn. An in-place update keeps the alloc on
+// its node, so the node must still be one the new version may use: in
+// the job's pool and datacenters, and passing its constraints.
+func (c *inplaceChecker) decide(state State, eval *structs.Evaluation, existing *structs.Allocation,
+	job *structs.Job, tg *structs.TaskGroup) (ignore, destructive bool, updated *structs.Allocation) {
+	if existing.Job == nil {
+		// Without the version it was placed with there is nothing to
+		// compare; leave it alone rather than churn it.
+		return true, false, nil
+	}
+	if existing.Job.JobModifyIndex == job.JobModifyIndex && existing.Job.CreateIndex == job.CreateIndex {
+		return true, false, nil
+	}
+	if changed, _ := tasksUpdated(existing.Job, job, tg.Name); changed {
+		return false, true, nil
+	}
+	node, err := state.NodeByID(existing.NodeID)
+	if err != nil || node == nil {
+		return false, true, nil
+	}
+	if job.NodePool != "" && job.NodePool != structs.NodePoolAll && nodePool(node) != job.NodePool {
+		return false, true, nil
+	}
+	if !matchesAnyDatacenter(job.Datacenters, node.Datacenter) {
+		return false, true, nil
+	}
+	groups, ok := c.groups[tg.Name]
+	if !ok {
+		groups = groupChecks(tg)
+		c.groups[tg.Name] = groups
+	}
+	for _, l := range []*checkList{&c.jobs, &groups} {
+		if firstFailure(l.perClass, node) != "" || firstFailure(l.perNode, node) != "" {
+			return false, true, nil
+		}
+	}
+	u := existing.CopySkipJob()
+	u.Job = job
+	u.EvalID = eval.ID
+	return false, false, u
+}

@@ -169,6 +169,13 @@ func upsertAlloc(d *data, idx uint64, a *structs.Allocation) {
 	a.ModifyIndex = idx
 	a.AllocModifyIndex = idx
 	d.allocs[a.ID] = a
+	// Link the replaced alloc to its replacement, as the real store does.
+	if prev, ok := d.allocs[a.PreviousAllocation]; ok && a.PreviousAllocation != "" && prev.NextAllocation != a.ID {
+		p := prev.Copy()
+		p.NextAllocation = a.ID
+		p.ModifyIndex = idx
+		d.allocs[p.ID] = p
+	}
 }
 
 // UpsertEvals inserts or replaces evals.
