@@ -160,9 +160,29 @@ func freeCores(node *structs.Node, proposed []*structs.Allocation) []uint16 {
 	return free
 }
 
-// resources builds the AllocatedResources of one placement.
+// resources builds the AllocatedResources of one placement: a fresh copy
+// of the template (built directly, without the general deep copy, as it
+// runs once per placed alloc) plus the node's grant.
 func (a *groupAsk) resources(node *structs.Node, g *nodeGrant) *structs.AllocatedResources {
-	res := a.template.Copy()
+	t := a.template
+	res := &structs.AllocatedResources{
+		Tasks:          make(map[string]*structs.AllocatedTaskResources, len(t.Tasks)),
+		TaskLifecycles: make(map[string]*structs.TaskLifecycleConfig, len(t.TaskLifecycles)),
+		Shared:         structs.AllocatedSharedResources{DiskMB: t.Shared.DiskMB},
+	}
+	tasks := make([]structs.AllocatedTaskResources, 0, len(t.Tasks))
+	for name, tr := range t.Tasks {
+		tasks = append(tasks, *tr)
+		res.Tasks[name] = &tasks[len(tasks)-1]
+	}
+	for name, lc := range t.TaskLifecycles {
+		if lc == nil {
+			res.TaskLifecycles[name] = nil
+			continue
+		}
+		c := *lc
+		res.TaskLifecycles[name] = &c
+	}
 	if g == nil {
 		return res
 	}

@@ -170,17 +170,54 @@ func (cs *candidateSet) load(ctx *evalContext, i int32) *nodeUsage {
 // add adds (sign 1) or removes (sign -1) an alloc's resources. An
 // unloaded usage is left alone: loading reads the plan anyway.
 func (u *nodeUsage) add(a *structs.Allocation, sign int64) {
-	if !u.loaded || a.AllocatedResources == nil {
+	if u.loaded {
+		u.addVector(allocVector(a), sign)
+	}
+}
+
+func (u *nodeUsage) addVector(v vector, sign int64) {
+	if !u.loaded {
 		return
 	}
-	c := a.AllocatedResources.Comparable()
-	u.cpu += sign * c.Flattened.Cpu.CpuShares
-	u.mem += sign * c.Flattened.Memory.MemoryMB
-	u.disk += sign * c.Shared.DiskMB
-	if len(a.AllocatedResources.Shared.Ports) > 0 {
+	u.cpu += sign * v.cpu
+	u.mem += sign * v.mem
+	u.disk += sign * v.disk
+	if v.ports {
 		u.withPorts += int(sign)
 	}
-	if len(c.Flattened.Cpu.ReservedCores) > 0 {
+	if v.cores {
 		u.withCores += int(sign)
 	}
+}
+
+// vector is an alloc's footprint in the dimensions a fit check compares.
+type vector struct {
+	cpu, mem, disk int64
+	ports, cores   bool
+}
+
+// allocVector flattens an alloc's resources exactly as
+// AllocatedResources.Comparable does (the plan applier's arithmetic),
+// without allocating: ephemeral prestart tasks count as the largest of
+// them, not on top of the main tasks.
+func allocVector(a *structs.Allocation) vector {
+	ar := a.AllocatedResources
+	if ar == nil {
+		return vector{}
+	}
+	v := vector{disk: ar.Shared.DiskMB, ports: len(ar.Shared.Ports) > 0}
+	var preCPU, preMem, mainCPU, mainMem int64
+	for name, t := range ar.Tasks {
+		if lc := ar.TaskLifecycles[name]; lc != nil && lc.Hook == structs.TaskLifecycleHookPrestart && !lc.Sidecar {
+			preCPU, preMem = max(preCPU, t.Cpu.CpuShares), max(preMem, t.Memory.MemoryMB)
+			continue
+		}
+		mainCPU += t.Cpu.CpuShares
+		mainMem += t.Memory.MemoryMB
+		if len(t.Cpu.ReservedCores) > 0 {
+			v.cores = true
+		}
+	}
+	v.cpu, v.mem = max(mainCPU, preCPU), max(mainMem, preMem)
+	return v
 }

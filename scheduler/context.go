@@ -35,6 +35,8 @@ type evalContext struct {
 	schedConfig *structs.SchedulerConfiguration
 	// fitScore is ScoreFitBinPack or ScoreFitSpread, by cluster setting.
 	fitScore func(*structs.Node, *structs.ComparableResources) float64
+	fits     fitScores
+	ids      idSource
 
 	cands *candidateSet
 
@@ -85,6 +87,7 @@ func newEvalContext(state State, plan *structs.Plan, eval *structs.Evaluation, j
 	if sc.EffectiveSchedulerAlgorithm() == structs.SchedulerAlgorithmSpread {
 		ctx.fitScore = structs.ScoreFitSpread
 	}
+	ctx.fits.fit = ctx.fitScore
 	return ctx, nil
 }
 
@@ -158,7 +161,7 @@ func (ctx *evalContext) place(alloc *structs.Allocation, i int32) {
 	ctx.plan.AppendAlloc(alloc)
 	ctx.placed = append(ctx.placed, alloc)
 	if i >= 0 && ctx.cands != nil {
-		ctx.cands.usage[i].add(alloc, 1)
+		ctx.cands.usage[i].addVector(allocVector(alloc), 1)
 		for _, s := range ctx.selectors {
 			s.allocAdded(i, ctx.cands.nodes[i], alloc)
 		}

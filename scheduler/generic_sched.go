@@ -266,6 +266,7 @@ func (s *genericScheduler) computeJobAllocs(latest *structs.Deployment) error {
 	if s.ctx.cands, err = newCandidateSet(s.ctx, job, true); err != nil {
 		return fmt.Errorf("job %q: listing nodes: %w", ev.JobID, err)
 	}
+	s.placedIDs = make(map[string]string, len(r.destructive)+len(r.place))
 	for _, d := range r.destructive {
 		s.queuedAllocs[d.group.Name]++
 	}
@@ -336,7 +337,7 @@ func (s *genericScheduler) placeOne(p placeRequest) {
 		return
 	}
 	alloc := &structs.Allocation{
-		ID:                 structs.GenerateUUID(),
+		ID:                 ctx.ids.next(),
 		Namespace:          s.job.Namespace,
 		EvalID:             s.eval.ID,
 		Name:               p.name,

@@ -68,11 +68,11 @@ func (s *scoreCard) finish() {
 // but did not apply to the node are reported as 0, so every node of a
 // placement lists the same scorers.
 func (s *scoreCard) meta(node *structs.Node) *structs.NodeScoreMeta {
-	m := &structs.NodeScoreMeta{NodeID: node.ID, NormScore: s.final, Scores: map[string]float64{
-		scorerBinPack:      s.binPack,
-		scorerAntiAffinity: s.antiAffinity,
-		scorerPenalty:      0,
-	}}
+	scores := make(map[string]float64, 6)
+	scores[scorerBinPack] = s.binPack
+	scores[scorerAntiAffinity] = s.antiAffinity
+	scores[scorerPenalty] = 0
+	m := &structs.NodeScoreMeta{NodeID: node.ID, NormScore: s.final, Scores: scores}
 	if s.penalized {
 		m.Scores[scorerPenalty] = -1
 	}
@@ -94,6 +94,31 @@ func (s *scoreCard) meta(node *structs.Node) *structs.NodeScoreMeta {
 func binPackScore(fit func(*structs.Node, *structs.ComparableResources) float64,
 	node *structs.Node, util *structs.ComparableResources) float64 {
 	return structs.NormalizeFitScore(fit(node, util))
+}
+
+// fitKey is what a fit score depends on: the node's schedulable CPU and
+// memory and what would be used of them.
+type fitKey struct{ capCPU, capMem, cpu, mem int64 }
+
+// fitScores memoizes fit scores within a pass. Clusters are made of few
+// machine shapes and allocs of few sizes, so the same few keys repeat for
+// thousands of candidates, and each miss costs two powers.
+type fitScores struct {
+	fit   func(*structs.Node, *structs.ComparableResources) float64
+	known map[fitKey]float64
+}
+
+func (f *fitScores) score(node *structs.Node, u *nodeUsage, util *structs.ComparableResources) float64 {
+	k := fitKey{u.capCPU, u.capMem, util.Flattened.Cpu.CpuShares, util.Flattened.Memory.MemoryMB}
+	if v, ok := f.known[k]; ok {
+		return v
+	}
+	v := binPackScore(f.fit, node, util)
+	if f.known == nil {
+		f.known = map[fitKey]float64{}
+	}
+	f.known[k] = v
+	return v
 }
 
 // antiAffinityScore discourages stacking a group's allocs on one node:

@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"encoding/binary"
+	"slices"
 
 	"github.com/opennomad/nomad/structs"
 )
@@ -147,6 +148,11 @@ type spreadScorer struct {
 	bucketVals  [][]int32 // value id per spec, per bucket
 	bucketScore []float64 // per pass
 	bucketKey   map[string]int32
+	keyBuf      []byte
+	valBuf      []int32
+	// byClass caches each computed class's bucket when no spread reads a
+	// unique.* attribute, so equal nodes are resolved once.
+	byClass map[int32]int32
 
 	// other caches the value ids of nodes outside the candidate set that
 	// hold allocs of the group (a down node, another datacenter).
@@ -171,6 +177,12 @@ func newSpreadScorer(job *structs.Job, tg *structs.TaskGroup, nodes int) *spread
 	for i := range sc.bucketOf {
 		sc.bucketOf[i] = -1
 	}
+	sc.byClass = map[int32]int32{}
+	for _, b := range blocks {
+		if (&structs.Constraint{LTarget: b.Attribute}).EscapesComputedClass() {
+			sc.byClass = nil
+		}
+	}
 	for _, b := range blocks {
 		w := 1.0 / float64(len(blocks))
 		if total > 0 {
@@ -192,26 +204,41 @@ func newSpreadScorer(job *structs.Job, tg *structs.TaskGroup, nodes int) *spread
 	return sc
 }
 
-// addNode assigns a feasible candidate node to its bucket.
-func (sc *spreadScorer) addNode(i int32, n *structs.Node) int32 {
-	vals := make([]int32, len(sc.specs))
-	key := make([]byte, 4*len(sc.specs))
-	for k, spec := range sc.specs {
+// addNode assigns a feasible candidate node of the given computed class
+// to its bucket. It allocates only when the node opens a new bucket.
+func (sc *spreadScorer) addNode(i int32, n *structs.Node, class int32) int32 {
+	if sc.byClass != nil {
+		if b, ok := sc.byClass[class]; ok {
+			sc.bucketOf[i] = b
+			return b
+		}
+	}
+	b := sc.resolveBucket(n)
+	sc.bucketOf[i] = b
+	if sc.byClass != nil && n.ComputedClass != "" {
+		sc.byClass[class] = b
+	}
+	return b
+}
+
+func (sc *spreadScorer) resolveBucket(n *structs.Node) int32 {
+	sc.keyBuf = sc.keyBuf[:0]
+	sc.valBuf = sc.valBuf[:0]
+	for _, spec := range sc.specs {
 		v := spec.valueOf(n)
-		vals[k] = v
 		if v >= 0 {
 			spec.seen[v] = true
 		}
-		binary.LittleEndian.PutUint32(key[4*k:], uint32(v))
+		sc.valBuf = append(sc.valBuf, v)
+		sc.keyBuf = binary.LittleEndian.AppendUint32(sc.keyBuf, uint32(v))
 	}
-	b, ok := sc.bucketKey[string(key)]
+	b, ok := sc.bucketKey[string(sc.keyBuf)]
 	if !ok {
 		b = int32(len(sc.bucketVals))
-		sc.bucketKey[string(key)] = b
-		sc.bucketVals = append(sc.bucketVals, vals)
+		sc.bucketKey[string(sc.keyBuf)] = b
+		sc.bucketVals = append(sc.bucketVals, slices.Clone(sc.valBuf))
 		sc.bucketScore = append(sc.bucketScore, 0)
 	}
-	sc.bucketOf[i] = b
 	return b
 }
 

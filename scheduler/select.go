@@ -219,7 +219,7 @@ func newGroupSelector(ctx *evalContext, tg *structs.TaskGroup) *groupSelector {
 	if s.spread != nil {
 		s.bucketOf = s.spread.bucketOf
 		for _, i := range order {
-			s.spread.addNode(i, cs.nodes[i])
+			s.spread.addNode(i, cs.nodes[i], cs.classOf[i])
 		}
 	}
 	buckets := 1
@@ -495,7 +495,7 @@ func (s *groupSelector) evaluate(i int32, opts *selectOptions, m *structs.AllocM
 	s.util.Flattened.Memory.MemoryMB = u.mem + s.ask.mem
 	s.util.Shared.DiskMB = u.disk + s.ask.disk
 	c := scoreCard{node: i, grant: grant}
-	c.binPack = binPackScore(s.ctx.fitScore, n, &s.util)
+	c.binPack = s.ctx.fits.score(n, u, &s.util)
 	c.antiAffinity, c.hasAnti = antiAffinityScore(int(s.collisions[i]), s.tg.Count)
 	c.penalized = len(opts.penaltyNodes) > 0 && opts.penaltyNodes[n.ID]
 	if s.affinity != nil {

@@ -294,6 +294,9 @@ type Snapshot struct {
 
 	byNodeOnce sync.Once
 	byNode     map[string][]*structs.Allocation
+
+	nodesOnce sync.Once
+	nodes     []*structs.Node
 }
 
 func (s *Snapshot) nodeAllocs(nodeID string) []*structs.Allocation {
@@ -311,9 +314,11 @@ func (s *Snapshot) nodeAllocs(nodeID string) []*structs.Allocation {
 
 // Nodes returns every node sorted by ID, as the real store iterates them.
 func (s *Snapshot) Nodes() ([]*structs.Node, error) {
-	out := slices.Collect(maps.Values(s.d.nodes))
-	slices.SortFunc(out, func(a, b *structs.Node) int { return compareStrings(a.ID, b.ID) })
-	return out, nil
+	s.nodesOnce.Do(func() {
+		s.nodes = slices.Collect(maps.Values(s.d.nodes))
+		slices.SortFunc(s.nodes, func(a, b *structs.Node) int { return compareStrings(a.ID, b.ID) })
+	})
+	return slices.Clone(s.nodes), nil
 }
 
 // NodeByID returns the node or nil.
