@@ -32,8 +32,7 @@ type coreAsk struct {
 
 func newGroupAsk(tg *structs.TaskGroup, memoryOversubscription bool) *groupAsk {
 	ar := &structs.AllocatedResources{
-		Tasks:          make(map[string]*structs.AllocatedTaskResources, len(tg.Tasks)),
-		TaskLifecycles: make(map[string]*structs.TaskLifecycleConfig, len(tg.Tasks)),
+		Tasks: make(map[string]*structs.AllocatedTaskResources, len(tg.Tasks)),
 	}
 	if tg.EphemeralDisk != nil {
 		ar.Shared.DiskMB = int64(tg.EphemeralDisk.SizeMB)
@@ -65,11 +64,14 @@ func newGroupAsk(tg *structs.TaskGroup, memoryOversubscription bool) *groupAsk {
 			}
 		}
 		ar.Tasks[t.Name] = tr
+		// Only tasks with a lifecycle get an entry: a missing entry and a
+		// nil one mean the same (a main task), and most groups have none.
 		if t.Lifecycle != nil {
+			if ar.TaskLifecycles == nil {
+				ar.TaskLifecycles = map[string]*structs.TaskLifecycleConfig{}
+			}
 			lc := *t.Lifecycle
 			ar.TaskLifecycles[t.Name] = &lc
-		} else {
-			ar.TaskLifecycles[t.Name] = nil
 		}
 	}
 	c := ar.Comparable()
@@ -166,22 +168,20 @@ func freeCores(node *structs.Node, proposed []*structs.Allocation) []uint16 {
 func (a *groupAsk) resources(node *structs.Node, g *nodeGrant) *structs.AllocatedResources {
 	t := a.template
 	res := &structs.AllocatedResources{
-		Tasks:          make(map[string]*structs.AllocatedTaskResources, len(t.Tasks)),
-		TaskLifecycles: make(map[string]*structs.TaskLifecycleConfig, len(t.TaskLifecycles)),
-		Shared:         structs.AllocatedSharedResources{DiskMB: t.Shared.DiskMB},
+		Tasks:  make(map[string]*structs.AllocatedTaskResources, len(t.Tasks)),
+		Shared: structs.AllocatedSharedResources{DiskMB: t.Shared.DiskMB},
 	}
 	tasks := make([]structs.AllocatedTaskResources, 0, len(t.Tasks))
 	for name, tr := range t.Tasks {
 		tasks = append(tasks, *tr)
 		res.Tasks[name] = &tasks[len(tasks)-1]
 	}
-	for name, lc := range t.TaskLifecycles {
-		if lc == nil {
-			res.TaskLifecycles[name] = nil
-			continue
+	if t.TaskLifecycles != nil {
+		res.TaskLifecycles = make(map[string]*structs.TaskLifecycleConfig, len(t.TaskLifecycles))
+		for name, lc := range t.TaskLifecycles {
+			c := *lc
+			res.TaskLifecycles[name] = &c
 		}
-		c := *lc
-		res.TaskLifecycles[name] = &c
 	}
 	if g == nil {
 		return res

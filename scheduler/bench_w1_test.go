@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -141,16 +142,88 @@ func BenchmarkW1(b *testing.B) {
 						c := newW1Cluster(nodes, racks, count, spread)
 						planner := &recordingPlanner{}
 						var res w1Result
+						// Building the cluster leaves garbage; collect it
+						// now so it is not charged to the first passes.
+						runtime.GC()
 						b.ReportAllocs()
 						b.ResetTimer()
+						cpu0 := processCPU()
 						for range b.N {
 							var err error
 							if res, err = runW1(c, racks, planner); err != nil {
 								b.Fatal(err)
 							}
 						}
+						if cpu := processCPU() - cpu0; cpu > 0 {
+							b.ReportMetric(float64(cpu)/float64(b.N)/1e6, "cpu-ms/op")
+						}
 						b.ReportMetric(float64(res.placed), "placed/op")
 						b.ReportMetric(float64(res.skew), "rack_skew/op")
+					})
+				}
+			}
+		}
+	}
+}
+
+// TestW1Placement checks the quality side of W1 on the smaller clusters:
+// every alloc that fits is placed, a spread job is spread perfectly, and
+// a job larger than the cluster is explained.
+func TestW1Placement(t *testing.T) {
+	for _, nodes := range []int{500, 1000} {
+		for _, racks := range w1Racks {
+			// Capacity: two allocs per node in the first half of the racks.
+			feasible := 0
+			perRackNodes := map[int]int{}
+			for i := range nodes {
+				if i%racks < racks/2 {
+					feasible++
+					perRackNodes[i%racks]++
+				}
+			}
+			capacity := 2 * feasible
+			for _, count := range w1Counts {
+				for _, spread := range []bool{false, true} {
+					name := fmt.Sprintf("nodes=%d/racks=%d/count=%d/spread=%v", nodes, racks, count, spread)
+					t.Run(name, func(t *testing.T) {
+						c := newW1Cluster(nodes, racks, count, spread)
+						res, err := runW1(c, racks, &recordingPlanner{})
+						if err != nil {
+							t.Fatal(err)
+						}
+						if want := min(count, capacity); res.placed != want {
+							t.Fatalf("placed %d, want %d", res.placed, want)
+						}
+						if spread && count <= capacity {
+							want := 0
+							if count%(racks/2) != 0 {
+								want = 1
+							}
+							if res.skew > want {
+								t.Fatalf("rack skew %d, want <= %d", res.skew, want)
+							}
+						}
+						if count <= capacity {
+							if len(res.eval.FailedTGAllocs) != 0 {
+								t.Fatalf("unexpected failure %+v", res.eval.FailedTGAllocs)
+							}
+							return
+						}
+						m := res.eval.FailedTGAllocs["web"]
+						if m == nil {
+							t.Fatal("failure not explained")
+						}
+						if m.NodesEvaluated != nodes || m.NodesFiltered != nodes-feasible ||
+							m.NodesExhausted != feasible || m.DimensionExhausted["cpu"] != feasible {
+							t.Fatalf("metric evaluated=%d filtered=%d exhausted=%d dims=%v", m.NodesEvaluated,
+								m.NodesFiltered, m.NodesExhausted, m.DimensionExhausted)
+						}
+						if m.CoalescedFailures != count-capacity-1 || res.eval.QueuedAllocations["web"] != count-capacity {
+							t.Fatalf("coalesced %d queued %d", m.CoalescedFailures, res.eval.QueuedAllocations["web"])
+						}
+						if m.NodesAvailable["dc-1"]+m.NodesAvailable["dc-2"] != nodes {
+							t.Fatalf("available %v", m.NodesAvailable)
+						}
 					})
 				}
 			}

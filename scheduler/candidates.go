@@ -13,11 +13,15 @@ import (
 // lookups and no allocations.
 type candidateSet struct {
 	nodes []*structs.Node
-	usage []nodeUsage
+	// usage is paged: a pass over a large cluster touches few nodes, and
+	// a flat slice would be allocated and zeroed for all of them.
+	usage [][]nodeUsage
 	// classOf interns each node's computed class; feasibility is cached
 	// per class id. Nodes without a computed class get an id of their own.
 	classOf []int32
 	classes []string
+	// classNode is a node of each class, to name the class's NodeClass.
+	classNode []int32
 
 	// byDC is AllocMetric.NodesAvailable: candidates per datacenter. It
 	// is shared by every metric of the pass and must not be modified.
@@ -42,7 +46,14 @@ func newCandidateSet(ctx *evalContext, job *structs.Job, shuffle bool) (*candida
 		pool = structs.NodePoolDefault
 	}
 	cs := &candidateSet{byDC: map[string]int{}, pool: pool}
-	dcOK := map[string]bool{}
+	// Clusters have few datacenters: a short list beats hashing the name
+	// of every node.
+	type dcVerdict struct {
+		name  string
+		ok    bool
+		count int
+	}
+	var dcs []dcVerdict
 	nodes := make([]*structs.Node, 0, len(all))
 	for _, n := range all {
 		if !n.Ready() {
@@ -52,41 +63,58 @@ func newCandidateSet(ctx *evalContext, job *structs.Job, shuffle bool) (*candida
 			continue
 		}
 		cs.inPool++
-		ok, seen := dcOK[n.Datacenter]
-		if !seen {
-			ok = matchesAnyDatacenter(job.Datacenters, n.Datacenter)
-			dcOK[n.Datacenter] = ok
+		k := 0
+		for k < len(dcs) && dcs[k].name != n.Datacenter {
+			k++
 		}
-		if !ok {
+		if k == len(dcs) {
+			dcs = append(dcs, dcVerdict{name: n.Datacenter, ok: matchesAnyDatacenter(job.Datacenters, n.Datacenter)})
+		}
+		if !dcs[k].ok {
 			continue
 		}
-		cs.byDC[n.Datacenter]++
+		dcs[k].count++
 		nodes = append(nodes, n)
+	}
+	for _, d := range dcs {
+		if d.ok {
+			cs.byDC[d.name] = d.count
+		}
 	}
 	sortNodesByID(nodes)
 	if shuffle {
 		ctx.rng.Shuffle(len(nodes), func(i, j int) { nodes[i], nodes[j] = nodes[j], nodes[i] })
 	}
 	cs.nodes = nodes
-	cs.usage = make([]nodeUsage, len(nodes))
+	cs.usage = make([][]nodeUsage, (len(nodes)+usagePage-1)/usagePage)
 	cs.classOf = make([]int32, len(nodes))
 	classID := map[string]int32{}
 	for i, n := range nodes {
 		c := n.ComputedClass
-		if c == "" {
-			cs.classOf[i] = int32(len(cs.classes))
-			cs.classes = append(cs.classes, "")
-			continue
-		}
 		id, ok := classID[c]
-		if !ok {
+		if !ok || c == "" {
 			id = int32(len(cs.classes))
-			classID[c] = id
+			if c != "" {
+				classID[c] = id
+			}
 			cs.classes = append(cs.classes, c)
+			cs.classNode = append(cs.classNode, int32(i))
 		}
 		cs.classOf[i] = id
 	}
 	return cs, nil
+}
+
+const usagePage = 256
+
+// usageOf returns node i's usage slot, loaded or not.
+func (cs *candidateSet) usageOf(i int32) *nodeUsage {
+	p := cs.usage[i/usagePage]
+	if p == nil {
+		p = make([]nodeUsage, usagePage)
+		cs.usage[i/usagePage] = p
+	}
+	return &p[i%usagePage]
 }
 
 // index returns the position of the node in the set.
@@ -151,7 +179,7 @@ type nodeUsage struct {
 
 // load computes the usage from state and plan.
 func (cs *candidateSet) load(ctx *evalContext, i int32) *nodeUsage {
-	u := &cs.usage[i]
+	u := cs.usageOf(i)
 	if u.loaded {
 		return u
 	}

@@ -161,7 +161,7 @@ func (ctx *evalContext) place(alloc *structs.Allocation, i int32) {
 	ctx.plan.AppendAlloc(alloc)
 	ctx.placed = append(ctx.placed, alloc)
 	if i >= 0 && ctx.cands != nil {
-		ctx.cands.usage[i].addVector(allocVector(alloc), 1)
+		ctx.cands.usageOf(i).addVector(allocVector(alloc), 1)
 		for _, s := range ctx.selectors {
 			s.allocAdded(i, ctx.cands.nodes[i], alloc)
 		}
@@ -200,7 +200,7 @@ func (ctx *evalContext) noteAdded(a *structs.Allocation) {
 	}
 	i, n := ctx.nodeOf(a)
 	if i >= 0 {
-		ctx.cands.usage[i].add(a, 1)
+		ctx.cands.usageOf(i).add(a, 1)
 	}
 	for _, s := range ctx.selectors {
 		s.allocAdded(i, n, a)
@@ -213,7 +213,7 @@ func (ctx *evalContext) noteRemoved(a *structs.Allocation) {
 	}
 	i, n := ctx.nodeOf(a)
 	if i >= 0 {
-		ctx.cands.usage[i].add(a, -1)
+		ctx.cands.usageOf(i).add(a, -1)
 	}
 	for _, s := range ctx.selectors {
 		s.allocRemoved(i, n, a)

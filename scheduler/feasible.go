@@ -120,8 +120,9 @@ func newFeasibility(checks checkList, classes int) *feasibility {
 	return &feasibility{checks: checks, byClass: make([]classVerdict, classes)}
 }
 
-// failure returns why node i of cs is infeasible, or "".
-func (f *feasibility) failure(cs *candidateSet, i int32) string {
+// failure returns why node i of cs is infeasible, or "", and whether the
+// answer holds for the node's whole computed class.
+func (f *feasibility) failure(cs *candidateSet, i int32) (reason string, perClass bool) {
 	n := cs.nodes[i]
 	v := &f.byClass[cs.classOf[i]]
 	if !v.known {
@@ -129,10 +130,13 @@ func (f *feasibility) failure(cs *candidateSet, i int32) string {
 		v.known = true
 	}
 	if v.reason != "" {
-		return v.reason
+		return v.reason, true
 	}
-	return firstFailure(f.checks.perNode, n)
+	return firstFailure(f.checks.perNode, n), false
 }
+
+// classReason is the cached class-level failure of class id, or "".
+func (f *feasibility) classReason(id int32) string { return f.byClass[id].reason }
 
 // classEligibility merges what the job- and group-level caches learned
 // into Evaluation.ClassEligibility: a class is eligible when the job's

@@ -231,7 +231,9 @@ func (s *genericScheduler) computeJobAllocs(latest *structs.Deployment) error {
 		allocs:       allocs,
 		tainted:      tainted,
 		deployment:   latest,
-		update:       func(a *structs.Allocation, j *structs.Job, tg *structs.TaskGroup) (bool, bool, *structs.Allocation) { return inplace.decide(s.state, ev, a, j, tg) },
+		update: func(a *structs.Allocation, j *structs.Job, tg *structs.TaskGroup) (bool, bool, *structs.Allocation) {
+			return inplace.decide(s.state, ev, a, j, tg)
+		},
 	})
 	if ev.AnnotatePlan {
 		s.annotations = &structs.PlanAnnotations{DesiredTGUpdates: r.desiredTGUpdates}

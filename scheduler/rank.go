@@ -68,11 +68,18 @@ func (s *scoreCard) finish() {
 // but did not apply to the node are reported as 0, so every node of a
 // placement lists the same scorers.
 func (s *scoreCard) meta(node *structs.Node) *structs.NodeScoreMeta {
+	m := &structs.NodeScoreMeta{}
+	s.fill(m, node)
+	return m
+}
+
+// fill writes the card into m.
+func (s *scoreCard) fill(m *structs.NodeScoreMeta, node *structs.Node) {
 	scores := make(map[string]float64, 6)
 	scores[scorerBinPack] = s.binPack
 	scores[scorerAntiAffinity] = s.antiAffinity
 	scores[scorerPenalty] = 0
-	m := &structs.NodeScoreMeta{NodeID: node.ID, NormScore: s.final, Scores: scores}
+	m.NodeID, m.NormScore, m.Scores = node.ID, s.final, scores
 	if s.penalized {
 		m.Scores[scorerPenalty] = -1
 	}
@@ -85,7 +92,6 @@ func (s *scoreCard) meta(node *structs.Node) *structs.NodeScoreMeta {
 	if s.hasPreempt {
 		m.Scores[scorerPreemption] = s.preemption
 	}
-	return m
 }
 
 // binPackScore is the fit score of the node once util is placed on it,

@@ -109,7 +109,11 @@ type groupSelector struct {
 	feasible int
 
 	status []nodeStatus
-	why    []string // reason a node is excluded, to undo its tally
+	// why is the reason a node is excluded (an index into reasons), kept
+	// to undo its tally when the node comes back.
+	why      []uint16
+	reasons  []string
+	reasonID map[string]uint16
 
 	// The visiting order (see order.go).
 	next, prev   []int32
@@ -127,8 +131,13 @@ type groupSelector struct {
 
 	spread *spreadScorer
 
-	static, distinct tally
-	exhausted        tally
+	// Nodes excluded for good: most by a class-level check, counted per
+	// computed class (the reason is the class's cached one), the rest by
+	// a per-node check.
+	staticByClass []int32
+	static        tally
+	// Nodes excluded for now.
+	distinct, exhausted tally
 
 	// failed is set once a placement found no node; the remaining
 	// placements of the group are coalesced into that failure.
@@ -168,7 +177,9 @@ func newGroupSelector(ctx *evalContext, tg *structs.TaskGroup) *groupSelector {
 		ask:        newGroupAsk(tg, ctx.schedConfig.MemoryOversubscriptionEnabled),
 		fea:        newFeasibility(groupChecks(tg), len(cs.classes)),
 		status:     make([]nodeStatus, n),
-		why:        make([]string, n),
+		why:        make([]uint16, n),
+		reasons:    []string{""},
+		reasonID:   map[string]uint16{"": 0},
 		next:       make([]int32, n),
 		prev:       make([]int32, n),
 		collisions: make([]int32, n),
@@ -178,19 +189,23 @@ func newGroupSelector(ctx *evalContext, tg *structs.TaskGroup) *groupSelector {
 	s.readPlacementConstraints()
 
 	jobFeas := ctx.jobFeasibility()
+	s.staticByClass = make([]int32, len(cs.classes))
 	order := make([]int32, 0, n)
 	for i := range int32(n) {
-		reason := jobFeas.failure(cs, i)
+		reason, perClass := jobFeas.failure(cs, i)
 		if reason == "" {
-			reason = s.fea.failure(cs, i)
+			reason, perClass = s.fea.failure(cs, i)
 		}
-		if reason != "" {
-			s.status[i] = statusFiltered
-			s.why[i] = reason
-			s.static.add(cs.nodes[i], reason, 1)
+		if reason == "" {
+			order = append(order, i)
 			continue
 		}
-		order = append(order, i)
+		s.status[i] = statusFiltered
+		if perClass {
+			s.staticByClass[cs.classOf[i]]++
+		} else {
+			s.static.add(cs.nodes[i], reason, 1)
+		}
 	}
 	s.feasible = len(order)
 	s.limit = selectLimit(ctx.job.Type, s.feasible)
@@ -333,14 +348,20 @@ func (s *groupSelector) allocRemoved(i int32, n *structs.Node, a *structs.Alloca
 // kill takes node i out of the visiting order.
 func (s *groupSelector) kill(i int32, st nodeStatus, reason string) {
 	s.unlink(i)
-	s.status[i], s.why[i] = st, reason
+	id, ok := s.reasonID[reason]
+	if !ok {
+		id = uint16(len(s.reasons))
+		s.reasons = append(s.reasons, reason)
+		s.reasonID[reason] = id
+	}
+	s.status[i], s.why[i] = st, id
 	s.tallyOf(st).add(s.cs.nodes[i], reason, 1)
 }
 
 // revive puts node i back into the visiting order.
 func (s *groupSelector) revive(i int32) {
-	s.tallyOf(s.status[i]).add(s.cs.nodes[i], s.why[i], -1)
-	s.status[i], s.why[i] = statusLive, ""
+	s.tallyOf(s.status[i]).add(s.cs.nodes[i], s.reasons[s.why[i]], -1)
+	s.status[i], s.why[i] = statusLive, 0
 	s.relink(i)
 }
 
@@ -368,10 +389,22 @@ func (s *groupSelector) metric() *structs.AllocMetric {
 // metric accounts for each node exactly once: evaluated = filtered +
 // exhausted.
 func (s *groupSelector) explainFailure(m *structs.AllocMetric) {
+	var byClass tally
+	jobFeas := s.ctx.jobFeasibility()
+	for id, count := range s.staticByClass {
+		if count == 0 {
+			continue
+		}
+		reason := jobFeas.classReason(int32(id))
+		if reason == "" {
+			reason = s.fea.classReason(int32(id))
+		}
+		byClass.add(s.cs.nodes[s.cs.classNode[id]], reason, int(count))
+	}
 	m.NodesEvaluated = len(s.cs.nodes)
-	m.NodesFiltered = s.static.count + s.distinct.count
-	m.ConstraintFiltered = mergedCounts(s.static.byReason, s.distinct.byReason)
-	m.ClassFiltered = mergedCounts(s.static.byClass, s.distinct.byClass)
+	m.NodesFiltered = byClass.count + s.static.count + s.distinct.count
+	m.ConstraintFiltered = mergedCounts(byClass.byReason, s.static.byReason, s.distinct.byReason)
+	m.ClassFiltered = mergedCounts(byClass.byClass, s.static.byClass, s.distinct.byClass)
 	m.NodesExhausted = s.exhausted.count
 	m.ClassExhausted = mergedCounts(s.exhausted.byClass)
 	m.DimensionExhausted = mergedCounts(s.exhausted.byReason)
@@ -435,8 +468,10 @@ func (s *groupSelector) selectNode(opts selectOptions) (*selection, *structs.All
 		return nil, m
 	}
 	m.ScoreMetaData = make([]*structs.NodeScoreMeta, len(s.top))
+	metas := make([]structs.NodeScoreMeta, len(s.top))
 	for k := range s.top {
-		m.ScoreMetaData[k] = s.top[k].meta(s.cs.nodes[s.top[k].node])
+		s.top[k].fill(&metas[k], s.cs.nodes[s.top[k].node])
+		m.ScoreMetaData[k] = &metas[k]
 	}
 	n := s.cs.nodes[best.node]
 	return &selection{
@@ -534,14 +569,6 @@ func (s *groupSelector) distinctFailure(i int32, n *structs.Node) string {
 		if r := p.failure(n); r != "" {
 			return r
 		}
-	}
-	return ""
-}
-
-// staticFailure returns why node i can never host the group, or "".
-func (s *groupSelector) staticFailure(i int32) string {
-	if s.status[i] == statusFiltered {
-		return s.why[i]
 	}
 	return ""
 }
