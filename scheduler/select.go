@@ -572,3 +572,33 @@ func (s *groupSelector) distinctFailure(i int32, n *structs.Node) string {
 	}
 	return ""
 }
+
+// selectOn evaluates the one node i for the group, as system jobs place
+// one alloc per node. It returns the placement, or nil with a metric and
+// whether the node was merely filtered (never a candidate for the group)
+// rather than short of room.
+func (s *groupSelector) selectOn(i int32, opts selectOptions) (*selection, *structs.AllocMetric, bool) {
+	start := s.ctx.now()
+	m := s.metric()
+	m.NodesEvaluated = 1
+	n := s.cs.nodes[i]
+	if s.status[i] == statusFiltered {
+		reason, _ := s.ctx.jobFeasibility().failure(s.cs, i)
+		if reason == "" {
+			reason, _ = s.fea.failure(s.cs, i)
+		}
+		m.FilterNode(n, reason)
+		m.AllocationTime = s.ctx.now().Sub(start)
+		return nil, m, true
+	}
+	if s.status[i] != statusLive {
+		s.revive(i)
+	}
+	c, ok := s.evaluate(i, &opts, m)
+	m.AllocationTime = s.ctx.now().Sub(start)
+	if !ok {
+		return nil, m, m.NodesFiltered > 0
+	}
+	m.ScoreMetaData = []*structs.NodeScoreMeta{c.meta(n)}
+	return &selection{node: n, index: i, resources: s.ask.resources(n, c.grant), final: c.final}, m, false
+}
