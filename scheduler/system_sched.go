@@ -234,7 +234,8 @@ func (s *systemScheduler) computeJobAllocs() error {
 		return d
 	}
 	if ev.AnnotatePlan {
-		defer func() { s.annotations = &structs.PlanAnnotations{DesiredTGUpdates: desired}; s.plan.Annotations = s.annotations }()
+		s.annotations = &structs.PlanAnnotations{DesiredTGUpdates: desired}
+		s.plan.Annotations = s.annotations
 	}
 
 	if job.Stopped() {
