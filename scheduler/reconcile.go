@@ -191,6 +191,8 @@ type slot struct {
 	alloc *structs.Allocation
 	kind  int
 	index int
+	// rescheduleAt is set for a failed alloc to be replaced later.
+	rescheduleAt time.Time
 }
 
 // laterAlloc is a failed alloc to be replaced at a later time.
@@ -219,7 +221,6 @@ func (r *reconciler) computeGroup(name string, allocs []*structs.Allocation) boo
 
 	var slots []slot
 	var canaries []*structs.Allocation
-	var later []laterAlloc
 	hadRunning := false
 	for _, a := range allocs {
 		if a.Job != nil && a.Job.Version == job.Version && a.Job.CreateIndex == job.CreateIndex {
@@ -263,7 +264,7 @@ func (r *reconciler) computeGroup(name string, allocs []*structs.Allocation) boo
 			case ok && now:
 				s.kind = slotReschedule
 			case ok:
-				later = append(later, laterAlloc{alloc: a, at: at})
+				s.rescheduleAt = at
 				s.kind = slotUntainted
 			default:
 				s.kind = slotUntainted
@@ -285,9 +286,13 @@ func (r *reconciler) computeGroup(name string, allocs []*structs.Allocation) boo
 	var untainted []*structs.Allocation
 	var destructive []destructiveRequest
 	var replacements []placeRequest
+	var later []laterAlloc
 	inplace := 0
 	for _, s := range kept {
 		a := s.alloc
+		if !s.rescheduleAt.IsZero() {
+			later = append(later, laterAlloc{alloc: a, at: s.rescheduleAt})
+		}
 		switch s.kind {
 		case slotLost:
 			r.result.stop = append(r.result.stop, stopRequest{alloc: a, clientStatus: structs.AllocClientStatusLost, desc: structs.AllocLost})
