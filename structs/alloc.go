@@ -246,6 +246,7 @@ func (a *Allocation) Stub() *AllocListStub {
 		ClientStatus:          a.ClientStatus,
 		ClientDescription:     a.ClientDescription,
 		DesiredTransition:     a.DesiredTransition,
+		NextAllocation:        a.NextAllocation,
 		TaskStates:            a.TaskStates,
 		DeploymentStatus:      a.DeploymentStatus,
 		FollowupEvalID:        a.FollowupEvalID,
@@ -283,6 +284,7 @@ type AllocListStub struct {
 	ClientDescription     string
 	DesiredTransition     DesiredTransition
 	TaskStates            map[string]*TaskState
+	NextAllocation        string
 	DeploymentStatus      *AllocDeploymentStatus
 	FollowupEvalID        string
 	RescheduleTracker     *RescheduleTracker
@@ -375,7 +377,20 @@ type TaskEvent struct {
 	KillTimeout    time.Duration
 	KillError      string
 	StartDelay     int64
-	Signalling     string
+	// Signalling is not a Nomad field and no Nomad client reads it.
+	//
+	// Deprecated: use TaskSignal and TaskSignalReason.
+	Signalling string
+
+	// The remaining fields carry details of specific event types, named
+	// as in Nomad so its clients render them.
+	TaskSignal       string
+	TaskSignalReason string
+	DriverMessage    string
+	ValidationError  string
+	DownloadError    string
+	FailedSibling    string
+	GenericSource    string
 }
 
 // Copy returns a deep copy.

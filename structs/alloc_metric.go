@@ -56,6 +56,12 @@ func (a *AllocMetric) Copy() *AllocMetric {
 	n.ClassExhausted = maps.Clone(a.ClassExhausted)
 	n.DimensionExhausted = maps.Clone(a.DimensionExhausted)
 	n.QuotaExhausted = slices.Clone(a.QuotaExhausted)
+	if a.ResourcesExhausted != nil {
+		n.ResourcesExhausted = make(map[string]*Resources, len(a.ResourcesExhausted))
+		for k, r := range a.ResourcesExhausted {
+			n.ResourcesExhausted[k] = r.Copy()
+		}
+	}
 	n.Scores = maps.Clone(a.Scores)
 	if a.ScoreMetaData != nil {
 		n.ScoreMetaData = make([]*NodeScoreMeta, len(a.ScoreMetaData))

@@ -2,6 +2,7 @@ package structs
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -49,25 +50,32 @@ func (c *Constraint) Equal(o *Constraint) bool {
 	return c == o || (c != nil && o != nil && *c == *o)
 }
 
-// Validate checks the operator and that the operands it needs are present.
+// Validate checks the operator and that the operands it needs are present:
+// every operator reads an attribute (LTarget) except distinct_hosts, and
+// every comparison needs a value (RTarget).
 func (c *Constraint) Validate() []error {
 	var errs []error
+	needsAttribute := true
 	switch c.Operand {
 	case ConstraintDistinctHosts:
-		// Both targets optional: `distinct_hosts = true` is enough.
+		// `distinct_hosts = true` is the whole constraint.
+		needsAttribute = false
 	case ConstraintDistinctProperty:
-		if c.LTarget == "" {
-			errs = append(errs, fmt.Errorf("distinct_property requires an attribute"))
+		// RTarget, when set, is how many allocs may share a value.
+		if c.RTarget != "" {
+			if n, err := strconv.ParseUint(c.RTarget, 10, 64); err != nil || n == 0 {
+				errs = append(errs, fmt.Errorf("distinct_property limit %q must be a whole number >= 1", c.RTarget))
+			}
 		}
 	case ConstraintAttributeIsSet, ConstraintAttributeNotSet:
-		if c.LTarget == "" {
-			errs = append(errs, fmt.Errorf("%s requires an attribute", c.Operand))
+		if c.RTarget != "" {
+			errs = append(errs, fmt.Errorf("operator %q takes no value, got %q", c.Operand, c.RTarget))
 		}
 	case ConstraintEqual, ConstraintEqualAlt, ConstraintIs, ConstraintNotEqual, ConstraintNot,
 		ConstraintLess, ConstraintLessEqual, ConstraintGreater, ConstraintGreaterEqual,
 		ConstraintSetContains, ConstraintSetContainsAll, ConstraintSetContainsAny:
-		if c.LTarget == "" && c.RTarget == "" {
-			errs = append(errs, fmt.Errorf("operator %q requires both an attribute and a value", c.Operand))
+		if c.RTarget == "" {
+			errs = append(errs, fmt.Errorf("operator %q requires a value", c.Operand))
 		}
 	case ConstraintRegex:
 		if c.RTarget == "" {
@@ -83,8 +91,13 @@ func (c *Constraint) Validate() []error {
 		}
 	case "":
 		errs = append(errs, fmt.Errorf("missing operator"))
+		needsAttribute = false
 	default:
 		errs = append(errs, fmt.Errorf("unknown operator %q", c.Operand))
+		needsAttribute = false
+	}
+	if needsAttribute && c.LTarget == "" {
+		errs = append(errs, fmt.Errorf("operator %q requires an attribute", c.Operand))
 	}
 	return errs
 }
@@ -108,8 +121,10 @@ func CopyConstraints(cs []*Constraint) []*Constraint {
 	}
 	out := make([]*Constraint, len(cs))
 	for i, c := range cs {
-		n := *c
-		out[i] = &n
+		if c != nil {
+			n := *c
+			out[i] = &n
+		}
 	}
 	return out
 }
@@ -132,9 +147,12 @@ func (a *Affinity) String() string {
 func (a *Affinity) Validate() []error {
 	var errs []error
 	c := &Constraint{LTarget: a.LTarget, RTarget: a.RTarget, Operand: a.Operand}
-	if a.Operand == ConstraintDistinctHosts || a.Operand == ConstraintDistinctProperty {
+	switch a.Operand {
+	case ConstraintDistinctHosts, ConstraintDistinctProperty, ConstraintAttributeIsSet, ConstraintAttributeNotSet:
+		// Affinities score how well a node's value matches; these
+		// operators have no value to match.
 		errs = append(errs, fmt.Errorf("operator %q is not allowed in an affinity", a.Operand))
-	} else {
+	default:
 		errs = append(errs, c.Validate()...)
 	}
 	if a.Weight == 0 {
@@ -153,8 +171,10 @@ func CopyAffinities(as []*Affinity) []*Affinity {
 	}
 	out := make([]*Affinity, len(as))
 	for i, a := range as {
-		n := *a
-		out[i] = &n
+		if a != nil {
+			n := *a
+			out[i] = &n
+		}
 	}
 	return out
 }
@@ -189,7 +209,11 @@ func (s *Spread) Validate() []error {
 	}
 	seen := map[string]bool{}
 	sum := 0
-	for _, t := range s.SpreadTarget {
+	for i, t := range s.SpreadTarget {
+		if t == nil {
+			errs = append(errs, fmt.Errorf("spread target %d is empty", i+1))
+			continue
+		}
 		if seen[t.Value] {
 			errs = append(errs, fmt.Errorf("spread target value %q is repeated", t.Value))
 		}
@@ -212,12 +236,17 @@ func CopySpreads(ss []*Spread) []*Spread {
 	}
 	out := make([]*Spread, len(ss))
 	for i, s := range ss {
+		if s == nil {
+			continue
+		}
 		n := *s
 		if s.SpreadTarget != nil {
 			n.SpreadTarget = make([]*SpreadTarget, len(s.SpreadTarget))
 			for j, t := range s.SpreadTarget {
-				tc := *t
-				n.SpreadTarget[j] = &tc
+				if t != nil {
+					tc := *t
+					n.SpreadTarget[j] = &tc
+				}
 			}
 		}
 		out[i] = &n

@@ -14,6 +14,10 @@ const (
 	DeploymentStatusCancelled  = "cancelled"
 	DeploymentStatusPending    = "pending"
 	DeploymentStatusBlocked    = "blocked"
+	// Initializing and unblocking belong to multi-region deployments;
+	// listed so every status a Nomad client may see has a name here.
+	DeploymentStatusInitializing = "initializing"
+	DeploymentStatusUnblocking   = "unblocking"
 )
 
 // Deployment status descriptions.

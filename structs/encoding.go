@@ -11,10 +11,17 @@ import (
 // MsgpackHandle is the codec shared by the Raft log, snapshots and RPC.
 // Decoding generic maps yields map[string]interface{} (driver configs) and
 // raw strings stay strings.
+//
+// Only `codec` struct tags are read. By default the codec also honours
+// `json` tags, so a field hidden from HTTP responses with `json:"-"`
+// (secrets, internal tokens) would silently vanish from the Raft log and
+// from snapshots; the wire and disk format must never depend on how the
+// HTTP layer chooses to render a type.
 var MsgpackHandle = func() *codec.MsgpackHandle {
 	h := &codec.MsgpackHandle{}
 	h.RawToString = true
 	h.MapType = reflect.TypeOf(map[string]interface{}(nil))
+	h.TypeInfos = codec.NewTypeInfos([]string{"codec"})
 	return h
 }()
 
@@ -29,7 +36,11 @@ func Encode(t MessageType, msg interface{}) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// Decode reads a msgpack body (without the type byte) into out.
+// Decode reads a msgpack body (without the type byte) into out. Decoding
+// is lossless for every request type of this package with two caveats
+// callers may rely on: time.Time values come back in UTC (compare them with
+// Equal), and free-form driver configs come back with generic element types
+// ([]interface{} for []string, int64/uint64 for ints).
 func Decode(buf []byte, out interface{}) error {
 	if err := codec.NewDecoderBytes(buf, MsgpackHandle).Decode(out); err != nil {
 		return fmt.Errorf("decoding msgpack: %w", err)

@@ -99,7 +99,11 @@ type Evaluation struct {
 	// attributes: then any capacity change releases the blocked eval.
 	EscapedComputedClass bool
 	QuotaLimitReached    string
-	AnnotatePlan         bool
+	// MissingNonNodeResources names resources outside any node (volumes,
+	// quotas) whose absence blocked placement; always empty here, kept so
+	// Nomad clients decode the same shape.
+	MissingNonNodeResources []string
+	AnnotatePlan            bool
 
 	QueuedAllocations map[string]int
 	LeaderACL         string `json:"-"`
@@ -197,6 +201,7 @@ func (e *Evaluation) Copy() *Evaluation {
 	n.PlanAnnotations = e.PlanAnnotations.Copy()
 	n.ClassEligibility = maps.Clone(e.ClassEligibility)
 	n.QueuedAllocations = maps.Clone(e.QueuedAllocations)
+	n.MissingNonNodeResources = slices.Clone(e.MissingNonNodeResources)
 	if e.RelatedEvals != nil {
 		n.RelatedEvals = slices.Clone(e.RelatedEvals)
 	}

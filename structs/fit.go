@@ -7,9 +7,11 @@ import "math"
 const binPackingMaxFitScore = 18.0
 
 // AllocsFit reports whether the non-terminal allocs fit on the node, and
-// if not, which dimension is exhausted. It also returns the resources the
-// allocs use. The scheduler uses it to propose and the plan applier to
-// verify, so both see the same arithmetic.
+// if not, which dimension is exhausted: "cpu", "cores", "memory", "disk",
+// or "network: <reason>" for a port collision (see NetworkIndex.AddAllocs).
+// It also returns the resources the allocs use. The scheduler uses it to
+// propose and the plan applier to verify, so both see the same arithmetic.
+// Terminal allocs are skipped: they no longer hold anything.
 func AllocsFit(node *Node, allocs []*Allocation) (bool, string, *ComparableResources) {
 	used := &ComparableResources{}
 	hasPorts := false
@@ -17,12 +19,12 @@ func AllocsFit(node *Node, allocs []*Allocation) (bool, string, *ComparableResou
 		if a.TerminalStatus() {
 			continue
 		}
-		used.Add(a.ComparableResources())
-		if a.AllocatedResources != nil && len(a.AllocatedResources.Shared.Ports) > 0 {
-			hasPorts = true
+		if a.AllocatedResources != nil {
+			a.AllocatedResources.addTo(used)
 		}
+		hasPorts = hasPorts || holdsPorts(a)
 	}
-	if ok, dim := node.Comparable().Superset(used); !ok {
+	if ok, dim := node.comparable(len(used.Flattened.Cpu.ReservedCores) > 0).Superset(used); !ok {
 		return false, dim, used
 	}
 	if hasPorts {
@@ -38,12 +40,17 @@ func AllocsFit(node *Node, allocs []*Allocation) (bool, string, *ComparableResou
 }
 
 // freePercentages returns the fraction of schedulable CPU and memory left
-// on the node once util is placed.
+// on the node once util is placed. It runs for every scored node, so it
+// reads the capacity in place rather than through Node.Comparable.
 func freePercentages(node *Node, util *ComparableResources) (cpu, mem float64) {
-	capacity := node.Comparable()
-	nodeCPU := float64(capacity.Flattened.Cpu.CpuShares)
-	nodeMem := float64(capacity.Flattened.Memory.MemoryMB)
-	cpu, mem = 0, 0
+	var nodeCPU, nodeMem float64
+	if nr := node.NodeResources; nr != nil {
+		nodeCPU, nodeMem = float64(nr.Cpu.CpuShares), float64(nr.Memory.MemoryMB)
+	}
+	if rr := node.ReservedResources; rr != nil {
+		nodeCPU -= float64(rr.Cpu.CpuShares)
+		nodeMem -= float64(rr.Memory.MemoryMB)
+	}
 	if nodeCPU > 0 {
 		cpu = 1 - float64(util.Flattened.Cpu.CpuShares)/nodeCPU
 	}

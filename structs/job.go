@@ -195,7 +195,7 @@ func (j *Job) Stub(summary *JobSummary) *JobListStub {
 		Type:              j.Type,
 		Priority:          j.Priority,
 		Periodic:          j.IsPeriodic(),
-		ParameterizedJob:  j.ParameterizedJob != nil,
+		ParameterizedJob:  j.IsParameterized(),
 		Stop:              j.Stop,
 		Status:            j.Status,
 		StatusDescription: j.StatusDescription,
@@ -390,6 +390,16 @@ func (d *EphemeralDisk) Copy() *EphemeralDisk {
 	n := *d
 	return &n
 }
+
+// PeriodicSpecCron is the only periodic spec type: a cron expression.
+const PeriodicSpecCron = "cron"
+
+// Payload requirements of a parameterized job.
+const (
+	DispatchPayloadOptional  = "optional"
+	DispatchPayloadRequired  = "required"
+	DispatchPayloadForbidden = "forbidden"
+)
 
 // PeriodicConfig makes a job a template launched on a cron schedule.
 type PeriodicConfig struct {

@@ -3,6 +3,7 @@ package structs
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -14,11 +15,17 @@ const (
 	maxValidPort          = 65535
 )
 
+// Holders of a port in a NetworkIndex, used in collision reasons.
+const (
+	portHolderNode  = "the node"
+	portHolderAlloc = "an allocation"
+)
+
 // NetworkIndex tracks the host ports in use on one node so that the
 // scheduler can hand out ports and the plan applier can detect collisions
 // with exactly the same rules.
 type NetworkIndex struct {
-	used    map[int]string // port -> who holds it, for error messages
+	used    map[int]string // port -> who holds it, for collision reasons
 	minPort int
 	maxPort int
 	hostIP  string
@@ -51,7 +58,7 @@ func NewNetworkIndex(node *Node) (*NetworkIndex, error) {
 			return nil, fmt.Errorf("node %q: reserved host ports: %w", node.ID, err)
 		}
 		for _, p := range ports {
-			idx.used[p] = "node reservation"
+			idx.used[p] = portHolderNode
 		}
 	}
 	return idx, nil
@@ -61,20 +68,100 @@ func NewNetworkIndex(node *Node) (*NetworkIndex, error) {
 func (idx *NetworkIndex) HostIP() string { return idx.hostIP }
 
 // AddAllocs marks the ports of non-terminal allocs as used. It reports a
-// collision when two of them claim the same port.
+// collision when an alloc claims a port the node reserves or another
+// alloc already holds. The reason names the port but no alloc, so that it
+// can key AllocMetric.DimensionExhausted without growing per alloc:
+// "port 8080 reserved by the node", "port 8080 used by an allocation".
 func (idx *NetworkIndex) AddAllocs(allocs []*Allocation) (collide bool, reason string) {
+	var buf [16]int
 	for _, a := range allocs {
-		if a.TerminalStatus() || a.AllocatedResources == nil {
+		if a.TerminalStatus() {
 			continue
 		}
-		for _, p := range a.AllocatedResources.Shared.Ports {
-			if holder, ok := idx.used[p.Value]; ok {
-				return true, fmt.Sprintf("port %d claimed by %s and alloc %s", p.Value, holder, ShortID(a.ID))
+		for _, port := range appendHostPorts(buf[:0], a) {
+			if holder, ok := idx.used[port]; ok {
+				if holder == portHolderNode {
+					return true, fmt.Sprintf("port %d reserved by the node", port)
+				}
+				return true, fmt.Sprintf("port %d used by %s", port, holder)
 			}
-			idx.used[p.Value] = "alloc " + ShortID(a.ID)
+			idx.used[port] = portHolderAlloc
 		}
 	}
 	return false, ""
+}
+
+// AllocHostPorts returns every host port the alloc holds, each once: the
+// group's assigned ports plus any port recorded on the group's or a task's
+// network (older allocations carry them there). An alloc listing the same
+// port in two places holds it once, not twice.
+func AllocHostPorts(a *Allocation) []int { return appendHostPorts(nil, a) }
+
+// appendHostPorts appends the alloc's host ports to dst, which must hold
+// no other alloc's ports: duplicates are found by scanning dst, cheaper
+// than a set for the handful of ports an alloc holds.
+func appendHostPorts(dst []int, a *Allocation) []int {
+	ar := a.AllocatedResources
+	if ar == nil {
+		return dst
+	}
+	add := func(p int) {
+		if p > 0 && !slices.Contains(dst, p) {
+			dst = append(dst, p)
+		}
+	}
+	for _, p := range ar.Shared.Ports {
+		add(p.Value)
+	}
+	addNets := func(nets Networks) {
+		for _, n := range nets {
+			if n == nil {
+				continue
+			}
+			for _, p := range n.ReservedPorts {
+				add(p.Value)
+			}
+			for _, p := range n.DynamicPorts {
+				add(p.Value)
+			}
+		}
+	}
+	addNets(ar.Shared.Networks)
+	for _, t := range ar.Tasks {
+		if t != nil {
+			addNets(t.Networks)
+		}
+	}
+	return dst
+}
+
+// holdsPorts reports, without allocating, whether the alloc holds any
+// host port, so fit checks skip the port index for port-less workloads.
+func holdsPorts(a *Allocation) bool {
+	ar := a.AllocatedResources
+	if ar == nil {
+		return false
+	}
+	if len(ar.Shared.Ports) > 0 {
+		return true
+	}
+	netsHold := func(nets Networks) bool {
+		for _, n := range nets {
+			if n != nil && (len(n.ReservedPorts) > 0 || len(n.DynamicPorts) > 0) {
+				return true
+			}
+		}
+		return false
+	}
+	if netsHold(ar.Shared.Networks) {
+		return true
+	}
+	for _, t := range ar.Tasks {
+		if t != nil && netsHold(t.Networks) {
+			return true
+		}
+	}
+	return false
 }
 
 // AssignPorts grants the static and dynamic ports of a group's network

@@ -69,6 +69,26 @@ type Node struct {
 	ModifyIndex uint64
 }
 
+// Canonicalize fills what a registering client may leave out: the default
+// node pool, and the scheduling eligibility (ineligible while a drain is
+// set, eligible otherwise), then recomputes the computed class. It does not
+// touch Status: registration never changes a node's status.
+func (n *Node) Canonicalize() {
+	if n == nil {
+		return
+	}
+	if n.NodePool == "" {
+		n.NodePool = NodePoolDefault
+	}
+	switch {
+	case n.DrainStrategy != nil:
+		n.SchedulingEligibility = NodeSchedulingIneligible
+	case n.SchedulingEligibility == "":
+		n.SchedulingEligibility = NodeSchedulingEligible
+	}
+	n.ComputeClass()
+}
+
 // Ready reports whether new allocations may be placed on the node.
 func (n *Node) Ready() bool {
 	return n.Status == NodeStatusReady && n.DrainStrategy == nil &&

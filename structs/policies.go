@@ -1,6 +1,9 @@
 package structs
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // Restart modes: what a client does when a task exhausts its restarts.
 const (
@@ -67,9 +70,47 @@ func (r *ReschedulePolicy) Copy() *ReschedulePolicy {
 	return &n
 }
 
-// Enabled reports whether the policy allows any rescheduling at all.
+// Enabled reports whether the policy allows any rescheduling at all. As in
+// Nomad, any positive attempt count enables it; validation then insists on
+// an interval long enough to count the attempts in.
 func (r *ReschedulePolicy) Enabled() bool {
-	return r != nil && (r.Unlimited || (r.Attempts > 0 && r.Interval > 0))
+	return r != nil && (r.Unlimited || r.Attempts > 0)
+}
+
+// Delays returns the delay before each of the first n replacements of a
+// chain of failures: the base delay, then grown by the delay function and
+// capped by MaxDelay. It is the sequence Allocation.NextDelay walks one
+// step at a time, for as long as no reset happens:
+//
+//	constant:    d, d, d, d, ...
+//	exponential: d, 2d, 4d, 8d, ... (each the previous doubled)
+//	fibonacci:   d, d, 2d, 3d, 5d, ... (each the sum of the previous two)
+func (r *ReschedulePolicy) Delays(n int) []time.Duration {
+	if r == nil || n <= 0 {
+		return nil
+	}
+	capped := func(d time.Duration) time.Duration {
+		if r.MaxDelay > 0 && d > r.MaxDelay {
+			return r.MaxDelay
+		}
+		return d
+	}
+	out := make([]time.Duration, n)
+	for i := range out {
+		switch {
+		case i == 0:
+			out[i] = r.Delay
+		case r.DelayFunction == RescheduleDelayExponential:
+			out[i] = capped(saturatingAdd(out[i-1], out[i-1]))
+		case r.DelayFunction == RescheduleDelayFibonacci && i >= 2:
+			out[i] = capped(saturatingAdd(out[i-1], out[i-2]))
+		case r.DelayFunction == RescheduleDelayFibonacci:
+			out[i] = r.Delay
+		default:
+			out[i] = r.Delay
+		}
+	}
+	return out
 }
 
 // UpdateStrategy controls rolling (destructive) updates of a group.
@@ -168,3 +209,12 @@ func DefaultLogConfig() *LogConfig { return &LogConfig{MaxFiles: 10, MaxFileSize
 
 // DefaultKillTimeout is how long a task gets between SIGINT and SIGKILL.
 const DefaultKillTimeout = 5 * time.Second
+
+// saturatingAdd adds two non-negative durations without wrapping: an
+// uncapped exponential series overflows int64 after ~60 steps.
+func saturatingAdd(a, b time.Duration) time.Duration {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}

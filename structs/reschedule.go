@@ -43,13 +43,18 @@ func (a *Allocation) ReschedulePolicy() *ReschedulePolicy {
 }
 
 // LastEventTime is when the alloc's last task finished; failures are timed
-// from it, not from when the server heard of them.
+// from it, not from when the server heard of them. An alloc whose tasks
+// never reported a finish (it failed before starting) is timed from its
+// last modification; zero when neither is known.
 func (a *Allocation) LastEventTime() time.Time {
 	var last time.Time
 	for _, s := range a.TaskStates {
 		if s.FinishedAt.After(last) {
 			last = s.FinishedAt
 		}
+	}
+	if last.IsZero() && a.ModifyTime != 0 {
+		return time.Unix(0, a.ModifyTime).UTC()
 	}
 	return last
 }
@@ -100,7 +105,7 @@ func (a *Allocation) NextDelay() time.Duration {
 	var d time.Duration
 	switch p.DelayFunction {
 	case RescheduleDelayExponential:
-		d = last.Delay * 2
+		d = saturatingAdd(last.Delay, last.Delay)
 	case RescheduleDelayFibonacci:
 		if len(events) < 2 {
 			d = p.Delay
@@ -111,7 +116,7 @@ func (a *Allocation) NextDelay() time.Duration {
 			// The previous series hit the cap and was reset: restart it.
 			d = last.Delay
 		} else {
-			d = last.Delay + prev.Delay
+			d = saturatingAdd(last.Delay, prev.Delay)
 		}
 	default:
 		return p.Delay

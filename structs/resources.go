@@ -43,6 +43,13 @@ func (r *Resources) Copy() *Resources {
 	return &n
 }
 
+// Network modes. Only host networking (and none) is implemented by this
+// server's clients; bridge and CNI modes are rejected by validation.
+const (
+	NetworkModeHost = "host"
+	NetworkModeNone = "none"
+)
+
 // Port is a port request: static when Value is set, dynamic otherwise.
 type Port struct {
 	Label       string
@@ -58,6 +65,7 @@ type NetworkResource struct {
 	Device        string
 	CIDR          string
 	IP            string
+	Hostname      string
 	MBits         int
 	ReservedPorts []Port
 	DynamicPorts  []Port
@@ -168,19 +176,45 @@ func (n *NodeReservedResources) Copy() *NodeReservedResources {
 }
 
 // Comparable returns the node's schedulable capacity: total minus reserved.
-func (n *Node) Comparable() *ComparableResources {
+// Flattened.Cpu.ReservedCores lists the cores allocations may reserve:
+// the reservable ones (all of 0..TotalCpuCores-1 when the client did not
+// list them) minus those the operator reserved.
+func (n *Node) Comparable() *ComparableResources { return n.comparable(true) }
+
+// comparable is Comparable, optionally without the list of cores: scoring
+// runs on every candidate node and needs only the scalar dimensions.
+func (n *Node) comparable(withCores bool) *ComparableResources {
 	c := &ComparableResources{}
 	if n.NodeResources != nil {
 		c.Flattened.Cpu.CpuShares = n.NodeResources.Cpu.CpuShares
 		c.Flattened.Memory.MemoryMB = n.NodeResources.Memory.MemoryMB
 		c.Shared.DiskMB = n.NodeResources.Disk.DiskMB
+		if withCores {
+			c.Flattened.Cpu.ReservedCores = n.NodeResources.Cpu.reservableCores()
+		}
 	}
 	if r := n.ReservedResources; r != nil {
 		c.Flattened.Cpu.CpuShares -= r.Cpu.CpuShares
 		c.Flattened.Memory.MemoryMB -= r.Memory.MemoryMB
 		c.Shared.DiskMB -= r.Disk.DiskMB
+		if withCores && len(r.Cpu.ReservedCpuCores) > 0 {
+			c.Flattened.Cpu.ReservedCores = slices.DeleteFunc(c.Flattened.Cpu.ReservedCores, func(core uint16) bool {
+				return slices.Contains(r.Cpu.ReservedCpuCores, core)
+			})
+		}
 	}
 	return c
+}
+
+func (c NodeCpuResources) reservableCores() []uint16 {
+	if len(c.ReservableCpuCores) > 0 {
+		return slices.Clone(c.ReservableCpuCores)
+	}
+	out := make([]uint16, c.TotalCpuCores)
+	for i := range out {
+		out[i] = uint16(i)
+	}
+	return out
 }
 
 // AllocatedResources is what the scheduler granted an allocation.
@@ -274,7 +308,15 @@ func (a *AllocatedResources) Copy() *AllocatedResources {
 // sidecars run before the main tasks and exit, so only the larger of the
 // two phases counts, as in Nomad.
 func (a *AllocatedResources) Comparable() *ComparableResources {
-	c := &ComparableResources{Shared: AllocatedSharedResources{DiskMB: a.Shared.DiskMB}}
+	c := &ComparableResources{}
+	a.addTo(c)
+	return c
+}
+
+// addTo adds the allocation's resource vector into c without building an
+// intermediate vector: fit checks sum every alloc on a node per candidate.
+func (a *AllocatedResources) addTo(c *ComparableResources) {
+	c.Shared.DiskMB += a.Shared.DiskMB
 	var prestartCPU, prestartMem, mainCPU, mainMem int64
 	for name, t := range a.Tasks {
 		lc := a.TaskLifecycles[name]
@@ -288,9 +330,8 @@ func (a *AllocatedResources) Comparable() *ComparableResources {
 		mainMem += t.Memory.MemoryMB
 		c.Flattened.Cpu.ReservedCores = append(c.Flattened.Cpu.ReservedCores, t.Cpu.ReservedCores...)
 	}
-	c.Flattened.Cpu.CpuShares = max(mainCPU, prestartCPU)
-	c.Flattened.Memory.MemoryMB = max(mainMem, prestartMem)
-	return c
+	c.Flattened.Cpu.CpuShares += max(mainCPU, prestartCPU)
+	c.Flattened.Memory.MemoryMB += max(mainMem, prestartMem)
 }
 
 // ComparableResources is a flattened resource vector used for fit checks.
@@ -324,13 +365,22 @@ func (c *ComparableResources) Subtract(o *ComparableResources) {
 
 // Superset reports whether c (a capacity) covers o (a demand). When it does
 // not, the first exhausted dimension is returned, in the fixed order cpu,
-// cores, memory, disk, so the same overcommit is always explained the same way.
+// cores, memory, disk, so the same overcommit is always explained the same
+// way. Cores are exhausted when the demand reserves a core twice or one
+// the capacity does not offer.
 func (c *ComparableResources) Superset(o *ComparableResources) (bool, string) {
 	if c.Flattened.Cpu.CpuShares < o.Flattened.Cpu.CpuShares {
 		return false, DimensionCPU
 	}
-	if dup := duplicateCore(o.Flattened.Cpu.ReservedCores); dup {
-		return false, DimensionCores
+	if cores := o.Flattened.Cpu.ReservedCores; len(cores) > 0 {
+		if duplicateCore(cores) {
+			return false, DimensionCores
+		}
+		for _, core := range cores {
+			if !slices.Contains(c.Flattened.Cpu.ReservedCores, core) {
+				return false, DimensionCores
+			}
+		}
 	}
 	if c.Flattened.Memory.MemoryMB < o.Flattened.Memory.MemoryMB {
 		return false, DimensionMemory

@@ -16,7 +16,8 @@ type JobRegisterRequest struct {
 	PolicyOverride bool
 	EvalPriority   int
 	Eval           *Evaluation
-	// Deployment, when set by the server, cancels a superseded deployment.
+	// DeploymentUpdates, set by the server, cancel a deployment the new
+	// version supersedes, in the same Raft entry.
 	DeploymentUpdates []*DeploymentStatusUpdate
 	WriteRequest
 }

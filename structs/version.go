@@ -15,10 +15,21 @@ func ParseVersionConstraint(rtarget string) (version.Constraints, error) {
 	return version.NewConstraint(rtarget)
 }
 
+// strictSemver is the Semantic Versioning 2.0 syntax: exactly three
+// numeric parts without leading zeros, then an optional pre-release and
+// build. The library's own "semver" parser also accepts "1.2" and
+// "1.2.3.4", which the semver operator must not.
+var strictSemver = regexp.MustCompile(`^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)` +
+	`(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$`)
+
 // ParseVersion parses a node attribute as a version. For `semver`
-// constraints only strict semantic versions are accepted.
-func ParseVersion(v string, strictSemver bool) (*version.Version, error) {
-	if strictSemver {
+// constraints only strict semantic versions (1.2.3, 1.2.3-beta.1) are
+// accepted; `version` constraints take anything version-like (1.2, v1.2.3).
+func ParseVersion(v string, strict bool) (*version.Version, error) {
+	if strict {
+		if !strictSemver.MatchString(v) {
+			return nil, fmt.Errorf("%q is not a semantic version (major.minor.patch)", v)
+		}
 		return version.NewSemver(v)
 	}
 	return version.NewVersion(v)
@@ -28,12 +39,12 @@ func ParseVersion(v string, strictSemver bool) (*version.Version, error) {
 // semver operators. A prerelease on either side only matches when the
 // constraint itself names a prerelease, which is how both operators behave
 // in Nomad.
-func CheckVersionConstraint(lhs, rhs string, strictSemver bool) (bool, error) {
-	v, err := ParseVersion(lhs, strictSemver)
+func CheckVersionConstraint(lhs, rhs string, strict bool) (bool, error) {
+	v, err := ParseVersion(lhs, strict)
 	if err != nil {
 		return false, fmt.Errorf("parsing version %q: %w", lhs, err)
 	}
-	cs, err := cachedVersionConstraint(rhs, strictSemver)
+	cs, err := cachedVersionConstraint(rhs, strict)
 	if err != nil {
 		return false, err
 	}

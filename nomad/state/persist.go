@@ -1,0 +1,213 @@
+package state
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+
+	"github.com/hashicorp/go-memdb"
+	"github.com/hashicorp/go-msgpack/v2/codec"
+
+	"github.com/opennomad/nomad/structs"
+)
+
+// SnapshotType is the first byte of each record of a persisted store,
+// naming the kind of object the msgpack body holds. The numbers are part
+// of the on-disk format of Raft snapshots and follow Nomad's: never
+// renumber or reuse one. Numbers not listed belong to objects this server
+// does not store.
+type SnapshotType byte
+
+// Record types, numbered as in Nomad.
+const (
+	NodeSnapshot            SnapshotType = 0
+	JobSnapshot             SnapshotType = 1
+	IndexSnapshot           SnapshotType = 2
+	EvalSnapshot            SnapshotType = 3
+	AllocSnapshot           SnapshotType = 4
+	JobSummarySnapshot      SnapshotType = 7
+	JobVersionSnapshot      SnapshotType = 9
+	DeploymentSnapshot      SnapshotType = 10
+	SchedulerConfigSnapshot SnapshotType = 13
+	ClusterMetadataSnapshot SnapshotType = 14
+)
+
+// SnapshotHeader opens a persisted store. It is empty today; fields may
+// be added, which older readers ignore.
+type SnapshotHeader struct{}
+
+// persistOrder lists the tables in the order they are written. Job
+// versions come before allocs so that a restore can point each alloc at
+// the version object it already holds instead of keeping its own copy.
+var persistOrder = []struct {
+	table string
+	typ   SnapshotType
+}{
+	{TableIndex, IndexSnapshot},
+	{TableNodes, NodeSnapshot},
+	{TableJobs, JobSnapshot},
+	{TableJobVersion, JobVersionSnapshot},
+	{TableJobSummary, JobSummarySnapshot},
+	{TableEvals, EvalSnapshot},
+	{TableAllocs, AllocSnapshot},
+	{TableDeployment, DeploymentSnapshot},
+	{TableSchedulerConfig, SchedulerConfigSnapshot},
+	{TableClusterMeta, ClusterMetadataSnapshot},
+}
+
+// Persist writes the whole snapshot to w: a msgpack SnapshotHeader, then
+// one record per object, each a SnapshotType byte followed by the msgpack
+// object (structs.MsgpackHandle). Raft calls it on its own goroutine
+// while the FSM keeps applying; the snapshot does not change meanwhile.
+func (s *StateSnapshot) Persist(w io.Writer) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	enc := codec.NewEncoder(bw, structs.MsgpackHandle)
+	if err := enc.Encode(&SnapshotHeader{}); err != nil {
+		return fmt.Errorf("writing snapshot header: %w", err)
+	}
+	txn := s.db.Txn(false)
+	for _, p := range persistOrder {
+		it, err := txn.Get(p.table, indexID)
+		if err != nil {
+			return fmt.Errorf("reading table %q: %w", p.table, err)
+		}
+		for raw := it.Next(); raw != nil; raw = it.Next() {
+			// The encoder flushes into bw after every value, so the type
+			// byte written beside it lands in order.
+			if err := bw.WriteByte(byte(p.typ)); err != nil {
+				return fmt.Errorf("writing %q record: %w", p.table, err)
+			}
+			if err := enc.Encode(raw); err != nil {
+				return fmt.Errorf("writing %q record: %w", p.table, err)
+			}
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("writing snapshot: %w", err)
+	}
+	return nil
+}
+
+// Restore builds a new store from what Persist wrote. The FSM swaps it in
+// for the old store and then abandons the old one, which wakes everything
+// blocked on it. Unknown record types are an error: a snapshot from a
+// newer server must not be half-read.
+func Restore(r io.Reader, config *Config) (*StateStore, error) {
+	s, err := NewStateStore(config)
+	if err != nil {
+		return nil, err
+	}
+	// The decoder reads through one buffered reader; the type bytes go
+	// through the decoder too (a byte below 0x80 is a msgpack positive
+	// fixint of the same value), so nothing reads around it.
+	dec := codec.NewDecoder(bufio.NewReaderSize(r, 64<<10), structs.MsgpackHandle)
+	var header SnapshotHeader
+	if err := dec.Decode(&header); err != nil {
+		return nil, fmt.Errorf("reading snapshot header: %w", err)
+	}
+
+	txn := s.db.Txn(true)
+	defer txn.Abort()
+	rs := &restorer{txn: txn, jobs: make(map[jobVersionKey][]*structs.Job)}
+	for n := 0; ; n++ {
+		var typ uint8
+		if err := dec.Decode(&typ); err != nil {
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			return nil, fmt.Errorf("reading type of snapshot record %d: %w", n, err)
+		}
+		if err := rs.restore(dec, SnapshotType(typ)); err != nil {
+			return nil, fmt.Errorf("snapshot record %d: %w", n, err)
+		}
+	}
+	txn.Commit()
+	return s, nil
+}
+
+type jobVersionKey struct {
+	namespace, id string
+	version       uint64
+	modifyIndex   uint64
+}
+
+func versionKey(j *structs.Job) jobVersionKey {
+	return jobVersionKey{j.Namespace, j.ID, j.Version, j.JobModifyIndex}
+}
+
+// restorer inserts decoded records into a fresh store.
+type restorer struct {
+	txn *memdb.Txn
+	// jobs holds the distinct decoded objects seen per job version (the
+	// jobs table's, the versions table's, the ones allocs carried), so
+	// that the thousands of allocs of a job share one object as they did
+	// before the snapshot, instead of each keeping a private copy.
+	jobs map[jobVersionKey][]*structs.Job
+}
+
+// maxSharedVariants bounds the objects remembered per job version; they
+// differ only in server-maintained fields such as Status.
+const maxSharedVariants = 4
+
+// share returns an already restored object equal to j, or remembers j.
+func (rs *restorer) share(j *structs.Job) *structs.Job {
+	k := versionKey(j)
+	seen := rs.jobs[k]
+	for _, c := range seen {
+		if reflect.DeepEqual(c, j) {
+			return c
+		}
+	}
+	if len(seen) < maxSharedVariants {
+		rs.jobs[k] = append(seen, j)
+	}
+	return j
+}
+
+func (rs *restorer) restore(dec *codec.Decoder, typ SnapshotType) error {
+	var (
+		table string
+		obj   interface{}
+	)
+	switch typ {
+	case IndexSnapshot:
+		table, obj = TableIndex, new(IndexEntry)
+	case NodeSnapshot:
+		table, obj = TableNodes, new(structs.Node)
+	case JobSnapshot:
+		table, obj = TableJobs, new(structs.Job)
+	case JobVersionSnapshot:
+		table, obj = TableJobVersion, new(structs.Job)
+	case JobSummarySnapshot:
+		table, obj = TableJobSummary, new(structs.JobSummary)
+	case EvalSnapshot:
+		table, obj = TableEvals, new(structs.Evaluation)
+	case AllocSnapshot:
+		table, obj = TableAllocs, new(structs.Allocation)
+	case DeploymentSnapshot:
+		table, obj = TableDeployment, new(structs.Deployment)
+	case SchedulerConfigSnapshot:
+		table, obj = TableSchedulerConfig, new(structs.SchedulerConfiguration)
+	case ClusterMetadataSnapshot:
+		table, obj = TableClusterMeta, new(structs.ClusterMetadata)
+	default:
+		return fmt.Errorf("unknown snapshot record type %d", typ)
+	}
+	if err := dec.Decode(obj); err != nil {
+		return fmt.Errorf("decoding %q record: %w", table, err)
+	}
+	switch o := obj.(type) {
+	case *structs.Job:
+		rs.share(o)
+	case *structs.Allocation:
+		if o.Job != nil {
+			o.Job = rs.share(o.Job)
+		}
+	}
+	if err := rs.txn.Insert(table, obj); err != nil {
+		return fmt.Errorf("restoring %q record: %w", table, err)
+	}
+	return nil
+}

@@ -1,0 +1,217 @@
+package state
+
+import (
+	"bytes"
+	"fmt"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-msgpack/v2/codec"
+	"github.com/shoenig/test/must"
+
+	"github.com/opennomad/nomad/structs"
+)
+
+// populatedStore fills a store with every kind of object: nodes, jobs
+// with several versions, summaries, evals, deployments, allocations
+// (with client state), configuration and cluster metadata.
+func populatedStore(t testing.TB, numAllocs int) *StateStore {
+	t.Helper()
+	s := testStore(t)
+	index := uint64(1)
+	next := func() uint64 { index++; return index }
+
+	var nodes []*structs.Node
+	for i := 0; i < 200; i++ {
+		n := mockNode()
+		n.Name = fmt.Sprintf("node-%d", i)
+		must.NoError(t, s.UpsertNode(next(), n))
+		nodes = append(nodes, n)
+	}
+	drain := &structs.DrainStrategy{DrainSpec: structs.DrainSpec{Deadline: time.Hour},
+		ForceDeadline: time.Unix(1_700_003_600, 0).UTC(), StartedAt: time.Unix(1_700_000_000, 0).UTC()}
+	must.NoError(t, s.UpdateNodeDrain(next(), nodes[0].ID, drain, false, 1_700_000_000, nil, map[string]string{"why": "test"}))
+
+	var jobs []*structs.Job
+	for i := 0; i < 50; i++ {
+		j := mockJob()
+		j.ID = fmt.Sprintf("job-%03d", i)
+		if i%10 == 0 {
+			j.Namespace = "prod"
+		}
+		must.NoError(t, s.UpsertJob(next(), j))
+		v2 := mockJob()
+		v2.ID, v2.Namespace = j.ID, j.Namespace
+		v2.Meta = map[string]string{"rev": "2"}
+		must.NoError(t, s.UpsertJob(next(), v2))
+		stored, err := s.JobByID(nil, j.Namespace, j.ID)
+		must.NoError(t, err)
+		jobs = append(jobs, stored)
+
+		ev := mockEval(stored)
+		ev.Status = structs.EvalStatusComplete
+		ev.QueuedAllocations = map[string]int{"web": 0}
+		ev.FailedTGAllocs = map[string]*structs.AllocMetric{"web": {NodesEvaluated: 3,
+			DimensionExhausted: map[string]int{"cpu": 3}}}
+		blocked := mockEval(stored)
+		blocked.Status = structs.EvalStatusBlocked
+		blocked.WaitUntil = time.Unix(1_700_000_500, 0).UTC()
+		must.NoError(t, s.UpsertEvals(next(), []*structs.Evaluation{ev, blocked}))
+
+		d := mockDeployment(stored)
+		d.TaskGroups["web"].RequireProgressBy = time.Unix(1_700_000_900, 0).UTC()
+		must.NoError(t, s.UpsertDeployment(next(), d))
+	}
+
+	healthy := true
+	batch := make([]*structs.Allocation, 0, 1000)
+	flush := func() {
+		must.NoError(t, s.UpsertAllocs(next(), batch))
+		var updates []*structs.Allocation
+		for _, a := range batch {
+			updates = append(updates, &structs.Allocation{
+				ID: a.ID, ClientStatus: structs.AllocClientStatusRunning, ModifyTime: 1_700_000_001_000_000_000,
+				TaskStates: map[string]*structs.TaskState{"server": {
+					State: structs.TaskStateRunning, StartedAt: time.Unix(1_700_000_001, 0).UTC(),
+					Events: []*structs.TaskEvent{{Type: structs.TaskStarted, Time: 1_700_000_001_000_000_000,
+						Details: map[string]string{"message": "started"}}},
+				}},
+				DeploymentStatus: &structs.AllocDeploymentStatus{Healthy: &healthy, Timestamp: time.Unix(1_700_000_002, 0).UTC()},
+			})
+		}
+		must.NoError(t, s.UpdateAllocsFromClient(next(), updates))
+		batch = batch[:0]
+	}
+	for i := 0; i < numAllocs; i++ {
+		j := jobs[i%len(jobs)]
+		a := mockAlloc(j, nodes[i%len(nodes)])
+		a.Name = structs.AllocName(j.ID, "web", i)
+		a.Metrics = &structs.AllocMetric{NodesEvaluated: 10, NodesAvailable: map[string]int{"dc1": 200}}
+		if i%3 == 0 {
+			a.RescheduleTracker = &structs.RescheduleTracker{Events: []*structs.RescheduleEvent{{
+				RescheduleTime: 1_700_000_000_000_000_000, PrevAllocID: "prev", PrevNodeID: "node", Delay: 30 * time.Second}}}
+		}
+		batch = append(batch, a)
+		if len(batch) == cap(batch) {
+			flush()
+		}
+	}
+	if len(batch) > 0 {
+		flush()
+	}
+
+	must.NoError(t, s.SchedulerSetConfig(next(), &structs.SchedulerConfiguration{
+		SchedulerAlgorithm: structs.SchedulerAlgorithmSpread, PauseEvalBroker: true,
+		PreemptionConfig: structs.PreemptionConfig{SystemSchedulerEnabled: true}}))
+	must.NoError(t, s.ClusterSetMetadata(next(), &structs.ClusterMetadata{ClusterID: "cluster-1", CreateTime: 12345}))
+	return s
+}
+
+// mustEqualStores compares every table of two stores, object by object.
+func mustEqualStores(t *testing.T, want, got *StateStore) {
+	t.Helper()
+	wantIdx, err := want.Indexes()
+	must.NoError(t, err)
+	gotIdx, err := got.Indexes()
+	must.NoError(t, err)
+	must.Eq(t, wantIdx, gotIdx)
+
+	wt, gt := want.db.Txn(false), got.db.Txn(false)
+	for _, p := range persistOrder {
+		wi, err := wt.Get(p.table, indexID)
+		must.NoError(t, err)
+		gi, err := gt.Get(p.table, indexID)
+		must.NoError(t, err)
+		n := 0
+		for w := wi.Next(); w != nil; w = wi.Next() {
+			g := gi.Next()
+			must.NotNil(t, g, must.Sprintf("table %s: restored store has fewer rows", p.table))
+			// DeepEqual first: go-cmp is slow on 10k allocs, and only
+			// needed to explain a difference.
+			if !reflect.DeepEqual(w, g) {
+				must.Eq(t, w, g, must.Sprintf("table %s row %d", p.table, n))
+			}
+			n++
+		}
+		must.Nil(t, gi.Next(), must.Sprintf("table %s: restored store has more rows", p.table))
+	}
+}
+
+func TestPersistRestore_RoundTrip(t *testing.T) {
+	s := populatedStore(t, 10_000)
+	var buf bytes.Buffer
+	must.NoError(t, s.Snapshot().Persist(&buf))
+
+	restored, err := Restore(&buf, nil)
+	must.NoError(t, err)
+	mustEqualStores(t, s, restored)
+
+	allocs, err := restored.Allocs(nil, "*")
+	must.NoError(t, err)
+	must.Len(t, 10_000, allocs)
+
+	// Allocations of one job version share one job object again.
+	byJob, err := restored.AllocsByJob(nil, "default", "job-001", false)
+	must.NoError(t, err)
+	must.Greater(t, 1, len(byJob))
+	for _, a := range byJob[1:] {
+		must.True(t, a.Job == byJob[0].Job, must.Sprint("alloc jobs are shared after restore"))
+	}
+
+	// The restored store is live: indexes, lookups and writes work.
+	latest, _ := restored.LatestIndex()
+	want, _ := s.LatestIndex()
+	must.Eq(t, want, latest)
+	n, _ := restored.Nodes(nil)
+	byNode, err := restored.AllocsByNodeTerminal(nil, n[0].ID, false)
+	must.NoError(t, err)
+	must.Len(t, 50, byNode)
+	must.NoError(t, restored.UpsertNode(latest+1, mockNode()))
+}
+
+func TestPersistRestore_Empty(t *testing.T) {
+	var buf bytes.Buffer
+	must.NoError(t, testStore(t).Snapshot().Persist(&buf))
+	restored, err := Restore(&buf, nil)
+	must.NoError(t, err)
+	latest, _ := restored.LatestIndex()
+	must.Eq(t, 0, latest)
+}
+
+func TestRestore_Errors(t *testing.T) {
+	header := func() *bytes.Buffer {
+		var b bytes.Buffer
+		must.NoError(t, codec.NewEncoder(&b, structs.MsgpackHandle).Encode(&SnapshotHeader{}))
+		return &b
+	}
+
+	unknown := header()
+	unknown.WriteByte(99)
+	must.NoError(t, codec.NewEncoder(unknown, structs.MsgpackHandle).Encode(map[string]string{}))
+
+	var full bytes.Buffer
+	must.NoError(t, populatedStore(t, 10).Snapshot().Persist(&full))
+	truncated := bytes.NewBuffer(full.Bytes()[:full.Len()-7])
+
+	badType := header()
+	badType.WriteByte(byte(NodeSnapshot))
+	must.NoError(t, codec.NewEncoder(badType, structs.MsgpackHandle).Encode("not a node"))
+
+	cases := []struct {
+		name string
+		in   *bytes.Buffer
+		want string
+	}{
+		{"empty stream", &bytes.Buffer{}, "reading snapshot header"},
+		{"unknown record type", unknown, "unknown snapshot record type 99"},
+		{"truncated", truncated, "snapshot record"},
+		{"wrong body", badType, `decoding "nodes" record`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Restore(tc.in, nil)
+			must.ErrorContains(t, err, tc.want)
+		})
+	}
+}

@@ -1,0 +1,255 @@
+package state
+
+import (
+	"fmt"
+
+	"github.com/hashicorp/go-memdb"
+
+	"github.com/opennomad/nomad/structs"
+)
+
+// Table names. The same names key the rows of the index table, so a
+// blocking query on a list asks Index(TableJobs) and so on.
+const (
+	TableIndex           = "index"
+	TableNodes           = "nodes"
+	TableJobs            = "jobs"
+	TableJobVersion      = "job_version"
+	TableJobSummary      = "job_summary"
+	TableEvals           = "evals"
+	TableAllocs          = "allocs"
+	TableDeployment      = "deployment"
+	TableSchedulerConfig = "scheduler_config"
+	TableClusterMeta     = "cluster_meta"
+)
+
+// Index names used by more than one table. There is no namespace index:
+// every namespaced table has a job index led by the namespace, and a
+// prefix scan of it with (namespace, "") lists the namespace.
+const (
+	indexID  = "id"
+	indexJob = "job"
+)
+
+// IndexEntry is a row of the index table: the Raft index of the last
+// write to the table named Key.
+type IndexEntry struct {
+	Key   string
+	Value uint64
+}
+
+// stateSchema is the memdb schema of the whole store.
+func stateSchema() *memdb.DBSchema {
+	tables := []*memdb.TableSchema{
+		indexTableSchema(),
+		nodesTableSchema(),
+		jobsTableSchema(),
+		jobVersionTableSchema(),
+		jobSummaryTableSchema(),
+		evalsTableSchema(),
+		allocsTableSchema(),
+		deploymentTableSchema(),
+		singletonTableSchema[*structs.SchedulerConfiguration](TableSchedulerConfig),
+		singletonTableSchema[*structs.ClusterMetadata](TableClusterMeta),
+	}
+	s := &memdb.DBSchema{Tables: make(map[string]*memdb.TableSchema, len(tables))}
+	for _, t := range tables {
+		if _, dup := s.Tables[t.Name]; dup {
+			panic(fmt.Sprintf("state schema: table %q defined twice", t.Name))
+		}
+		s.Tables[t.Name] = t
+	}
+	return s
+}
+
+func idIndex(idx memdb.Indexer) *memdb.IndexSchema {
+	return &memdb.IndexSchema{Name: indexID, Unique: true, Indexer: idx}
+}
+
+func indexTableSchema() *memdb.TableSchema {
+	return &memdb.TableSchema{
+		Name: TableIndex,
+		Indexes: map[string]*memdb.IndexSchema{
+			indexID: idIndex(strField(func(e *IndexEntry) string { return e.Key })),
+		},
+	}
+}
+
+func nodesTableSchema() *memdb.TableSchema {
+	return &memdb.TableSchema{
+		Name: TableNodes,
+		Indexes: map[string]*memdb.IndexSchema{
+			indexID: idIndex(strField(func(n *structs.Node) string { return n.ID })),
+			"secret_id": {
+				Name:    "secret_id",
+				Unique:  true,
+				Indexer: strField(func(n *structs.Node) string { return n.SecretID }),
+			},
+			"node_pool": {
+				Name:         "node_pool",
+				AllowMissing: true,
+				Indexer:      strField(func(n *structs.Node) string { return n.NodePool }),
+			},
+		},
+	}
+}
+
+// namespacedID indexes (Namespace, ID) pairs; lookups pass both.
+func namespacedID[T any](ns, id func(T) string) *memdb.CompoundIndex {
+	return &memdb.CompoundIndex{Indexes: []memdb.Indexer{strField(ns), strField(id)}}
+}
+
+func jobsTableSchema() *memdb.TableSchema {
+	return &memdb.TableSchema{
+		Name: TableJobs,
+		Indexes: map[string]*memdb.IndexSchema{
+			indexID: idIndex(namespacedID(
+				func(j *structs.Job) string { return j.Namespace },
+				func(j *structs.Job) string { return j.ID })),
+			"type": {
+				Name:         "type",
+				AllowMissing: true,
+				Indexer:      strField(func(j *structs.Job) string { return j.Type }),
+			},
+			// gc lets the garbage collector visit only jobs it may purge.
+			"gc": {
+				Name:    "gc",
+				Indexer: boolField(jobIsGCable),
+			},
+			// periodic lets the periodic dispatcher restore its templates
+			// without scanning every job.
+			"periodic": {
+				Name:    "periodic",
+				Indexer: boolField(func(j *structs.Job) bool { return j.IsPeriodic() }),
+			},
+			"modify_index": {
+				Name:    "modify_index",
+				Indexer: uintField(func(j *structs.Job) uint64 { return j.ModifyIndex }),
+			},
+		},
+	}
+}
+
+// jobIsGCable reports whether the garbage collector may purge the job
+// once it is old enough. Templates (periodic, parameterized) only go when
+// stopped; other jobs must be dead and either stopped or batch-like, since
+// a service or system job is only ever finished by its user.
+func jobIsGCable(j *structs.Job) bool {
+	if j.IsPeriodic() || j.IsParameterized() {
+		return j.Stop
+	}
+	if j.Status != structs.JobStatusDead {
+		return false
+	}
+	return j.Stop || j.Type == structs.JobTypeBatch || j.Type == structs.JobTypeSysBatch
+}
+
+func jobVersionTableSchema() *memdb.TableSchema {
+	return &memdb.TableSchema{
+		Name: TableJobVersion,
+		Indexes: map[string]*memdb.IndexSchema{
+			indexID: idIndex(&memdb.CompoundIndex{Indexes: []memdb.Indexer{
+				strField(func(j *structs.Job) string { return j.Namespace }),
+				strField(func(j *structs.Job) string { return j.ID }),
+				uintField(func(j *structs.Job) uint64 { return j.Version }),
+			}}),
+		},
+	}
+}
+
+func jobSummaryTableSchema() *memdb.TableSchema {
+	return &memdb.TableSchema{
+		Name: TableJobSummary,
+		Indexes: map[string]*memdb.IndexSchema{
+			indexID: idIndex(namespacedID(
+				func(s *structs.JobSummary) string { return s.Namespace },
+				func(s *structs.JobSummary) string { return s.JobID })),
+		},
+	}
+}
+
+func evalsTableSchema() *memdb.TableSchema {
+	return &memdb.TableSchema{
+		Name: TableEvals,
+		Indexes: map[string]*memdb.IndexSchema{
+			indexID: idIndex(strField(func(e *structs.Evaluation) string { return e.ID })),
+			// job is (Namespace, JobID, Status): the blocked eval of a
+			// job, or all its evals, are a prefix scan away.
+			indexJob: {
+				Name: indexJob,
+				Indexer: &memdb.CompoundIndex{Indexes: []memdb.Indexer{
+					strField(func(e *structs.Evaluation) string { return e.Namespace }),
+					strField(func(e *structs.Evaluation) string { return e.JobID }),
+					strField(func(e *structs.Evaluation) string { return e.Status }),
+				}},
+			},
+			// status serves the broker and blocked-evals restore on a
+			// leadership change: only pending and blocked evals matter.
+			"status": {
+				Name:    "status",
+				Indexer: strField(func(e *structs.Evaluation) string { return e.Status }),
+			},
+		},
+	}
+}
+
+func allocsTableSchema() *memdb.TableSchema {
+	return &memdb.TableSchema{
+		Name: TableAllocs,
+		Indexes: map[string]*memdb.IndexSchema{
+			indexID: idIndex(strField(func(a *structs.Allocation) string { return a.ID })),
+			// node is (NodeID, terminal) so the plan applier and the
+			// scheduler read a node's live allocs without touching the
+			// finished ones.
+			"node": {
+				Name: "node",
+				Indexer: &memdb.CompoundIndex{Indexes: []memdb.Indexer{
+					strField(func(a *structs.Allocation) string { return a.NodeID }),
+					boolField(func(a *structs.Allocation) bool { return a.TerminalStatus() }),
+				}},
+			},
+			indexJob: {
+				Name: indexJob,
+				Indexer: namespacedID(
+					func(a *structs.Allocation) string { return a.Namespace },
+					func(a *structs.Allocation) string { return a.JobID }),
+			},
+			"eval": {
+				Name:         "eval",
+				AllowMissing: true,
+				Indexer:      strField(func(a *structs.Allocation) string { return a.EvalID }),
+			},
+			"deployment": {
+				Name:         "deployment",
+				AllowMissing: true,
+				Indexer:      strField(func(a *structs.Allocation) string { return a.DeploymentID }),
+			},
+		},
+	}
+}
+
+func deploymentTableSchema() *memdb.TableSchema {
+	return &memdb.TableSchema{
+		Name: TableDeployment,
+		Indexes: map[string]*memdb.IndexSchema{
+			indexID: idIndex(strField(func(d *structs.Deployment) string { return d.ID })),
+			indexJob: {
+				Name: indexJob,
+				Indexer: namespacedID(
+					func(d *structs.Deployment) string { return d.Namespace },
+					func(d *structs.Deployment) string { return d.JobID }),
+			},
+		},
+	}
+}
+
+// singletonTableSchema is a table holding at most one row of type T,
+// read with First(table, "id").
+func singletonTableSchema[T any](name string) *memdb.TableSchema {
+	return &memdb.TableSchema{
+		Name: name,
+		Indexes: map[string]*memdb.IndexSchema{
+			indexID: idIndex(boolField(func(T) bool { return true })),
+		},
+	}
+}

@@ -1,0 +1,67 @@
+package structs_test
+
+import (
+	"testing"
+
+	"github.com/opennomad/nomad/structs"
+)
+
+// TestMessageTypeNumbers pins every Raft message type to its number. The
+// numbers are written into every Raft log entry and snapshot: changing one
+// makes existing logs decode as the wrong request. If this test fails,
+// restore the number; new types only ever get new numbers.
+func TestMessageTypeNumbers(t *testing.T) {
+	pinned := []struct {
+		typ  structs.MessageType
+		num  uint8
+		name string
+	}{
+		{structs.NodeRegisterRequestType, 0, "NodeRegister"},
+		{structs.NodeDeregisterRequestType, 1, "NodeDeregister"},
+		{structs.NodeUpdateStatusRequestType, 2, "NodeUpdateStatus"},
+		{structs.NodeUpdateDrainRequestType, 3, "NodeUpdateDrain"},
+		{structs.JobRegisterRequestType, 4, "JobRegister"},
+		{structs.JobDeregisterRequestType, 5, "JobDeregister"},
+		{structs.EvalUpdateRequestType, 6, "EvalUpdate"},
+		{structs.EvalDeleteRequestType, 7, "EvalDelete"},
+		{structs.AllocUpdateRequestType, 8, "AllocUpdate"},
+		{structs.AllocClientUpdateRequestType, 9, "AllocClientUpdate"},
+		{structs.ReconcileJobSummariesRequestType, 10, "ReconcileJobSummaries"},
+		{structs.ApplyPlanResultsRequestType, 13, "ApplyPlanResults"},
+		{structs.DeploymentStatusUpdateRequestType, 14, "DeploymentStatusUpdate"},
+		{structs.DeploymentPromoteRequestType, 15, "DeploymentPromote"},
+		{structs.DeploymentAllocHealthRequestType, 16, "DeploymentAllocHealth"},
+		{structs.DeploymentDeleteRequestType, 17, "DeploymentDelete"},
+		{structs.JobStabilityRequestType, 18, "JobStability"},
+		{structs.JobBatchDeregisterRequestType, 26, "JobBatchDeregister"},
+		{structs.AllocUpdateDesiredTransitionRequestType, 27, "AllocUpdateDesiredTransition"},
+		{structs.NodeUpdateEligibilityRequestType, 28, "NodeUpdateEligibility"},
+		{structs.BatchNodeUpdateDrainRequestType, 29, "BatchNodeUpdateDrain"},
+		{structs.SchedulerConfigRequestType, 30, "SchedulerConfig"},
+		{structs.NodeBatchDeregisterRequestType, 31, "NodeBatchDeregister"},
+		{structs.ClusterMetadataRequestType, 32, "ClusterMetadata"},
+	}
+	seen := map[uint8]string{}
+	for _, p := range pinned {
+		if uint8(p.typ) != p.num {
+			t.Errorf("%s is %d, must stay %d", p.name, uint8(p.typ), p.num)
+		}
+		if other, dup := seen[uint8(p.typ)]; dup {
+			t.Errorf("%s and %s share number %d", p.name, other, uint8(p.typ))
+		}
+		seen[uint8(p.typ)] = p.name
+		if got := p.typ.String(); got != p.name {
+			t.Errorf("%d.String() = %q, want %q", p.num, got, p.name)
+		}
+		// The ignore flag keeps the name: old servers log what they skip.
+		if got := (p.typ | structs.IgnoreUnknownTypeFlag).String(); got != p.name {
+			t.Errorf("flagged %d.String() = %q", p.num, got)
+		}
+	}
+	if structs.IgnoreUnknownTypeFlag != 0x80 {
+		t.Errorf("IgnoreUnknownTypeFlag = %#x, must stay 0x80", uint8(structs.IgnoreUnknownTypeFlag))
+	}
+	if got := structs.MessageType(99).String(); got != "MessageType(99)" {
+		t.Errorf("unknown type renders %q", got)
+	}
+}
