@@ -130,18 +130,11 @@ func (a *groupAsk) grant(node *structs.Node, proposed []*structs.Allocation, rng
 	return g, ""
 }
 
-// freeCores lists, in ascending order, the node's reservable cores that
-// neither the operator reserved nor a proposed alloc holds.
+// freeCores lists, in ascending order, the cores of the node that allocs
+// may reserve (Node.Comparable's list, the one the plan applier checks
+// against) and that no proposed alloc holds.
 func freeCores(node *structs.Node, proposed []*structs.Allocation) []uint16 {
-	if node.NodeResources == nil {
-		return nil
-	}
 	taken := map[uint16]bool{}
-	if r := node.ReservedResources; r != nil {
-		for _, c := range r.Cpu.ReservedCpuCores {
-			taken[c] = true
-		}
-	}
 	for _, a := range proposed {
 		if a.AllocatedResources == nil {
 			continue
@@ -153,7 +146,7 @@ func freeCores(node *structs.Node, proposed []*structs.Allocation) []uint16 {
 		}
 	}
 	var free []uint16
-	for _, c := range node.NodeResources.Cpu.ReservableCpuCores {
+	for _, c := range node.Comparable().Flattened.Cpu.ReservedCores {
 		if !taken[c] {
 			free = append(free, c)
 		}

@@ -12,8 +12,9 @@ import (
 
 // W1 (see the benchmark workloads reference): one service eval over N
 // nodes in two datacenters and R racks, with a job constrained to half of
-// the racks, with and without a spread over racks. Only Process is
-// timed; the plan is recorded, not applied.
+// the racks, with and without a spread over racks. The nodes and the job
+// are written to a real state store; only Process is timed, over a
+// snapshot, with the plan recorded, not applied.
 
 var (
 	w1Nodes  = []int{500, 1000, 5000, 10000}
@@ -82,16 +83,16 @@ type w1Cluster struct {
 	job  *structs.Job
 }
 
-func newW1Cluster(nodes, racks, count int, spread bool) *w1Cluster {
-	st := schedtest.NewState()
+func newW1Cluster(tb testing.TB, nodes, racks, count int, spread bool) *w1Cluster {
+	h := NewHarness(tb)
 	ns := make([]*structs.Node, nodes)
 	for i := range ns {
 		ns[i] = w1Node(i, racks)
 	}
-	st.UpsertNode(ns...)
+	h.UpsertNode(ns...)
 	job := w1Job(racks, count, spread)
-	st.UpsertJob(job)
-	return &w1Cluster{snap: st.Snapshot(), job: job}
+	h.UpsertJob(job)
+	return &w1Cluster{snap: h.Snapshot(), job: job}
 }
 
 // w1Result is what one W1 pass placed.
@@ -139,7 +140,7 @@ func BenchmarkW1(b *testing.B) {
 					yn := map[bool]string{true: "yes", false: "no"}[spread]
 					name := fmt.Sprintf("nodes=%d/racks=%d/count=%d/spread=%s", nodes, racks, count, yn)
 					b.Run(name, func(b *testing.B) {
-						c := newW1Cluster(nodes, racks, count, spread)
+						c := newW1Cluster(b, nodes, racks, count, spread)
 						planner := &recordingPlanner{}
 						var res w1Result
 						// Building the cluster leaves garbage; collect it
@@ -186,7 +187,7 @@ func TestW1Placement(t *testing.T) {
 				for _, spread := range []bool{false, true} {
 					name := fmt.Sprintf("nodes=%d/racks=%d/count=%d/spread=%v", nodes, racks, count, spread)
 					t.Run(name, func(t *testing.T) {
-						c := newW1Cluster(nodes, racks, count, spread)
+						c := newW1Cluster(t, nodes, racks, count, spread)
 						res, err := runW1(c, racks, &recordingPlanner{})
 						if err != nil {
 							t.Fatal(err)

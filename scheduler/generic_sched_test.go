@@ -15,7 +15,7 @@ func addNodes(h *Harness, n int) []*structs.Node {
 	for range n {
 		nodes = append(nodes, schedtest.Node())
 	}
-	h.State.UpsertNode(nodes...)
+	h.UpsertNode(nodes...)
 	return nodes
 }
 
@@ -23,7 +23,7 @@ func TestServiceRegisterPlacesAll(t *testing.T) {
 	h := NewHarness(t)
 	addNodes(h, 10)
 	job := schedtest.Job()
-	h.State.UpsertJob(job)
+	h.UpsertJob(job)
 	eval := schedtest.Eval(job, structs.EvalTriggerJobRegister)
 	eval.AnnotatePlan = true
 	if err := h.Process(eval); err != nil {
@@ -65,11 +65,11 @@ func TestServiceDeterministicPlacement(t *testing.T) {
 	run := func() []string {
 		h := NewHarness(t)
 		for i := range 20 {
-			h.State.UpsertNode(schedtest.MakeNode().ID(schedtest.IDFor(uint64(1000 + i))).Obj())
+			h.UpsertNode(schedtest.MakeNode().ID(schedtest.IDFor(uint64(1000 + i))).Obj())
 		}
 		job := schedtest.Job()
 		job.ID = "same"
-		h.State.UpsertJob(job)
+		h.UpsertJob(job)
 		eval := schedtest.Eval(job, structs.EvalTriggerJobRegister)
 		eval.ID = "same-eval"
 		if err := h.Process(eval); err != nil {
@@ -93,12 +93,12 @@ func TestServiceCapacityExhaustedBlocks(t *testing.T) {
 	h := NewHarness(t)
 	// Two nodes with room for two allocs each (1500 MHz of 4000).
 	for range 2 {
-		h.State.UpsertNode(schedtest.MakeNode().Class("c1").Obj())
+		h.UpsertNode(schedtest.MakeNode().Class("c1").Obj())
 	}
 	job := schedtest.Job()
 	job.TaskGroups[0].Count = 7
 	job.TaskGroups[0].Tasks[0].Resources.CPU = 1500
-	h.State.UpsertJob(job)
+	h.UpsertJob(job)
 	if err := h.Process(schedtest.Eval(job, structs.EvalTriggerJobRegister)); err != nil {
 		t.Fatal(err)
 	}
@@ -126,8 +126,7 @@ func TestServiceCapacityExhaustedBlocks(t *testing.T) {
 		b.StatusDescription != structs.EvalDescBlocked || e.BlockedEval != b.ID || b.PreviousEval != e.ID {
 		t.Fatalf("blocked eval %+v", b)
 	}
-	node := h.State.Snapshot().Allocs()[0].NodeID
-	n, _ := h.State.Snapshot().NodeByID(node)
+	n, _ := h.Snapshot().NodeByID(h.allocs(job)[0].NodeID)
 	if len(b.ClassEligibility) != 1 || !b.ClassEligibility[n.ComputedClass] || b.EscapedComputedClass {
 		t.Fatalf("class eligibility %v escaped %v", b.ClassEligibility, b.EscapedComputedClass)
 	}
@@ -139,10 +138,10 @@ func TestServiceCapacityExhaustedBlocks(t *testing.T) {
 func TestServiceInfeasibleClassIneligible(t *testing.T) {
 	h := NewHarness(t)
 	n := schedtest.MakeNode().Attr("kernel.name", "darwin").Obj()
-	h.State.UpsertNode(n)
+	h.UpsertNode(n)
 	job := schedtest.Job()
 	job.Constraints = []*structs.Constraint{{LTarget: "${attr.kernel.name}", RTarget: "linux", Operand: "="}}
-	h.State.UpsertJob(job)
+	h.UpsertJob(job)
 	if err := h.Process(schedtest.Eval(job, structs.EvalTriggerJobRegister)); err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +160,7 @@ func TestServiceEscapedConstraint(t *testing.T) {
 	addNodes(h, 2)
 	job := schedtest.Job()
 	job.Constraints = []*structs.Constraint{{LTarget: "${node.unique.name}", RTarget: "nope", Operand: "="}}
-	h.State.UpsertJob(job)
+	h.UpsertJob(job)
 	if err := h.Process(schedtest.Eval(job, structs.EvalTriggerJobRegister)); err != nil {
 		t.Fatal(err)
 	}
@@ -173,10 +172,10 @@ func TestServiceEscapedConstraint(t *testing.T) {
 
 func TestBlockedEvalReblocks(t *testing.T) {
 	h := NewHarness(t)
-	h.State.UpsertNode(schedtest.MakeNode().CPU(1000).Obj())
+	h.UpsertNode(schedtest.MakeNode().CPU(1000).Obj())
 	job := schedtest.Job()
 	job.TaskGroups[0].Count = 3
-	h.State.UpsertJob(job)
+	h.UpsertJob(job)
 	eval := schedtest.Eval(job, structs.EvalTriggerQueuedAllocs)
 	eval.Status = structs.EvalStatusBlocked
 	if err := h.Process(eval); err != nil {
@@ -195,11 +194,11 @@ func TestServiceStopJob(t *testing.T) {
 	nodes := addNodes(h, 2)
 	job := schedtest.Job()
 	job.TaskGroups[0].Count = 2
-	h.State.UpsertJob(job)
-	h.State.UpsertAllocs(schedtest.Alloc(job, nodes[0], 0), schedtest.Alloc(job, nodes[1], 1))
+	h.UpsertJob(job)
+	h.UpsertAllocs(schedtest.Alloc(job, nodes[0], 0), schedtest.Alloc(job, nodes[1], 1))
 	stopped := job.Copy()
 	stopped.Stop = true
-	h.State.UpsertJob(stopped)
+	h.UpsertJob(stopped)
 	if err := h.Process(schedtest.Eval(stopped, structs.EvalTriggerJobDeregister)); err != nil {
 		t.Fatal(err)
 	}
@@ -215,9 +214,9 @@ func TestServicePurgedJob(t *testing.T) {
 	h := NewHarness(t)
 	nodes := addNodes(h, 1)
 	job := schedtest.Job()
-	h.State.UpsertJob(job)
-	h.State.UpsertAllocs(schedtest.Alloc(job, nodes[0], 0))
-	h.State.DeleteJob(job.Namespace, job.ID)
+	h.UpsertJob(job)
+	h.UpsertAllocs(schedtest.Alloc(job, nodes[0], 0))
+	h.DeleteJob(job.Namespace, job.ID)
 	if err := h.Process(schedtest.Eval(job, structs.EvalTriggerJobDeregister)); err != nil {
 		t.Fatal(err)
 	}
@@ -231,17 +230,15 @@ func TestServiceNodeDownReplacesLost(t *testing.T) {
 	nodes := addNodes(h, 3)
 	job := schedtest.Job()
 	job.TaskGroups[0].Count = 2
-	h.State.UpsertJob(job)
+	h.UpsertJob(job)
 	lost := schedtest.Alloc(job, nodes[0], 0)
-	h.State.UpsertAllocs(lost, schedtest.Alloc(job, nodes[1], 1))
-	down := nodes[0].Copy()
-	down.Status = structs.NodeStatusDown
-	h.State.UpsertNode(down)
+	h.UpsertAllocs(lost, schedtest.Alloc(job, nodes[1], 1))
+	h.SetNodeStatus(nodes[0].ID, structs.NodeStatusDown)
 	eval := schedtest.Eval(job, structs.EvalTriggerNodeUpdate)
 	if err := h.Process(eval); err != nil {
 		t.Fatal(err)
 	}
-	snap := h.State.Snapshot()
+	snap := h.Snapshot()
 	old, _ := snap.AllocByID(lost.ID)
 	if old.ClientStatus != structs.AllocClientStatusLost || old.DesiredDescription != structs.AllocLost {
 		t.Fatalf("lost alloc %s %q", old.ClientStatus, old.DesiredDescription)
@@ -265,15 +262,12 @@ func TestServiceDrainMigrates(t *testing.T) {
 	nodes := addNodes(h, 2)
 	job := schedtest.Job()
 	job.TaskGroups[0].Count = 1
-	h.State.UpsertJob(job)
+	h.UpsertJob(job)
 	a := schedtest.Alloc(job, nodes[0], 0)
 	yes := true
 	a.DesiredTransition.Migrate = &yes
-	h.State.UpsertAllocs(a)
-	draining := nodes[0].Copy()
-	draining.DrainStrategy = &structs.DrainStrategy{}
-	draining.SchedulingEligibility = structs.NodeSchedulingIneligible
-	h.State.UpsertNode(draining)
+	h.UpsertAllocs(a)
+	h.DrainNode(nodes[0].ID)
 	if err := h.Process(schedtest.Eval(job, structs.EvalTriggerNodeDrain)); err != nil {
 		t.Fatal(err)
 	}
@@ -281,7 +275,7 @@ func TestServiceDrainMigrates(t *testing.T) {
 	if len(live) != 1 || live[0].NodeID != nodes[1].ID {
 		t.Fatalf("not migrated: %+v", live)
 	}
-	old, _ := h.State.Snapshot().AllocByID(a.ID)
+	old, _ := h.Snapshot().AllocByID(a.ID)
 	if old.DesiredDescription != structs.AllocMigrating {
 		t.Fatalf("stop desc %q", old.DesiredDescription)
 	}
@@ -293,20 +287,15 @@ func TestServiceRollingUpdate(t *testing.T) {
 	job := schedtest.Job()
 	job.TaskGroups[0].Count = 4
 	job.TaskGroups[0].Update = &structs.UpdateStrategy{MaxParallel: 2}
-	h.State.UpsertJob(job)
+	h.UpsertJob(job)
 	var allocs []*structs.Allocation
 	for i, n := range nodes {
 		allocs = append(allocs, schedtest.Alloc(job, n, i))
 	}
-	h.State.UpsertAllocs(allocs...)
-	snapJob, _ := h.State.Snapshot().JobByID(job.Namespace, job.ID)
-	for _, a := range allocs {
-		a.Job = snapJob
-	}
-	h.State.UpsertAllocs(allocs...)
-	update := snapJob.Copy()
+	h.UpsertAllocs(allocs...)
+	update := job.Copy()
 	update.TaskGroups[0].Tasks[0].Config["command"] = "/bin/new"
-	h.State.UpsertJob(update)
+	h.UpsertJob(update)
 	eval := schedtest.Eval(update, structs.EvalTriggerJobRegister)
 	eval.AnnotatePlan = true
 	if err := h.Process(eval); err != nil {
@@ -342,12 +331,11 @@ func TestServiceInPlaceUpdate(t *testing.T) {
 	nodes := addNodes(h, 2)
 	job := schedtest.Job()
 	job.TaskGroups[0].Count = 2
-	h.State.UpsertJob(job)
-	snapJob, _ := h.State.Snapshot().JobByID(job.Namespace, job.ID)
-	h.State.UpsertAllocs(schedtest.Alloc(snapJob, nodes[0], 0), schedtest.Alloc(snapJob, nodes[1], 1))
-	update := snapJob.Copy()
+	h.UpsertJob(job)
+	h.UpsertAllocs(schedtest.Alloc(job, nodes[0], 0), schedtest.Alloc(job, nodes[1], 1))
+	update := job.Copy()
 	update.Priority = 70 // scheduling-only change
-	h.State.UpsertJob(update)
+	h.UpsertJob(update)
 	if err := h.Process(schedtest.Eval(update, structs.EvalTriggerJobRegister)); err != nil {
 		t.Fatal(err)
 	}
@@ -355,7 +343,7 @@ func TestServiceInPlaceUpdate(t *testing.T) {
 	if len(plan.NodeUpdate) != 0 {
 		t.Fatal("in-place update must not stop allocs")
 	}
-	newJob, _ := h.State.Snapshot().JobByID(job.Namespace, job.ID)
+	newJob, _ := h.Snapshot().JobByID(job.Namespace, job.ID)
 	for _, a := range h.liveAllocs(job) {
 		if a.Job.Version != newJob.Version {
 			t.Fatalf("alloc still at version %d", a.Job.Version)
@@ -368,7 +356,7 @@ func TestServiceRetriesPartialCommit(t *testing.T) {
 	addNodes(h, 4)
 	job := schedtest.Job()
 	job.TaskGroups[0].Count = 4
-	h.State.UpsertJob(job)
+	h.UpsertJob(job)
 	// The applier rejects one node of the first plan, as when another
 	// scheduler raced for it.
 	h.Reject = func(n int, plan *structs.Plan) []string {
@@ -398,7 +386,7 @@ func TestServiceMaxPlanAttempts(t *testing.T) {
 	addNodes(h, 1)
 	job := schedtest.Job()
 	job.TaskGroups[0].Count = 1
-	h.State.UpsertJob(job)
+	h.UpsertJob(job)
 	h.Reject = func(_ int, plan *structs.Plan) []string { return plan.NodeIDs() }
 	if err := h.Process(schedtest.Eval(job, structs.EvalTriggerJobRegister)); err != nil {
 		t.Fatal(err)
@@ -424,7 +412,7 @@ func TestBatchMaxPlanAttempts(t *testing.T) {
 	addNodes(h, 1)
 	job := schedtest.BatchJob()
 	job.TaskGroups[0].Count = 1
-	h.State.UpsertJob(job)
+	h.UpsertJob(job)
 	h.Reject = func(_ int, plan *structs.Plan) []string { return plan.NodeIDs() }
 	if err := h.Process(schedtest.Eval(job, structs.EvalTriggerJobRegister)); err != nil {
 		t.Fatal(err)
@@ -437,7 +425,7 @@ func TestBatchMaxPlanAttempts(t *testing.T) {
 func TestServiceUnknownTrigger(t *testing.T) {
 	h := NewHarness(t)
 	job := schedtest.Job()
-	h.State.UpsertJob(job)
+	h.UpsertJob(job)
 	if err := h.Process(schedtest.Eval(job, "bogus")); err != nil {
 		t.Fatal(err)
 	}
@@ -454,9 +442,9 @@ func TestServiceReschedulesFailedAlloc(t *testing.T) {
 	job.TaskGroups[0].Count = 1
 	job.TaskGroups[0].ReschedulePolicy = &structs.ReschedulePolicy{Delay: 5 * time.Second,
 		DelayFunction: structs.RescheduleDelayExponential, MaxDelay: time.Hour, Unlimited: true}
-	h.State.UpsertJob(job)
+	h.UpsertJob(job)
 	failed := schedtest.Failed(schedtest.Alloc(job, nodes[0], 0), h.Now.Add(-time.Minute))
-	h.State.UpsertAllocs(failed)
+	h.UpsertAllocs(failed)
 	if err := h.Process(schedtest.Eval(job, structs.EvalTriggerRetryFailedAlloc)); err != nil {
 		t.Fatal(err)
 	}
@@ -490,9 +478,9 @@ func TestServiceDelayedRescheduleCreatesFollowup(t *testing.T) {
 	job.TaskGroups[0].Count = 1
 	job.TaskGroups[0].ReschedulePolicy = &structs.ReschedulePolicy{Delay: 30 * time.Second,
 		DelayFunction: structs.RescheduleDelayConstant, Unlimited: true}
-	h.State.UpsertJob(job)
+	h.UpsertJob(job)
 	failed := schedtest.Failed(schedtest.Alloc(job, nodes[0], 0), h.Now.Add(-time.Second))
-	h.State.UpsertAllocs(failed)
+	h.UpsertAllocs(failed)
 	if err := h.Process(schedtest.Eval(job, structs.EvalTriggerRetryFailedAlloc)); err != nil {
 		t.Fatal(err)
 	}
@@ -503,7 +491,7 @@ func TestServiceDelayedRescheduleCreatesFollowup(t *testing.T) {
 	if f.TriggeredBy != structs.EvalTriggerAllocReschedule || !f.WaitUntil.Equal(h.Now.Add(29*time.Second)) {
 		t.Fatalf("follow-up %+v", f)
 	}
-	a, _ := h.State.Snapshot().AllocByID(failed.ID)
+	a, _ := h.Snapshot().AllocByID(failed.ID)
 	if a.FollowupEvalID != f.ID {
 		t.Fatal("failed alloc not linked to its follow-up")
 	}
@@ -521,23 +509,23 @@ func TestServiceDelayedRescheduleCreatesFollowup(t *testing.T) {
 func TestServicePreemption(t *testing.T) {
 	h := NewHarness(t)
 	node := schedtest.MakeNode().CPU(2000).Obj()
-	h.State.UpsertNode(node)
+	h.UpsertNode(node)
 	cfg := structs.DefaultSchedulerConfiguration()
 	cfg.PreemptionConfig.ServiceSchedulerEnabled = true
-	h.State.SetSchedulerConfig(cfg)
+	h.SetSchedulerConfig(cfg)
 
 	low := schedtest.Job()
 	low.Priority = 20
 	low.TaskGroups[0].Tasks[0].Resources.CPU = 800
-	h.State.UpsertJob(low)
+	h.UpsertJob(low)
 	lowAllocs := []*structs.Allocation{schedtest.Alloc(low, node, 0), schedtest.Alloc(low, node, 1)}
-	h.State.UpsertAllocs(lowAllocs...)
+	h.UpsertAllocs(lowAllocs...)
 
 	high := schedtest.Job()
 	high.Priority = 80
 	high.TaskGroups[0].Count = 1
 	high.TaskGroups[0].Tasks[0].Resources.CPU = 1000
-	h.State.UpsertJob(high)
+	h.UpsertJob(high)
 	eval := schedtest.Eval(high, structs.EvalTriggerJobRegister)
 	eval.AnnotatePlan = true
 	if err := h.Process(eval); err != nil {
@@ -562,18 +550,18 @@ func TestServicePreemption(t *testing.T) {
 func TestServiceNoPreemptionOfCloseOrHigherPriority(t *testing.T) {
 	h := NewHarness(t)
 	node := schedtest.MakeNode().CPU(1000).Obj()
-	h.State.UpsertNode(node)
+	h.UpsertNode(node)
 	cfg := structs.DefaultSchedulerConfiguration()
 	cfg.PreemptionConfig.ServiceSchedulerEnabled = true
-	h.State.SetSchedulerConfig(cfg)
+	h.SetSchedulerConfig(cfg)
 	other := schedtest.Job()
 	other.Priority = 45 // only 5 below
 	other.TaskGroups[0].Tasks[0].Resources.CPU = 800
-	h.State.UpsertJob(other)
-	h.State.UpsertAllocs(schedtest.Alloc(other, node, 0))
+	h.UpsertJob(other)
+	h.UpsertAllocs(schedtest.Alloc(other, node, 0))
 	job := schedtest.Job()
 	job.TaskGroups[0].Count = 1
-	h.State.UpsertJob(job)
+	h.UpsertJob(job)
 	if err := h.Process(schedtest.Eval(job, structs.EvalTriggerJobRegister)); err != nil {
 		t.Fatal(err)
 	}

@@ -6,18 +6,19 @@ import (
 	"testing"
 	"time"
 
-	"github.com/opennomad/nomad/scheduler/schedtest"
+	"github.com/opennomad/nomad/nomad/state"
 	"github.com/opennomad/nomad/structs"
 )
 
-// Harness is a Planner for tests: it records every plan and eval update
-// and, unless told otherwise, commits plans to its State the way the plan
-// applier does, re-checking every node's fit. Nodes whose proposed allocs
-// no longer fit are rejected and the scheduler is sent a fresh snapshot,
-// exactly the partial-commit protocol of the real applier.
+// Harness is a Planner for tests over the real state store: it records
+// every plan and eval update and, unless told otherwise, commits plans the
+// way the plan applier does, re-checking every node's fit first. Nodes
+// whose proposed allocs no longer fit are rejected and the scheduler is
+// sent a fresh snapshot: the applier's partial-commit protocol.
 type Harness struct {
 	t     testing.TB
-	State *schedtest.State
+	Store *state.StateStore
+	index uint64
 
 	Plans        []*structs.Plan
 	Results      []*structs.PlanResult
@@ -27,7 +28,7 @@ type Harness struct {
 	Overcommits  []string
 	RejectedRuns int
 
-	// NoApply records plans without committing them (benchmarks).
+	// NoApply records plans without committing them.
 	NoApply bool
 	// Reject, when set, names nodes the applier rejects in the plan of
 	// attempt n (counted from 0), to simulate a racing scheduler.
@@ -36,9 +37,83 @@ type Harness struct {
 	Now time.Time
 }
 
-// NewHarness returns a harness over an empty state.
+// NewHarness returns a harness over an empty store.
 func NewHarness(t testing.TB) *Harness {
-	return &Harness{t: t, State: schedtest.NewState(), Now: testNow}
+	s, err := state.NewStateStore(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Harness{t: t, Store: s, index: 1, Now: testNow}
+}
+
+// write runs fn at the next index and fails the test on error.
+func (h *Harness) write(fn func(tx *state.Txn) error) {
+	h.t.Helper()
+	h.index++
+	if err := h.Store.WithWriteTxn(h.index, fn); err != nil {
+		h.t.Fatalf("state write at index %d: %v", h.index, err)
+	}
+}
+
+// UpsertNode registers nodes.
+func (h *Harness) UpsertNode(nodes ...*structs.Node) {
+	h.t.Helper()
+	h.write(func(tx *state.Txn) error {
+		for _, n := range nodes {
+			if err := tx.UpsertNode(n); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// SetNodeStatus changes a node's status (down, disconnected, ...).
+func (h *Harness) SetNodeStatus(id, status string) {
+	h.t.Helper()
+	h.write(func(tx *state.Txn) error { return tx.UpdateNodeStatus(id, status, h.Now.Unix(), nil) })
+}
+
+// DrainNode starts a drain of the node.
+func (h *Harness) DrainNode(id string) {
+	h.t.Helper()
+	drain := &structs.DrainStrategy{DrainSpec: structs.DrainSpec{Deadline: time.Hour}, StartedAt: h.Now}
+	h.write(func(tx *state.Txn) error { return tx.UpdateNodeDrain(id, drain, false, h.Now.Unix(), nil, nil) })
+}
+
+// UpsertJob registers a job; the store stamps its indexes and version.
+func (h *Harness) UpsertJob(j *structs.Job) {
+	h.t.Helper()
+	h.write(func(tx *state.Txn) error { return tx.UpsertJob(j) })
+}
+
+// DeleteJob purges a job.
+func (h *Harness) DeleteJob(ns, id string) {
+	h.t.Helper()
+	h.write(func(tx *state.Txn) error { return tx.DeleteJob(ns, id) })
+}
+
+// UpsertAllocs writes allocs as the servers would.
+func (h *Harness) UpsertAllocs(allocs ...*structs.Allocation) {
+	h.t.Helper()
+	h.write(func(tx *state.Txn) error { return tx.UpsertAllocs(allocs) })
+}
+
+// UpsertEvals writes evals.
+func (h *Harness) UpsertEvals(evals ...*structs.Evaluation) {
+	h.t.Helper()
+	h.write(func(tx *state.Txn) error { return tx.UpsertEvals(evals) })
+}
+
+// SetSchedulerConfig writes the cluster scheduler configuration.
+func (h *Harness) SetSchedulerConfig(c *structs.SchedulerConfiguration) {
+	h.t.Helper()
+	h.write(func(tx *state.Txn) error { return tx.SchedulerSetConfig(c) })
+}
+
+// Snapshot returns the scheduler's view of the current state.
+func (h *Harness) Snapshot() *state.SchedulerView {
+	return h.Store.Snapshot().SchedulerView()
 }
 
 // Config returns a scheduler config with the harness clock.
@@ -48,8 +123,9 @@ func (h *Harness) Config() *Config {
 
 // Process runs the scheduler of the eval's type over a fresh snapshot.
 func (h *Harness) Process(eval *structs.Evaluation) error {
-	h.State.UpsertEvals(eval)
-	s, err := NewScheduler(eval.Type, h.Config(), h.State.Snapshot(), h)
+	h.t.Helper()
+	h.UpsertEvals(eval)
+	s, err := NewScheduler(eval.Type, h.Config(), h.Snapshot(), h)
 	if err != nil {
 		return err
 	}
@@ -76,13 +152,13 @@ func (h *Harness) SubmitPlan(plan *structs.Plan) (*structs.PlanResult, State, er
 	if h.Reject != nil {
 		rejected = h.Reject(attempt, plan)
 	}
-	snap := h.State.Snapshot()
+	snap := h.Snapshot()
 	for _, id := range plan.NodeIDs() {
 		if slices.Contains(rejected, id) {
 			continue
 		}
 		if len(plan.NodeAllocation[id]) > 0 {
-			if why := h.fits(snap, plan, id); why != "" {
+			if why := fitsAfterPlan(snap, plan, id); why != "" {
 				h.Overcommits = append(h.Overcommits, why)
 				rejected = append(rejected, id)
 				continue
@@ -99,17 +175,40 @@ func (h *Harness) SubmitPlan(plan *structs.Plan) (*structs.PlanResult, State, er
 		}
 	}
 	result.RejectedNodes = rejected
-	result.AllocIndex = h.State.ApplyPlanResult(plan.Job, result)
+
+	req := &structs.ApplyPlanResultsRequest{
+		AllocUpdateRequest: structs.AllocUpdateRequest{Job: plan.Job},
+		Deployment:         result.Deployment,
+		DeploymentUpdates:  result.DeploymentUpdates,
+		EvalID:             plan.EvalID,
+		UpdatedAt:          h.Now.UnixNano(),
+	}
+	for _, allocs := range result.NodeUpdate {
+		for _, a := range allocs {
+			req.AllocsStopped = append(req.AllocsStopped, (*structs.AllocationDiff)(a))
+		}
+	}
+	for _, allocs := range result.NodePreemptions {
+		for _, a := range allocs {
+			req.AllocsPreempted = append(req.AllocsPreempted, (*structs.AllocationDiff)(a))
+		}
+	}
+	for _, allocs := range result.NodeAllocation {
+		req.AllocsUpdated = append(req.AllocsUpdated, allocs...)
+	}
+	h.write(func(tx *state.Txn) error { return tx.UpsertPlanResults(req) })
+	result.AllocIndex = h.index
 	if len(rejected) > 0 {
 		h.RejectedRuns++
-		result.RefreshIndex = result.AllocIndex
-		return result, h.State.Snapshot(), nil
+		result.RefreshIndex = h.index
+		return result, h.Snapshot(), nil
 	}
 	return result, nil, nil
 }
 
-// fits re-checks one node of a plan as the applier does.
-func (h *Harness) fits(snap *schedtest.Snapshot, plan *structs.Plan, nodeID string) string {
+// fitsAfterPlan re-checks one node of a plan as the applier does, and
+// returns why it does not fit, or "".
+func fitsAfterPlan(snap *state.SchedulerView, plan *structs.Plan, nodeID string) string {
 	node, _ := snap.NodeByID(nodeID)
 	if node == nil {
 		return "node does not exist"
@@ -137,21 +236,21 @@ func (h *Harness) fits(snap *schedtest.Snapshot, plan *structs.Plan, nodeID stri
 // UpdateEval implements Planner.
 func (h *Harness) UpdateEval(e *structs.Evaluation) error {
 	h.Updated = append(h.Updated, e)
-	h.State.UpsertEvals(e)
+	h.UpsertEvals(e)
 	return nil
 }
 
 // CreateEval implements Planner.
 func (h *Harness) CreateEval(e *structs.Evaluation) error {
 	h.Created = append(h.Created, e)
-	h.State.UpsertEvals(e)
+	h.UpsertEvals(e)
 	return nil
 }
 
 // ReblockEval implements Planner.
 func (h *Harness) ReblockEval(e *structs.Evaluation) error {
 	h.Reblocked = append(h.Reblocked, e)
-	h.State.UpsertEvals(e)
+	h.UpsertEvals(e)
 	return nil
 }
 
@@ -164,10 +263,30 @@ func (h *Harness) lastEval(t *testing.T) *structs.Evaluation {
 	return h.Updated[len(h.Updated)-1]
 }
 
-// liveAllocs returns the job's allocs the state wants running.
-func (h *Harness) liveAllocs(job *structs.Job) []*structs.Allocation {
-	allocs, _ := h.State.Snapshot().AllocsByJob(job.Namespace, job.ID, true)
-	return slices.DeleteFunc(allocs, func(a *structs.Allocation) bool { return a.ServerTerminalStatus() })
+// allocs returns all the job's allocs.
+func (h *Harness) allocs(job *structs.Job) []*structs.Allocation {
+	allocs, err := h.Snapshot().AllocsByJob(job.Namespace, job.ID, true)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return allocs
 }
 
-var _ Planner = (*Harness)(nil)
+// liveAllocs returns the job's allocs the state wants running.
+func (h *Harness) liveAllocs(job *structs.Job) []*structs.Allocation {
+	return slices.DeleteFunc(h.allocs(job), func(a *structs.Allocation) bool { return a.ServerTerminalStatus() })
+}
+
+// alloc returns one alloc by ID.
+func (h *Harness) alloc(id string) *structs.Allocation {
+	a, err := h.Snapshot().AllocByID(id)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return a
+}
+
+var (
+	_ Planner = (*Harness)(nil)
+	_ State   = (*state.SchedulerView)(nil)
+)

@@ -16,15 +16,15 @@ var testNow = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 // and the allocs.
 func newTestContext(t *testing.T, job *structs.Job, nodes []*structs.Node, allocs ...*structs.Allocation) *evalContext {
 	t.Helper()
-	st := schedtest.NewState()
-	st.UpsertNode(nodes...)
-	st.UpsertJob(job)
+	h := NewHarness(t)
+	h.UpsertNode(nodes...)
+	h.UpsertJob(job)
 	if len(allocs) > 0 {
-		st.UpsertAllocs(allocs...)
+		h.UpsertAllocs(allocs...)
 	}
 	eval := schedtest.Eval(job, structs.EvalTriggerJobRegister)
 	cfg := &Config{Now: func() time.Time { return testNow }}
-	ctx, err := newEvalContext(st.Snapshot(), eval.MakePlan(job), eval, job, cfg, rand.New(rand.NewSource(1)))
+	ctx, err := newEvalContext(h.Snapshot(), eval.MakePlan(job), eval, job, cfg, rand.New(rand.NewSource(1)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -329,5 +329,24 @@ func TestSelectPortsAndCores(t *testing.T) {
 		if dim[:8] != "network:" {
 			t.Fatalf("dimension %q", dim)
 		}
+	}
+}
+
+func TestSelectCoresWithoutReservableList(t *testing.T) {
+	// A client that lists no reservable cores offers 0..TotalCpuCores-1,
+	// minus the ones the operator reserved.
+	b := schedtest.MakeNode().Cores(4)
+	n := b.Obj()
+	n.NodeResources.Cpu.ReservableCpuCores = nil
+	n.ReservedResources.Cpu.ReservedCpuCores = []uint16{0}
+	job := schedtest.Job()
+	job.TaskGroups[0].Tasks[0].Resources = &structs.Resources{Cores: 3, MemoryMB: 128}
+	ctx := newTestContext(t, job, []*structs.Node{n})
+	sel, _ := ctx.selector(job.TaskGroups[0]).selectNode(selectOptions{preferred: -1})
+	if sel == nil {
+		t.Fatal("three of the four cores are free")
+	}
+	if got := sel.resources.Tasks["web"].Cpu.ReservedCores; len(got) != 3 || got[0] != 1 {
+		t.Fatalf("cores %v", got)
 	}
 }

@@ -20,10 +20,10 @@ func TestSystemPlacesOnEveryEligibleNode(t *testing.T) {
 	h := NewHarness(t)
 	nodes := addNodes(h, 3)
 	windows := schedtest.MakeNode().Attr("kernel.name", "windows").Obj()
-	h.State.UpsertNode(windows)
+	h.UpsertNode(windows)
 	job := schedtest.SystemJob()
 	job.Constraints = []*structs.Constraint{{LTarget: "${attr.kernel.name}", RTarget: "linux", Operand: "="}}
-	h.State.UpsertJob(job)
+	h.UpsertJob(job)
 	eval := schedtest.Eval(job, structs.EvalTriggerJobRegister)
 	eval.AnnotatePlan = true
 	if err := h.Process(eval); err != nil {
@@ -54,13 +54,13 @@ func TestSystemNodeAddAndRemove(t *testing.T) {
 	h := NewHarness(t)
 	nodes := addNodes(h, 2)
 	job := schedtest.SystemJob()
-	h.State.UpsertJob(job)
+	h.UpsertJob(job)
 	if err := h.Process(schedtest.Eval(job, structs.EvalTriggerJobRegister)); err != nil {
 		t.Fatal(err)
 	}
 	// A node joins: only it gets a new alloc.
 	added := schedtest.Node()
-	h.State.UpsertNode(added)
+	h.UpsertNode(added)
 	ev := schedtest.Eval(job, structs.EvalTriggerNodeUpdate)
 	ev.NodeID = added.ID
 	if err := h.Process(ev); err != nil {
@@ -71,9 +71,8 @@ func TestSystemNodeAddAndRemove(t *testing.T) {
 		t.Fatalf("node add plan: alloc %v update %v", last.NodeAllocation, last.NodeUpdate)
 	}
 	// A node goes down: its alloc is lost, nothing replaces it elsewhere.
-	down := nodes[0].Copy()
-	down.Status = structs.NodeStatusDown
-	h.State.UpsertNode(down)
+	down := nodes[0]
+	h.SetNodeStatus(down.ID, structs.NodeStatusDown)
 	ev = schedtest.Eval(job, structs.EvalTriggerNodeUpdate)
 	ev.NodeID = down.ID
 	if err := h.Process(ev); err != nil {
@@ -93,14 +92,14 @@ func TestSystemStopJob(t *testing.T) {
 	h := NewHarness(t)
 	addNodes(h, 2)
 	job := schedtest.SystemJob()
-	h.State.UpsertJob(job)
+	h.UpsertJob(job)
 	if err := h.Process(schedtest.Eval(job, structs.EvalTriggerJobRegister)); err != nil {
 		t.Fatal(err)
 	}
-	stopped, _ := h.State.Snapshot().JobByID(job.Namespace, job.ID)
+	stopped, _ := h.Snapshot().JobByID(job.Namespace, job.ID)
 	stopped = stopped.Copy()
 	stopped.Stop = true
-	h.State.UpsertJob(stopped)
+	h.UpsertJob(stopped)
 	if err := h.Process(schedtest.Eval(stopped, structs.EvalTriggerJobDeregister)); err != nil {
 		t.Fatal(err)
 	}
@@ -113,13 +112,13 @@ func TestSysBatchRunsOncePerNode(t *testing.T) {
 	h := NewHarness(t)
 	nodes := addNodes(h, 2)
 	job := schedtest.SysBatchJob()
-	h.State.UpsertJob(job)
-	snapJob, _ := h.State.Snapshot().JobByID(job.Namespace, job.ID)
+	h.UpsertJob(job)
+	snapJob := job
 	done := schedtest.Complete(schedtest.Alloc(snapJob, nodes[0], 0), h.Now)
 	failed := schedtest.Failed(schedtest.Alloc(snapJob, nodes[1], 0), h.Now)
-	h.State.UpsertAllocs(done, failed)
+	h.UpsertAllocs(done, failed)
 	newNode := schedtest.Node()
-	h.State.UpsertNode(newNode)
+	h.UpsertNode(newNode)
 	if err := h.Process(schedtest.Eval(snapJob, structs.EvalTriggerNodeUpdate)); err != nil {
 		t.Fatal(err)
 	}
@@ -136,9 +135,9 @@ func TestSystemExhaustedNodeBlocks(t *testing.T) {
 	h := NewHarness(t)
 	big := schedtest.Node()
 	small := schedtest.MakeNode().CPU(200).Obj()
-	h.State.UpsertNode(big, small)
+	h.UpsertNode(big, small)
 	job := schedtest.SystemJob()
-	h.State.UpsertJob(job)
+	h.UpsertJob(job)
 	if err := h.Process(schedtest.Eval(job, structs.EvalTriggerJobRegister)); err != nil {
 		t.Fatal(err)
 	}
@@ -156,15 +155,15 @@ func TestSystemExhaustedNodeBlocks(t *testing.T) {
 func TestSystemPreemptsLowerPriority(t *testing.T) {
 	h := NewHarness(t)
 	node := schedtest.MakeNode().CPU(1000).Obj()
-	h.State.UpsertNode(node)
+	h.UpsertNode(node)
 	low := schedtest.Job()
 	low.Priority = 30
 	low.TaskGroups[0].Tasks[0].Resources.CPU = 900
-	h.State.UpsertJob(low)
-	h.State.UpsertAllocs(schedtest.Alloc(low, node, 0))
+	h.UpsertJob(low)
+	h.UpsertAllocs(schedtest.Alloc(low, node, 0))
 	job := schedtest.SystemJob()
 	job.Priority = 70
-	h.State.UpsertJob(job)
+	h.UpsertJob(job)
 	if err := h.Process(schedtest.Eval(job, structs.EvalTriggerJobRegister)); err != nil {
 		t.Fatal(err)
 	}
@@ -182,14 +181,14 @@ func TestSystemRollingUpdate(t *testing.T) {
 	addNodes(h, 3)
 	job := schedtest.SystemJob()
 	job.TaskGroups[0].Update = &structs.UpdateStrategy{MaxParallel: 1, Stagger: 30 * time.Second}
-	h.State.UpsertJob(job)
+	h.UpsertJob(job)
 	if err := h.Process(schedtest.Eval(job, structs.EvalTriggerJobRegister)); err != nil {
 		t.Fatal(err)
 	}
-	cur, _ := h.State.Snapshot().JobByID(job.Namespace, job.ID)
+	cur, _ := h.Snapshot().JobByID(job.Namespace, job.ID)
 	update := cur.Copy()
 	update.TaskGroups[0].Tasks[0].Env["V"] = "2"
-	h.State.UpsertJob(update)
+	h.UpsertJob(update)
 	ev := schedtest.Eval(update, structs.EvalTriggerJobRegister)
 	if err := h.Process(ev); err != nil {
 		t.Fatal(err)
@@ -215,16 +214,16 @@ func TestSystemConstraintChangeStopsAlloc(t *testing.T) {
 	h := NewHarness(t)
 	linux := schedtest.Node()
 	other := schedtest.MakeNode().Meta("tier", "edge").Obj()
-	h.State.UpsertNode(linux, other)
+	h.UpsertNode(linux, other)
 	job := schedtest.SystemJob()
-	h.State.UpsertJob(job)
+	h.UpsertJob(job)
 	if err := h.Process(schedtest.Eval(job, structs.EvalTriggerJobRegister)); err != nil {
 		t.Fatal(err)
 	}
-	cur, _ := h.State.Snapshot().JobByID(job.Namespace, job.ID)
+	cur, _ := h.Snapshot().JobByID(job.Namespace, job.ID)
 	update := cur.Copy()
 	update.Constraints = []*structs.Constraint{{LTarget: "${meta.tier}", RTarget: "edge", Operand: "="}}
-	h.State.UpsertJob(update)
+	h.UpsertJob(update)
 	if err := h.Process(schedtest.Eval(update, structs.EvalTriggerJobRegister)); err != nil {
 		t.Fatal(err)
 	}
