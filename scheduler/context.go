@@ -265,10 +265,11 @@ func (ctx *evalContext) proposedJobAllocs() []*structs.Allocation {
 }
 
 // nodeProposedAllocs returns the non-terminal allocs on the node once the
-// plan is applied, from any job. It reads state and is meant for the slow
-// paths (ports, cores, preemption), not for every candidate.
+// plan is applied, from any job. It reads only the node's non-terminal
+// allocs from state, so terminal ones waiting for garbage collection cost
+// nothing.
 func (ctx *evalContext) nodeProposedAllocs(nodeID string) []*structs.Allocation {
-	existing, err := ctx.state.AllocsByNode(nodeID)
+	existing, err := ctx.state.AllocsByNodeTerminal(nodeID, false)
 	if err != nil {
 		ctx.setErr(err)
 		return nil
