@@ -216,8 +216,14 @@ func (s *genericScheduler) computeJobAllocs(latest *structs.Deployment) error {
 		return err
 	}
 	jobForReconcile := job
-	if jobForReconcile == nil {
+	switch {
+	case job == nil:
 		jobForReconcile = &structs.Job{ID: ev.JobID, Namespace: ev.Namespace, Type: ev.Type, Stop: true}
+	case !job.RequiresEval():
+		// A periodic or parameterized template never runs itself: its
+		// children do. Whatever it has is stopped, nothing is placed.
+		jobForReconcile = job.Copy()
+		jobForReconcile.Stop = true
 	}
 	inplace := newInplaceChecker(jobForReconcile)
 	r := reconcile(reconcileInput{
@@ -262,7 +268,7 @@ func (s *genericScheduler) computeJobAllocs(latest *structs.Deployment) error {
 			s.ctx.updateInPlace(u, byID[u.ID])
 		}
 	}
-	if job.Stopped() || len(r.destructive)+len(r.place) == 0 {
+	if jobForReconcile.Stopped() || len(r.destructive)+len(r.place) == 0 {
 		return nil
 	}
 	if s.ctx.cands, err = newCandidateSet(s.ctx, job, true); err != nil {

@@ -581,3 +581,20 @@ func sortedStrings(s []string) []string {
 	}
 	return out
 }
+
+func TestPeriodicTemplateNeverPlaced(t *testing.T) {
+	h := NewHarness(t)
+	addNodes(h, 1)
+	job := schedtest.BatchJob()
+	job.Periodic = &structs.PeriodicConfig{Enabled: true, Spec: "*/5 * * * *", SpecType: "cron"}
+	h.UpsertJob(job)
+	if err := h.Process(schedtest.Eval(job, structs.EvalTriggerJobRegister)); err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Plans) != 0 || len(h.liveAllocs(job)) != 0 {
+		t.Fatal("a periodic template was placed")
+	}
+	if e := h.lastEval(t); e.Status != structs.EvalStatusComplete {
+		t.Fatalf("eval %s", e.Status)
+	}
+}

@@ -238,7 +238,9 @@ func (s *systemScheduler) computeJobAllocs() error {
 		s.plan.Annotations = s.annotations
 	}
 
-	if job.Stopped() {
+	// A stopped job has nothing to run; a periodic or parameterized
+	// template never runs itself, only its children do.
+	if job.Stopped() || !job.RequiresEval() {
 		for _, a := range allocs {
 			if !a.TerminalStatus() {
 				s.stopAlloc(a, tainted, structs.AllocNotNeeded)
