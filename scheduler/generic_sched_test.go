@@ -598,3 +598,42 @@ func TestPeriodicTemplateNeverPlaced(t *testing.T) {
 		t.Fatalf("eval %s", e.Status)
 	}
 }
+
+func TestServiceCanaryUpdate(t *testing.T) {
+	h := NewHarness(t)
+	nodes := addNodes(h, 3)
+	job := schedtest.Job()
+	job.TaskGroups[0].Count = 3
+	job.TaskGroups[0].Update = &structs.UpdateStrategy{MaxParallel: 1, Canary: 1}
+	h.UpsertJob(job)
+	for i, n := range nodes {
+		h.UpsertAllocs(schedtest.Alloc(job, n, i))
+	}
+	update := job.Copy()
+	update.TaskGroups[0].Tasks[0].Env["V"] = "2"
+	h.UpsertJob(update)
+	if err := h.Process(schedtest.Eval(update, structs.EvalTriggerJobRegister)); err != nil {
+		t.Fatal(err)
+	}
+	p := h.Plans[0]
+	if len(p.NodeUpdate) != 0 {
+		t.Fatal("nothing is stopped before the canary is promoted")
+	}
+	var canary *structs.Allocation
+	for _, allocs := range p.NodeAllocation {
+		for _, a := range allocs {
+			canary = a
+		}
+	}
+	if canary == nil || canary.DeploymentStatus == nil || !canary.DeploymentStatus.Canary || p.Deployment == nil ||
+		canary.DeploymentID != p.Deployment.ID {
+		t.Fatalf("canary %+v deployment %+v", canary, p.Deployment)
+	}
+	ds := p.Deployment.TaskGroups["web"]
+	if ds.DesiredCanaries != 1 || len(ds.PlacedCanaries) != 1 || ds.PlacedCanaries[0] != canary.ID || ds.DesiredTotal != 3 {
+		t.Fatalf("deployment state %+v", ds)
+	}
+	if len(h.liveAllocs(job)) != 4 {
+		t.Fatalf("live %d, want the three old allocs and the canary", len(h.liveAllocs(job)))
+	}
+}

@@ -564,3 +564,54 @@ func TestReconcileNamesAreStable(t *testing.T) {
 		t.Fatalf("place %v want %v", got, want)
 	}
 }
+
+func TestReconcileRescheduleDelays(t *testing.T) {
+	// The follow-up eval waits for the next delay of the chain: a failed
+	// alloc that was itself the replacement of one replaced after delay
+	// 10s and, before that, 10s.
+	node := schedtest.Node()
+	cases := []struct {
+		fn   string
+		want time.Duration
+	}{
+		{structs.RescheduleDelayConstant, 10 * time.Second},    // always the base delay
+		{structs.RescheduleDelayExponential, 20 * time.Second}, // last delay x 2
+		{structs.RescheduleDelayFibonacci, 20 * time.Second},   // last two delays summed
+	}
+	for _, tc := range cases {
+		t.Run(tc.fn, func(t *testing.T) {
+			job := versioned(schedtest.Job(), 0, 10)
+			job.TaskGroups[0].Count = 1
+			job.TaskGroups[0].ReschedulePolicy = &structs.ReschedulePolicy{Delay: 10 * time.Second,
+				DelayFunction: tc.fn, MaxDelay: time.Hour, Unlimited: true}
+			a := schedtest.Failed(schedtest.Alloc(job, node, 0), testNow)
+			a.RescheduleTracker = &structs.RescheduleTracker{Events: []*structs.RescheduleEvent{
+				{RescheduleTime: testNow.Add(-3 * time.Minute).UnixNano(), Delay: 10 * time.Second},
+				{RescheduleTime: testNow.Add(-2 * time.Minute).UnixNano(), Delay: 10 * time.Second},
+			}}
+			r := runReconcile(job, []*structs.Allocation{a}, nil, nil)
+			if len(r.followupEvals) != 1 {
+				t.Fatalf("followups %d", len(r.followupEvals))
+			}
+			if got := r.followupEvals[0].WaitUntil.Sub(testNow); got != tc.want {
+				t.Fatalf("waits %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestReconcileForcedReschedule(t *testing.T) {
+	node := schedtest.Node()
+	job := versioned(schedtest.BatchJob(), 0, 10)
+	job.TaskGroups[0].Count = 1
+	a := schedtest.Failed(schedtest.Alloc(job, node, 0), testNow)
+	// Attempts are used up, but an operator forces it.
+	a.RescheduleTracker = &structs.RescheduleTracker{Events: []*structs.RescheduleEvent{
+		{RescheduleTime: testNow.Add(-time.Minute).UnixNano(), Delay: 5 * time.Second}}}
+	yes := true
+	a.DesiredTransition.ForceReschedule = &yes
+	r := runReconcile(job, []*structs.Allocation{a}, nil, nil)
+	if len(r.place) != 1 || !r.place[0].reschedule {
+		t.Fatalf("place %+v", r.place)
+	}
+}
