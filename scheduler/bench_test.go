@@ -18,7 +18,7 @@ func benchCluster(b *testing.B, n int, job *structs.Job, allocs func(nodes []*st
 	h := NewHarness(b)
 	nodes := make([]*structs.Node, n)
 	for i := range nodes {
-		nodes[i] = schedtest.MakeNode().ID(schedtest.IDFor(uint64(2_000_000 + i))).Meta("rack", fmt.Sprintf("r%d", i%20)).Obj()
+		nodes[i] = schedtest.MakeNode().ID(schedtest.IDFor(uint64(2_000_000+i))).Meta("rack", fmt.Sprintf("r%d", i%20)).Obj()
 	}
 	h.UpsertNode(nodes...)
 	h.UpsertJob(job)
