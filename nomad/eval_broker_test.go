@@ -1,0 +1,805 @@
+package nomad
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/opennomad/nomad/nomad/clock"
+	"github.com/opennomad/nomad/structs"
+)
+
+var testEpoch = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+// testBroker returns an enabled broker with Nomad's defaults on a fake
+// clock.
+func testBroker(t testing.TB) (*EvalBroker, *clock.Fake) {
+	t.Helper()
+	c := clock.NewFake(testEpoch)
+	cfg := DefaultEvalBrokerConfig()
+	cfg.Clock = c
+	b, err := NewEvalBroker(cfg)
+	if err != nil {
+		t.Fatalf("NewEvalBroker: %v", err)
+	}
+	b.SetEnabled(true)
+	return b, c
+}
+
+// evalOpt adjusts a test eval.
+type evalOpt func(*structs.Evaluation)
+
+func withType(typ string) evalOpt     { return func(e *structs.Evaluation) { e.Type = typ } }
+func withPriority(p int) evalOpt      { return func(e *structs.Evaluation) { e.Priority = p } }
+func withJob(id string) evalOpt       { return func(e *structs.Evaluation) { e.JobID = id } }
+func withNamespace(ns string) evalOpt { return func(e *structs.Evaluation) { e.Namespace = ns } }
+func withCreateIndex(i uint64) evalOpt {
+	return func(e *structs.Evaluation) { e.CreateIndex, e.ModifyIndex = i, i }
+}
+func withModifyIndex(i uint64) evalOpt  { return func(e *structs.Evaluation) { e.ModifyIndex = i } }
+func withWait(d time.Duration) evalOpt  { return func(e *structs.Evaluation) { e.Wait = d } }
+func withWaitUntil(t time.Time) evalOpt { return func(e *structs.Evaluation) { e.WaitUntil = t } }
+
+// testEval returns a pending service eval of priority 50 for a job of its
+// own, unless opts say otherwise.
+func testEval(opts ...evalOpt) *structs.Evaluation {
+	id := structs.GenerateUUID()
+	e := &structs.Evaluation{
+		ID:          id,
+		Namespace:   structs.DefaultNamespace,
+		Priority:    structs.JobDefaultPriority,
+		Type:        structs.JobTypeService,
+		TriggeredBy: structs.EvalTriggerJobRegister,
+		JobID:       "job-" + id[:8],
+		Status:      structs.EvalStatusPending,
+	}
+	for _, o := range opts {
+		o(e)
+	}
+	return e
+}
+
+// tryDequeue dequeues without blocking: the context is already cancelled,
+// so Dequeue returns whatever is ready or ctx's error.
+func tryDequeue(t testing.TB, b *EvalBroker, schedulers ...string) (*structs.Evaluation, string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	e, token, err := b.Dequeue(ctx, schedulers, 0)
+	switch {
+	case errors.Is(err, context.Canceled):
+		return nil, ""
+	case err != nil:
+		t.Fatalf("Dequeue(%v): %v", schedulers, err)
+	}
+	return e, token
+}
+
+// mustDequeue dequeues the eval that must be ready.
+func mustDequeue(t testing.TB, b *EvalBroker, schedulers ...string) (*structs.Evaluation, string) {
+	t.Helper()
+	e, token := tryDequeue(t, b, schedulers...)
+	if e == nil {
+		t.Fatalf("Dequeue(%v): nothing ready; stats %s", schedulers, statsString(b.Stats()))
+	}
+	return e, token
+}
+
+func mustNotDequeue(t testing.TB, b *EvalBroker, schedulers ...string) {
+	t.Helper()
+	if e, _ := tryDequeue(t, b, schedulers...); e != nil {
+		t.Fatalf("Dequeue(%v) = eval %s (job %s, priority %d), want nothing ready", schedulers, e.ID, e.JobID, e.Priority)
+	}
+}
+
+func statsString(s *BrokerStats) string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "ready=%d unacked=%d pending=%d waiting=%d cancelable=%d",
+		s.TotalReady, s.TotalUnacked, s.TotalPending, s.TotalWaiting, s.TotalCancelable)
+	for sched, st := range s.ByScheduler {
+		fmt.Fprintf(&sb, " %s{ready=%d unacked=%d}", sched, st.Ready, st.Unacked)
+	}
+	return sb.String()
+}
+
+// wantStats checks the totals; -1 skips a field.
+func wantStats(t testing.TB, b *EvalBroker, ready, unacked, pending, waiting, cancelable int) {
+	t.Helper()
+	s := b.Stats()
+	got := [...]int{s.TotalReady, s.TotalUnacked, s.TotalPending, s.TotalWaiting, s.TotalCancelable}
+	want := [...]int{ready, unacked, pending, waiting, cancelable}
+	for i := range want {
+		if want[i] >= 0 && got[i] != want[i] {
+			t.Fatalf("stats %s, want ready=%d unacked=%d pending=%d waiting=%d cancelable=%d",
+				statsString(s), ready, unacked, pending, waiting, cancelable)
+		}
+	}
+}
+
+// waitForWaiters spins (yielding, never sleeping) until n Dequeue calls are
+// blocked in the broker; the wall-clock deadline only turns a hang into a
+// failure.
+func waitForWaiters(t testing.TB, b *EvalBroker, n int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		b.mu.Lock()
+		got := b.nWaiters
+		b.mu.Unlock()
+		if got >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d blocked Dequeue calls, want %d", got, n)
+		}
+		runtime.Gosched()
+	}
+}
+
+func TestEvalBrokerConfig_Validate(t *testing.T) {
+	cases := []struct {
+		name    string
+		mod     func(*EvalBrokerConfig)
+		wantErr string
+	}{
+		{name: "defaults", mod: func(*EvalBrokerConfig) {}},
+		{name: "zero nack timeout", mod: func(c *EvalBrokerConfig) { c.NackTimeout = 0 }, wantErr: "NackTimeout must be positive"},
+		{name: "zero delivery limit", mod: func(c *EvalBrokerConfig) { c.DeliveryLimit = 0 }, wantErr: "DeliveryLimit must be >= 1"},
+		{name: "negative initial delay", mod: func(c *EvalBrokerConfig) { c.InitialNackDelay = -1 }, wantErr: "InitialNackDelay must be >= 0"},
+		{name: "negative subsequent delay", mod: func(c *EvalBrokerConfig) { c.SubsequentNackDelay = -1 }, wantErr: "SubsequentNackDelay must be >= 0"},
+		{name: "zero delays are allowed", mod: func(c *EvalBrokerConfig) { c.InitialNackDelay, c.SubsequentNackDelay = 0, 0 }},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := DefaultEvalBrokerConfig()
+			tc.mod(&cfg)
+			b, err := NewEvalBroker(cfg)
+			if tc.wantErr == "" {
+				if err != nil || b == nil {
+					t.Fatalf("NewEvalBroker: %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.HasPrefix(err.Error(), "eval broker config: ") {
+				t.Fatalf("NewEvalBroker error = %v, want one containing %q", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestEvalBroker_DisabledIgnoresEnqueueAndRefusesDequeue(t *testing.T) {
+	b, _ := testBroker(t)
+	b.SetEnabled(false)
+	if b.Enabled() {
+		t.Fatal("Enabled after SetEnabled(false)")
+	}
+	b.Enqueue(testEval())
+	b.Enqueue(nil)
+	wantStats(t, b, 0, 0, 0, 0, 0)
+	if _, _, err := b.Dequeue(context.Background(), []string{structs.JobTypeService}, time.Second); !errors.Is(err, structs.ErrBrokerDisabled) {
+		t.Fatalf("Dequeue on a disabled broker: err = %v, want %v", err, structs.ErrBrokerDisabled)
+	}
+}
+
+func TestEvalBroker_EnqueueIsIdempotent(t *testing.T) {
+	b, _ := testBroker(t)
+	e := testEval()
+	b.Enqueue(e)
+	b.Enqueue(e)
+	b.Restore(e)
+	wantStats(t, b, 1, 0, 0, 0, 0)
+
+	// Still known while outstanding: the FSM re-upserting the eval must
+	// not produce a second delivery.
+	mustDequeue(t, b, structs.JobTypeService)
+	b.Enqueue(e)
+	wantStats(t, b, 0, 1, 0, 0, 0)
+}
+
+func TestEvalBroker_PriorityThenFIFOWithinQueue(t *testing.T) {
+	cases := []struct {
+		name  string
+		evals []*structs.Evaluation // enqueued in this order
+		want  []int                 // indexes into evals, in dequeue order
+	}{
+		{
+			name: "higher priority first",
+			evals: []*structs.Evaluation{
+				testEval(withPriority(10), withCreateIndex(1)),
+				testEval(withPriority(90), withCreateIndex(2)),
+				testEval(withPriority(50), withCreateIndex(3)),
+			},
+			want: []int{1, 2, 0},
+		},
+		{
+			name: "equal priority by create index, not arrival",
+			evals: []*structs.Evaluation{
+				testEval(withCreateIndex(30)),
+				testEval(withCreateIndex(10)),
+				testEval(withCreateIndex(20)),
+			},
+			want: []int{1, 2, 0},
+		},
+		{
+			name: "equal priority and index by arrival",
+			evals: []*structs.Evaluation{
+				testEval(withCreateIndex(5)),
+				testEval(withCreateIndex(5)),
+				testEval(withCreateIndex(5)),
+			},
+			want: []int{0, 1, 2},
+		},
+		{
+			name: "core evals outrank every job priority",
+			evals: []*structs.Evaluation{
+				testEval(withPriority(structs.JobMaxPriority), withCreateIndex(1)),
+				testEval(withPriority(structs.CoreJobPriority), withCreateIndex(2)),
+			},
+			want: []int{1, 0},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			b, _ := testBroker(t)
+			for _, e := range tc.evals {
+				b.Enqueue(e)
+			}
+			for i, idx := range tc.want {
+				got, _ := mustDequeue(t, b, structs.JobTypeService)
+				if got != tc.evals[idx] {
+					t.Fatalf("dequeue #%d: got eval with priority %d index %d, want evals[%d]", i, got.Priority, got.CreateIndex, idx)
+				}
+			}
+			mustNotDequeue(t, b, structs.JobTypeService)
+		})
+	}
+}
+
+func TestEvalBroker_CrossSchedulerPicksTrueHighestPriority(t *testing.T) {
+	b, _ := testBroker(t)
+	// Build a service heap whose last slice element is not its root: the
+	// 90 is pushed first and stays at the root while lower ones append.
+	// Nomad's peek reads the last element and would pick batch's 60.
+	for i, p := range []int{90, 20, 10, 30} {
+		b.Enqueue(testEval(withPriority(p), withCreateIndex(uint64(i+1))))
+	}
+	b.Enqueue(testEval(withType(structs.JobTypeBatch), withPriority(60), withCreateIndex(10)))
+	b.Enqueue(testEval(withType(structs.JobTypeCore), withPriority(structs.CoreJobPriority), withCreateIndex(11),
+		withJob(structs.CoreJobEvalGC), withNamespace("-")))
+
+	all := []string{structs.JobTypeService, structs.JobTypeBatch, structs.JobTypeCore}
+	var got []int
+	for range 6 {
+		e, _ := mustDequeue(t, b, all...)
+		got = append(got, e.Priority)
+	}
+	want := []int{structs.CoreJobPriority, 90, 60, 30, 20, 10}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("dequeue order by priority = %v, want %v", got, want)
+	}
+}
+
+func TestEvalBroker_CrossSchedulerTiesShareFairly(t *testing.T) {
+	b, _ := testBroker(t)
+	const n = 200
+	for i := range n {
+		typ := structs.JobTypeService
+		if i%2 == 1 {
+			typ = structs.JobTypeBatch
+		}
+		b.Enqueue(testEval(withType(typ), withCreateIndex(uint64(i+1))))
+	}
+	// With equal priorities each pick is a coin toss between the queues;
+	// the first half of the dequeues must draw from both.
+	seen := map[string]int{}
+	for range n / 2 {
+		e, _ := mustDequeue(t, b, structs.JobTypeService, structs.JobTypeBatch)
+		seen[e.Type]++
+	}
+	if seen[structs.JobTypeService] == 0 || seen[structs.JobTypeBatch] == 0 {
+		t.Fatalf("tied queues were not shared: %v", seen)
+	}
+}
+
+func TestEvalBroker_OnlyRequestedSchedulers(t *testing.T) {
+	b, _ := testBroker(t)
+	b.Enqueue(testEval(withType(structs.JobTypeSystem)))
+	mustNotDequeue(t, b, structs.JobTypeService, structs.JobTypeBatch)
+	e, _ := mustDequeue(t, b, structs.JobTypeSystem)
+	if e.Type != structs.JobTypeSystem {
+		t.Fatalf("got a %s eval", e.Type)
+	}
+	if _, _, err := b.Dequeue(context.Background(), nil, time.Second); err == nil {
+		t.Fatal("Dequeue with no scheduler types returned no error")
+	}
+}
+
+func TestEvalBroker_OneEvalPerJobInFlight(t *testing.T) {
+	b, _ := testBroker(t)
+	first := testEval(withJob("web"), withCreateIndex(1))
+	second := testEval(withJob("web"), withCreateIndex(2))
+	otherNS := testEval(withJob("web"), withNamespace("prod"), withCreateIndex(3))
+	b.Enqueue(first)
+	b.Enqueue(second)
+	b.Enqueue(otherNS)
+	wantStats(t, b, 2, 0, 1, 0, 0)
+
+	e1, t1 := mustDequeue(t, b, structs.JobTypeService)
+	e2, t2 := mustDequeue(t, b, structs.JobTypeService)
+	if e1 != first || e2 != otherNS {
+		t.Fatalf("dequeued %s/%s then %s/%s, want default/web (first) then prod/web", e1.Namespace, e1.ID, e2.Namespace, e2.ID)
+	}
+	// second waits for first even though nothing else is ready.
+	mustNotDequeue(t, b, structs.JobTypeService)
+
+	if err := b.Ack(e2.ID, t2); err != nil {
+		t.Fatalf("Ack: %v", err)
+	}
+	mustNotDequeue(t, b, structs.JobTypeService)
+	if err := b.Ack(e1.ID, t1); err != nil {
+		t.Fatalf("Ack: %v", err)
+	}
+	wantStats(t, b, 1, 0, 0, 0, 0)
+	if e, _ := mustDequeue(t, b, structs.JobTypeService); e != second {
+		t.Fatalf("after the ack got %s, want the pending eval", e.ID)
+	}
+}
+
+func TestEvalBroker_PendingCollapseOnAck(t *testing.T) {
+	b, _ := testBroker(t)
+	inFlight := testEval(withJob("api"), withCreateIndex(1))
+	b.Enqueue(inFlight)
+	e, token := mustDequeue(t, b, structs.JobTypeService)
+
+	// Pending, best first by priority then ModifyIndex: p70@4, p50@9, p50@5, p30@12.
+	p50old := testEval(withJob("api"), withModifyIndex(5))
+	p70 := testEval(withJob("api"), withPriority(70), withModifyIndex(4))
+	p50new := testEval(withJob("api"), withModifyIndex(9))
+	p30 := testEval(withJob("api"), withPriority(30), withModifyIndex(12))
+	for _, p := range []*structs.Evaluation{p50old, p70, p50new, p30} {
+		b.Enqueue(p)
+	}
+	wantStats(t, b, 0, 1, 4, 0, 0)
+
+	if err := b.Ack(e.ID, token); err != nil {
+		t.Fatalf("Ack: %v", err)
+	}
+	wantStats(t, b, 1, 0, 0, 0, 3)
+	select {
+	case <-b.CancelableNotify():
+	default:
+		t.Fatal("no cancelable notification after superseded evals were collapsed")
+	}
+	if got, _ := mustDequeue(t, b, structs.JobTypeService); got != p70 {
+		t.Fatalf("kept pending eval %d@%d, want priority 70", got.Priority, got.ModifyIndex)
+	}
+
+	// Drained in batches, then empty.
+	batch1 := b.Cancelable(2)
+	batch2 := b.Cancelable(2)
+	if len(batch1) != 2 || len(batch2) != 1 || b.Cancelable(0) != nil {
+		t.Fatalf("Cancelable batches of %d and %d, want 2 and 1, then none", len(batch1), len(batch2))
+	}
+	got := map[*structs.Evaluation]bool{}
+	for _, c := range append(batch1, batch2...) {
+		got[c] = true
+	}
+	if len(got) != 3 || !got[p50old] || !got[p50new] || !got[p30] {
+		t.Fatal("cancelable list is not the three superseded evals")
+	}
+	wantStats(t, b, 0, 1, 0, 0, 0)
+
+	// A superseded eval left the broker, so it is no longer deduplicated.
+	b.Enqueue(p30)
+	wantStats(t, b, 0, 1, 1, 0, 0)
+}
+
+func TestEvalBroker_AckNackErrors(t *testing.T) {
+	b, _ := testBroker(t)
+	b.Enqueue(testEval())
+	e, token := mustDequeue(t, b, structs.JobTypeService)
+
+	cases := []struct {
+		name  string
+		call  func() error
+		want  error
+		text  string
+		after func(t *testing.T)
+	}{
+		{name: "ack unknown", call: func() error { return b.Ack("nope", token) }, want: ErrEvalNotFound, text: "Evaluation ID not found"},
+		{name: "nack unknown", call: func() error { return b.Nack("nope", token) }, want: ErrEvalNotFound, text: "Evaluation ID not found"},
+		{name: "ack wrong token", call: func() error { return b.Ack(e.ID, "other") }, want: ErrEvalTokenMismatch, text: "Token does not match for Evaluation ID"},
+		{name: "nack wrong token", call: func() error { return b.Nack(e.ID, "other") }, want: ErrEvalTokenMismatch, text: "Token does not match for Evaluation ID"},
+		{name: "reset unknown", call: func() error { return b.OutstandingReset("nope", token) }, want: structs.ErrNotOutstanding, text: "evaluation is not outstanding"},
+		{name: "reset wrong token", call: func() error { return b.OutstandingReset(e.ID, "other") }, want: structs.ErrTokenMismatch, text: "evaluation token does not match"},
+		{name: "pause unknown", call: func() error { return b.PauseNackTimeout("nope", token) }, want: structs.ErrNotOutstanding},
+		{name: "pause wrong token", call: func() error { return b.PauseNackTimeout(e.ID, "other") }, want: structs.ErrTokenMismatch},
+		{name: "resume unknown", call: func() error { return b.ResumeNackTimeout("nope", token) }, want: structs.ErrNotOutstanding},
+		{name: "resume wrong token", call: func() error { return b.ResumeNackTimeout(e.ID, "other") }, want: structs.ErrTokenMismatch},
+		{name: "ack", call: func() error { return b.Ack(e.ID, token) }},
+		{name: "ack twice", call: func() error { return b.Ack(e.ID, token) }, want: ErrEvalNotFound},
+		{name: "nack after ack", call: func() error { return b.Nack(e.ID, token) }, want: ErrEvalNotFound},
+	}
+	for _, tc := range cases {
+		err := tc.call()
+		if !errors.Is(err, tc.want) || (tc.want == nil) != (err == nil) {
+			t.Fatalf("%s: err = %v, want %v", tc.name, err, tc.want)
+		}
+		if tc.text != "" && err.Error() != tc.text {
+			t.Fatalf("%s: error text %q, want %q", tc.name, err.Error(), tc.text)
+		}
+	}
+	if tok, ok := b.Outstanding(e.ID); ok || tok != "" {
+		t.Fatal("eval still outstanding after its Ack")
+	}
+}
+
+func TestEvalBroker_OutstandingReportsToken(t *testing.T) {
+	b, _ := testBroker(t)
+	b.Enqueue(testEval())
+	e, token := mustDequeue(t, b, structs.JobTypeService)
+	if got, ok := b.Outstanding(e.ID); !ok || got != token {
+		t.Fatalf("Outstanding = %q, %v; want the delivery token", got, ok)
+	}
+	if len(token) != 36 {
+		t.Fatalf("token %q is not a UUID", token)
+	}
+}
+
+// firedClock simulates the window in which a timer has fired but its
+// callback has not yet taken the broker's lock: Stop reports false and the
+// callback never runs.
+type firedClock struct{ clock.Clock }
+
+func (c firedClock) AfterFunc(time.Duration, func()) clock.Timer { return firedTimer{} }
+
+type firedTimer struct{}
+
+func (firedTimer) Stop() bool               { return false }
+func (firedTimer) Reset(time.Duration) bool { return false }
+
+func TestEvalBroker_CallsAfterNackTimerFired(t *testing.T) {
+	cfg := DefaultEvalBrokerConfig()
+	cfg.Clock = firedClock{clock.NewFake(testEpoch)}
+	b, err := NewEvalBroker(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.SetEnabled(true)
+	b.Enqueue(testEval())
+	e, token := mustDequeue(t, b, structs.JobTypeService)
+
+	if err := b.OutstandingReset(e.ID, token); !errors.Is(err, structs.ErrNackTimeoutReached) {
+		t.Fatalf("OutstandingReset: %v, want %v", err, structs.ErrNackTimeoutReached)
+	}
+	if err := b.PauseNackTimeout(e.ID, token); !errors.Is(err, structs.ErrNackTimeoutReached) {
+		t.Fatalf("PauseNackTimeout: %v, want %v", err, structs.ErrNackTimeoutReached)
+	}
+	if err := b.ResumeNackTimeout(e.ID, token); !errors.Is(err, structs.ErrNackTimeoutReached) {
+		t.Fatalf("ResumeNackTimeout: %v, want %v", err, structs.ErrNackTimeoutReached)
+	}
+	err = b.Ack(e.ID, token)
+	if !errors.Is(err, ErrAckAfterNackTimeout) || err.Error() != "Evaluation ID Ack'd after Nack timer expiration" {
+		t.Fatalf("Ack: %v, want %v", err, ErrAckAfterNackTimeout)
+	}
+	// The delivery stays outstanding for the pending callback to nack.
+	if _, ok := b.Outstanding(e.ID); !ok {
+		t.Fatal("a failed Ack removed the delivery")
+	}
+	if err := b.Nack(e.ID, token); err != nil {
+		t.Fatalf("Nack: %v", err)
+	}
+}
+
+func TestEvalBroker_NackTimeoutRedelivers(t *testing.T) {
+	b, c := testBroker(t)
+	b.Enqueue(testEval())
+	e, token := mustDequeue(t, b, structs.JobTypeService)
+
+	c.Advance(59 * time.Second)
+	if _, ok := b.Outstanding(e.ID); !ok {
+		t.Fatal("nacked before the 60 s timeout")
+	}
+	// Worker activity restarts the full timeout.
+	if err := b.OutstandingReset(e.ID, token); err != nil {
+		t.Fatalf("OutstandingReset: %v", err)
+	}
+	c.Advance(59 * time.Second)
+	if _, ok := b.Outstanding(e.ID); !ok {
+		t.Fatal("reset did not restart the nack timer")
+	}
+	c.Advance(time.Second)
+	if _, ok := b.Outstanding(e.ID); ok {
+		t.Fatal("still outstanding after the timeout")
+	}
+	// First delivery nacked: back after the 1 s initial delay.
+	wantStats(t, b, 0, 0, 0, 1, 0)
+	if err := b.Ack(e.ID, token); !errors.Is(err, ErrEvalNotFound) {
+		t.Fatalf("Ack after the timeout: %v, want %v", err, ErrEvalNotFound)
+	}
+	c.Advance(time.Second)
+	e2, token2 := mustDequeue(t, b, structs.JobTypeService)
+	if e2 != e || token2 == token {
+		t.Fatal("redelivery is not the same eval under a new token")
+	}
+}
+
+func TestEvalBroker_PauseAndResumeNackTimeout(t *testing.T) {
+	b, c := testBroker(t)
+	b.Enqueue(testEval())
+	e, token := mustDequeue(t, b, structs.JobTypeService)
+
+	c.Advance(50 * time.Second)
+	if err := b.PauseNackTimeout(e.ID, token); err != nil {
+		t.Fatalf("PauseNackTimeout: %v", err)
+	}
+	if err := b.PauseNackTimeout(e.ID, token); err != nil {
+		t.Fatalf("second PauseNackTimeout: %v", err)
+	}
+	// A plan may sit in the plan queue for any time.
+	c.Advance(time.Hour)
+	if _, ok := b.Outstanding(e.ID); !ok {
+		t.Fatal("paused delivery was nacked")
+	}
+	// Eval.Update while paused keeps it paused.
+	if err := b.OutstandingReset(e.ID, token); err != nil {
+		t.Fatalf("OutstandingReset while paused: %v", err)
+	}
+	c.Advance(time.Hour)
+	if err := b.ResumeNackTimeout(e.ID, token); err != nil {
+		t.Fatalf("ResumeNackTimeout: %v", err)
+	}
+	// Resuming grants a full timeout again.
+	c.Advance(59 * time.Second)
+	if _, ok := b.Outstanding(e.ID); !ok {
+		t.Fatal("nacked before a full timeout after resume")
+	}
+	// Resume on a running timer acts as a reset.
+	if err := b.ResumeNackTimeout(e.ID, token); err != nil {
+		t.Fatalf("ResumeNackTimeout on a running timer: %v", err)
+	}
+	c.Advance(59 * time.Second)
+	if _, ok := b.Outstanding(e.ID); !ok {
+		t.Fatal("resume on a running timer did not restart it")
+	}
+	c.Advance(time.Second)
+	if _, ok := b.Outstanding(e.ID); ok {
+		t.Fatal("not nacked a full timeout after the last resume")
+	}
+
+	// A paused delivery can be acked.
+	c.Advance(time.Second)
+	_, token = mustDequeue(t, b, structs.JobTypeService)
+	if err := b.PauseNackTimeout(e.ID, token); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Ack(e.ID, token); err != nil {
+		t.Fatalf("Ack of a paused delivery: %v", err)
+	}
+	wantStats(t, b, 0, 0, 0, 0, 0)
+}
+
+func TestEvalBroker_RedeliveryDelaysAndFailedQueue(t *testing.T) {
+	b, c := testBroker(t)
+	e := testEval(withJob("flaky"))
+	later := testEval(withJob("flaky"))
+	b.Enqueue(e)
+	b.Enqueue(later)
+
+	steps := []struct {
+		delay time.Duration // wait after this delivery's nack; -1 = failed queue
+	}{
+		{delay: time.Second},      // 1st delivery nacked: InitialNackDelay
+		{delay: 20 * time.Second}, // 2nd: 1 x SubsequentNackDelay
+		{delay: -1},               // 3rd reaches the delivery limit
+	}
+	for i, step := range steps {
+		got, token := mustDequeue(t, b, structs.JobTypeService)
+		if got != e {
+			t.Fatalf("delivery %d: got another eval", i+1)
+		}
+		if err := b.Nack(got.ID, token); err != nil {
+			t.Fatalf("delivery %d: Nack: %v", i+1, err)
+		}
+		if step.delay < 0 {
+			break
+		}
+		wantStats(t, b, 0, 0, 1, 1, 0)
+		c.Advance(step.delay - time.Millisecond)
+		mustNotDequeue(t, b, structs.JobTypeService)
+		c.Advance(time.Millisecond)
+	}
+
+	// The job stays serialised on the failed eval: later is still pending.
+	mustNotDequeue(t, b, structs.JobTypeService)
+	s := b.Stats()
+	if s.ByScheduler[FailedQueue] == nil || s.ByScheduler[FailedQueue].Ready != 1 || s.TotalPending != 1 {
+		t.Fatalf("stats %s, want one eval ready in %s and one pending", statsString(s), FailedQueue)
+	}
+	failed, token := mustDequeue(t, b, FailedQueue)
+	if failed != e {
+		t.Fatal("failed queue holds another eval")
+	}
+	if s := b.Stats(); s.ByScheduler[FailedQueue].Unacked != 1 {
+		t.Fatalf("stats %s, want the failed delivery unacked under %s", statsString(s), FailedQueue)
+	}
+	if err := b.Ack(failed.ID, token); err != nil {
+		t.Fatalf("Ack of the failed eval: %v", err)
+	}
+	if got, _ := mustDequeue(t, b, structs.JobTypeService); got != later {
+		t.Fatal("the job's pending eval did not follow the failed one")
+	}
+	if s := b.Stats(); s.ByScheduler[FailedQueue].Unacked != 0 || s.ByScheduler[structs.JobTypeService].Unacked != 1 {
+		t.Fatalf("per-queue stats %s", statsString(s))
+	}
+}
+
+func TestEvalBroker_ConfigurableNackDelays(t *testing.T) {
+	cases := []struct {
+		name                string
+		initial, subsequent time.Duration
+		deliveryLimit       int
+		// wantDelays[i] is the wait after the (i+1)-th delivery is nacked.
+		wantDelays []time.Duration
+	}{
+		{name: "no delays", deliveryLimit: 3, wantDelays: []time.Duration{0, 0}},
+		{name: "custom", initial: 5 * time.Second, subsequent: 7 * time.Second, deliveryLimit: 4,
+			wantDelays: []time.Duration{5 * time.Second, 7 * time.Second, 14 * time.Second}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := clock.NewFake(testEpoch)
+			cfg := DefaultEvalBrokerConfig()
+			cfg.Clock = c
+			cfg.InitialNackDelay, cfg.SubsequentNackDelay, cfg.DeliveryLimit = tc.initial, tc.subsequent, tc.deliveryLimit
+			b, err := NewEvalBroker(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b.SetEnabled(true)
+			b.Enqueue(testEval())
+			for i, d := range tc.wantDelays {
+				e, token := mustDequeue(t, b, structs.JobTypeService)
+				if err := b.Nack(e.ID, token); err != nil {
+					t.Fatal(err)
+				}
+				if d > 0 {
+					c.Advance(d - time.Nanosecond)
+					if got, _ := tryDequeue(t, b, structs.JobTypeService); got != nil {
+						t.Fatalf("nack %d: ready before %v", i+1, d)
+					}
+					c.Advance(time.Nanosecond)
+				}
+			}
+			e, token := mustDequeue(t, b, structs.JobTypeService)
+			if err := b.Nack(e.ID, token); err != nil {
+				t.Fatal(err)
+			}
+			mustDequeue(t, b, FailedQueue)
+		})
+	}
+}
+
+func TestEvalBroker_EnqueueAllRequeuesOnAck(t *testing.T) {
+	cases := []struct {
+		name string
+		// settle finishes the outstanding delivery.
+		settle      func(b *EvalBroker, id, token string) error
+		wantRequeue bool
+	}{
+		{name: "ack enqueues the parked eval", settle: (*EvalBroker).Ack, wantRequeue: true},
+		{name: "nack drops the parked eval", settle: (*EvalBroker).Nack, wantRequeue: false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			b, c := testBroker(t)
+			e := testEval(withJob("blocked-job"))
+			b.Enqueue(e)
+			got, token := mustDequeue(t, b, structs.JobTypeService)
+
+			// The worker reblocked e and the tracker released it while
+			// e is still outstanding: parked, not queued twice.
+			reblocked := got.Copy()
+			reblocked.Status = structs.EvalStatusBlocked
+			b.EnqueueAll(map[*structs.Evaluation]string{reblocked: token})
+			// Wrong token, or no token, for an outstanding eval: ignored.
+			b.EnqueueAll(map[*structs.Evaluation]string{reblocked.Copy(): "stale-token"})
+			b.EnqueueAll(map[*structs.Evaluation]string{reblocked.Copy(): ""})
+			wantStats(t, b, 0, 1, 0, 0, 0)
+
+			if err := tc.settle(b, got.ID, token); err != nil {
+				t.Fatal(err)
+			}
+			c.Advance(time.Second) // past a nack's redelivery delay
+			again, againToken := tryDequeue(t, b, structs.JobTypeService)
+			if again == nil {
+				t.Fatal("nothing redelivered")
+			}
+			if tc.wantRequeue && again != reblocked {
+				t.Fatal("ack did not enqueue the parked eval")
+			}
+			if !tc.wantRequeue && again != e {
+				t.Fatal("nack did not redeliver the original eval")
+			}
+			if err := b.Ack(again.ID, againToken); err != nil {
+				t.Fatal(err)
+			}
+			wantStats(t, b, 0, 0, 0, 0, 0)
+		})
+	}
+}
+
+func TestEvalBroker_EnqueueAllUnknownEvals(t *testing.T) {
+	b, _ := testBroker(t)
+	batch := map[*structs.Evaluation]string{}
+	for i := range 5 {
+		batch[testEval(withPriority(10*(i+1)))] = "token-of-a-delivery-long-gone"
+	}
+	b.EnqueueAll(batch)
+	wantStats(t, b, 5, 0, 0, 0, 0)
+	if e, _ := mustDequeue(t, b, structs.JobTypeService); e.Priority != 50 {
+		t.Fatalf("first out has priority %d, want 50", e.Priority)
+	}
+}
+
+func TestEvalBroker_SetEnabledFalseFlushes(t *testing.T) {
+	b, c := testBroker(t)
+	ready := testEval(withPriority(10))
+	b.Enqueue(ready)
+	b.Enqueue(testEval(withJob("busy")))
+	b.Enqueue(testEval(withJob("busy")))
+	b.Enqueue(testEval(withWait(time.Minute)))
+	b.Enqueue(testEval(withWaitUntil(testEpoch.Add(time.Hour))))
+	busy, busyToken := mustDequeue(t, b, structs.JobTypeService)
+	wantStats(t, b, 1, 1, 1, 2, 0)
+
+	blocked := make(chan error, 1)
+	go func() {
+		_, _, err := b.Dequeue(context.Background(), []string{structs.JobTypeBatch}, 0)
+		blocked <- err
+	}()
+	waitForWaiters(t, b, 1)
+
+	b.SetEnabled(false)
+	if err := <-blocked; !errors.Is(err, structs.ErrBrokerDisabled) {
+		t.Fatalf("blocked Dequeue returned %v, want %v", err, structs.ErrBrokerDisabled)
+	}
+	wantStats(t, b, 0, 0, 0, 0, 0)
+	if s := b.Stats(); len(s.ByScheduler) != 0 || len(s.DelayedEvals) != 0 {
+		t.Fatalf("per-queue stats survived the flush: %s", statsString(s))
+	}
+	if n := c.Pending(); n != 0 {
+		t.Fatalf("%d timers still armed after the flush", n)
+	}
+	if err := b.Ack(busy.ID, busyToken); !errors.Is(err, ErrEvalNotFound) {
+		t.Fatalf("Ack after flush: %v", err)
+	}
+
+	// A new term starts empty; the same evals can be restored.
+	b.SetEnabled(true)
+	b.Restore(ready)
+	c.Advance(2 * time.Hour)
+	wantStats(t, b, 1, 0, 0, 0, 0)
+	if e, _ := mustDequeue(t, b, structs.JobTypeService); e != ready {
+		t.Fatal("restored eval not ready")
+	}
+}
+
+func TestEvalBroker_RestoreSkipsResponseTime(t *testing.T) {
+	b, _ := testBroker(t)
+	restored, enqueued := testEval(), testEval()
+	b.Restore(restored)
+	b.Enqueue(enqueued)
+	b.mu.Lock()
+	_, rMeasured := b.enqueuedAt[restored.ID]
+	_, eMeasured := b.enqueuedAt[enqueued.ID]
+	b.mu.Unlock()
+	if rMeasured || !eMeasured {
+		t.Fatalf("response-time start recorded: restored=%v enqueued=%v, want false, true", rMeasured, eMeasured)
+	}
+	wantStats(t, b, 2, 0, 0, 0, 0)
+}
