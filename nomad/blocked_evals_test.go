@@ -443,7 +443,8 @@ func TestBlockedEvals_DisabledAndFlush(t *testing.T) {
 	b.Block(blockedEval(withJob("x"), withCreate(2)))
 	b.Unblock("v1:a", 5)
 	b.Block(blockedEval(withJob("y"), withSnapshot(1)))
-	// Leave these in the inbox: disabling must drop them unapplied.
+	// Some of these may be applied by the tracker's goroutine before the
+	// flush, the rest are dropped; either way nothing survives it.
 	b.SetEnabled(false)
 	if b.Enabled() {
 		t.Fatal("enabled after SetEnabled(false)")
@@ -451,6 +452,8 @@ func TestBlockedEvals_DisabledAndFlush(t *testing.T) {
 	if n := c.Pending(); n != 0 {
 		t.Fatalf("%d periodic timers still armed", n)
 	}
+	rb.released()
+	wantBlockedStats(t, b, 0, 0, 0)
 	b.Block(blockedEval())
 	b.Unblock("v1:a", 6)
 	b.processInbox()
@@ -548,26 +551,36 @@ func TestBlockedEvals_FSMCallsNeverBlock(t *testing.T) {
 
 func TestBlockedEvals_CoalescesCapacityChanges(t *testing.T) {
 	b, rb, _ := testBlocked(t)
+	// Park the tracker's goroutine inside EnqueueAll, so that everything
+	// posted below is taken from the inbox in one swap.
+	rb.gate = make(chan struct{})
+	rb.called = make(chan struct{}, 1)
+	b.Block(blockedEval(withJob("parker")))
+	b.Unblock("v1:park", 1)
+	<-rb.called
+	rb.called = nil
+
 	var evals []*structs.Evaluation
 	for i := range 5 {
 		class := fmt.Sprintf("v1:%d", i)
-		e := blockedEval(withJob("job-"+class), withEligibility(map[string]bool{class: true, "v1:other": false}))
+		e := blockedEval(withJob("job-"+class), withSnapshot(5), withEligibility(map[string]bool{class: true, "v1:other": false}))
 		evals = append(evals, e)
 		b.Block(e)
 	}
 	for i := range 5 {
 		b.Unblock(fmt.Sprintf("v1:%d", i), uint64(10+i))
 	}
+	close(rb.gate)
 	b.processInbox()
 	rb.mu.Lock()
 	batches := len(rb.batches)
 	rb.mu.Unlock()
-	if batches != 1 {
-		t.Fatalf("%d EnqueueAll calls for one batch of changes, want 1", batches)
+	// The parker's batch, then one for the five changes.
+	if batches != 2 {
+		t.Fatalf("%d EnqueueAll calls, want 2", batches)
 	}
-	got := rb.released()
-	if len(got) != 5 {
-		t.Fatalf("released %d, want 5", len(got))
+	if got := rb.released(); len(got) != 6 {
+		t.Fatalf("released %d, want 6", len(got))
 	}
 	// The records of every change were kept for missed-unblock checks.
 	b.mu.Lock()
