@@ -133,7 +133,7 @@ type EvalBroker struct {
 	// pending holds the job's other evals until that one is acked.
 	pending map[structs.NamespacedID]*priorityHeap[*structs.Evaluation]
 	// ready is one queue per scheduler type, FailedQueue included.
-	ready map[string]*priorityHeap[*readyEval]
+	ready map[string]*priorityHeap[readyEval]
 	// readySeq breaks ties in ready queues in arrival order.
 	readySeq uint64
 
@@ -168,11 +168,14 @@ type EvalBroker struct {
 	stats BrokerStats
 }
 
-// readyEval is an eval in a ready queue.
+// readyEval is an eval in a ready queue. It is stored by value with its
+// sort keys copied in, so ordering a deep queue never chases a pointer.
 type readyEval struct {
-	eval    *structs.Evaluation
-	readyAt time.Time
-	seq     uint64
+	priority    int
+	createIndex uint64
+	seq         uint64
+	eval        *structs.Evaluation
+	readyAt     time.Time
 }
 
 // unackEval is one outstanding delivery.
@@ -217,7 +220,7 @@ func (b *EvalBroker) resetLocked() {
 	b.enqueuedAt = make(map[string]time.Time)
 	b.jobEvals = make(map[structs.NamespacedID]string)
 	b.pending = make(map[structs.NamespacedID]*priorityHeap[*structs.Evaluation])
-	b.ready = make(map[string]*priorityHeap[*readyEval])
+	b.ready = make(map[string]*priorityHeap[readyEval])
 	b.unack = make(map[string]*unackEval)
 	b.requeue = make(map[string]*structs.Evaluation)
 	b.timeWait = make(map[string]*waitingEval)
@@ -362,7 +365,13 @@ func (b *EvalBroker) enqueueLocked(eval *structs.Evaluation, queue string, now t
 		b.ready[queue] = q
 	}
 	b.readySeq++
-	q.Push(&readyEval{eval: eval, readyAt: now, seq: b.readySeq})
+	q.Push(readyEval{
+		priority:    eval.Priority,
+		createIndex: eval.CreateIndex,
+		seq:         b.readySeq,
+		eval:        eval,
+		readyAt:     now,
+	})
 	b.stats.TotalReady++
 	b.schedStatsLocked(queue).Ready++
 	b.wakeOneLocked(queue)
@@ -372,12 +381,12 @@ func (b *EvalBroker) enqueueLocked(eval *structs.Evaluation, queue string, now t
 // CreateIndex, then arrival. (Nomad skips the priority comparison for two
 // evals of the same job ID; per-job serialisation means that only happens
 // for namespaced twins, where ordering by priority is the right answer.)
-func readyBefore(a, b *readyEval) bool {
-	if a.eval.Priority != b.eval.Priority {
-		return a.eval.Priority > b.eval.Priority
+func readyBefore(a, b readyEval) bool {
+	if a.priority != b.priority {
+		return a.priority > b.priority
 	}
-	if a.eval.CreateIndex != b.eval.CreateIndex {
-		return a.eval.CreateIndex < b.eval.CreateIndex
+	if a.createIndex != b.createIndex {
+		return a.createIndex < b.createIndex
 	}
 	return a.seq < b.seq
 }

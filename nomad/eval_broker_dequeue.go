@@ -117,7 +117,7 @@ func (b *EvalBroker) scanLocked(schedulers []string, now time.Time) (*structs.Ev
 		if !ok {
 			continue
 		}
-		switch p := head.eval.Priority; {
+		switch p := head.priority; {
 		case ties == 0 || p > bestPrio:
 			best, bestPrio, ties = sched, p, 1
 		case p == bestPrio:
