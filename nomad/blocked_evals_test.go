@@ -48,9 +48,9 @@ func (r *recordingBroker) released() map[*structs.Evaluation]string {
 	return out
 }
 
-func testBlocked(t *testing.T) (*BlockedEvals, *recordingBroker, *clock.Fake) {
+func newTestBlockedEvals(t *testing.T) (*BlockedEvals, *recordingBroker, *clock.Fake) {
 	t.Helper()
-	c := clock.NewFake(testEpoch)
+	c := clock.NewFake(brokerTestEpoch)
 	rb := &recordingBroker{}
 	cfg := DefaultBlockedEvalsConfig()
 	cfg.Clock = c
@@ -63,29 +63,29 @@ func testBlocked(t *testing.T) (*BlockedEvals, *recordingBroker, *clock.Fake) {
 	return b, rb, c
 }
 
-// blockedEval returns a blocked eval that saw no node class, unless opts
+// newBlockedEval returns a blocked eval that saw no node class, unless opts
 // say otherwise.
-func blockedEval(opts ...evalOpt) *structs.Evaluation {
+func newBlockedEval(opts ...evalOpt) *structs.Evaluation {
 	defaults := func(e *structs.Evaluation) {
 		e.Status = structs.EvalStatusBlocked
 		e.TriggeredBy = structs.EvalTriggerQueuedAllocs
 		e.ClassEligibility = map[string]bool{}
 	}
-	return testEval(append([]evalOpt{defaults}, opts...)...)
+	return newPendingEval(append([]evalOpt{defaults}, opts...)...)
 }
 
-func withEligibility(m map[string]bool) evalOpt {
+func evEligibility(m map[string]bool) evalOpt {
 	return func(e *structs.Evaluation) { e.ClassEligibility = m }
 }
-func withEscaped() evalOpt {
+func evEscaped() evalOpt {
 	return func(e *structs.Evaluation) { e.EscapedComputedClass, e.ClassEligibility = true, nil }
 }
-func withSnapshot(i uint64) evalOpt { return func(e *structs.Evaluation) { e.SnapshotIndex = i } }
-func withQuota(q string) evalOpt    { return func(e *structs.Evaluation) { e.QuotaLimitReached = q } }
-func withTrigger(tr string) evalOpt { return func(e *structs.Evaluation) { e.TriggeredBy = tr } }
-func withNode(id string) evalOpt    { return func(e *structs.Evaluation) { e.NodeID = id } }
-func withCreate(i uint64) evalOpt   { return func(e *structs.Evaluation) { e.CreateIndex = i } }
-func withFailed(m map[string]*structs.AllocMetric) evalOpt {
+func evSnapshot(i uint64) evalOpt { return func(e *structs.Evaluation) { e.SnapshotIndex = i } }
+func evQuota(q string) evalOpt    { return func(e *structs.Evaluation) { e.QuotaLimitReached = q } }
+func evTrigger(tr string) evalOpt { return func(e *structs.Evaluation) { e.TriggeredBy = tr } }
+func evNode(id string) evalOpt    { return func(e *structs.Evaluation) { e.NodeID = id } }
+func evCreate(i uint64) evalOpt   { return func(e *structs.Evaluation) { e.CreateIndex = i } }
+func evFailed(m map[string]*structs.AllocMetric) evalOpt {
 	return func(e *structs.Evaluation) { e.FailedTGAllocs = m }
 }
 
@@ -156,19 +156,19 @@ func TestBlockedEvals_OneBlockedEvalPerJob(t *testing.T) {
 		keepNew          bool
 		existingSnapshot uint64
 	}{
-		{name: "newer create index wins", existing: []evalOpt{withCreate(10)}, newer: []evalOpt{withCreate(20)}, keepNew: true},
-		{name: "older create index loses", existing: []evalOpt{withCreate(20)}, newer: []evalOpt{withCreate(10)}, keepNew: false},
-		{name: "snapshot index counts: max(10,30)=30 beats max(20,0)=20", existing: []evalOpt{withCreate(10), withSnapshot(30)}, newer: []evalOpt{withCreate(20)}, keepNew: false},
-		{name: "snapshot of the newcomer counts: max(5,40)=40 beats 30", existing: []evalOpt{withCreate(30)}, newer: []evalOpt{withCreate(5), withSnapshot(40)}, keepNew: true},
-		{name: "tie keeps the newcomer", existing: []evalOpt{withCreate(15)}, newer: []evalOpt{withCreate(15)}, keepNew: true},
-		{name: "escaped existing is replaced too", existing: []evalOpt{withCreate(10), withEscaped()}, newer: []evalOpt{withCreate(20)}, keepNew: true},
-		{name: "escaped newcomer can lose", existing: []evalOpt{withCreate(20)}, newer: []evalOpt{withCreate(10), withEscaped()}, keepNew: false},
+		{name: "newer create index wins", existing: []evalOpt{evCreate(10)}, newer: []evalOpt{evCreate(20)}, keepNew: true},
+		{name: "older create index loses", existing: []evalOpt{evCreate(20)}, newer: []evalOpt{evCreate(10)}, keepNew: false},
+		{name: "snapshot index counts: max(10,30)=30 beats max(20,0)=20", existing: []evalOpt{evCreate(10), evSnapshot(30)}, newer: []evalOpt{evCreate(20)}, keepNew: false},
+		{name: "snapshot of the newcomer counts: max(5,40)=40 beats 30", existing: []evalOpt{evCreate(30)}, newer: []evalOpt{evCreate(5), evSnapshot(40)}, keepNew: true},
+		{name: "tie keeps the newcomer", existing: []evalOpt{evCreate(15)}, newer: []evalOpt{evCreate(15)}, keepNew: true},
+		{name: "escaped existing is replaced too", existing: []evalOpt{evCreate(10), evEscaped()}, newer: []evalOpt{evCreate(20)}, keepNew: true},
+		{name: "escaped newcomer can lose", existing: []evalOpt{evCreate(20)}, newer: []evalOpt{evCreate(10), evEscaped()}, keepNew: false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			b, rb, _ := testBlocked(t)
-			existing := blockedEval(append([]evalOpt{withJob("web")}, tc.existing...)...)
-			newer := blockedEval(append([]evalOpt{withJob("web")}, tc.newer...)...)
+			b, rb, _ := newTestBlockedEvals(t)
+			existing := newBlockedEval(append([]evalOpt{evJob("web")}, tc.existing...)...)
+			newer := newBlockedEval(append([]evalOpt{evJob("web")}, tc.newer...)...)
 			b.Block(existing)
 			b.Block(newer)
 			b.processInbox()
@@ -206,8 +206,8 @@ func btoi(v bool) int {
 }
 
 func TestBlockedEvals_SameEvalBlockedAgainIsNotADuplicate(t *testing.T) {
-	b, rb, _ := testBlocked(t)
-	e := blockedEval(withCreate(10))
+	b, rb, _ := newTestBlockedEvals(t)
+	e := newBlockedEval(evCreate(10))
 	b.Reblock(e, "worker-token")
 	updated := e.Copy()
 	updated.ModifyIndex = 12
@@ -223,13 +223,13 @@ func TestBlockedEvals_SameEvalBlockedAgainIsNotADuplicate(t *testing.T) {
 }
 
 func TestBlockedEvals_UnblockByClass(t *testing.T) {
-	b, rb, _ := testBlocked(t)
-	eligible := blockedEval(withJob("eligible"), withEligibility(map[string]bool{"v1:a": true}))
-	ineligible := blockedEval(withJob("ineligible"), withEligibility(map[string]bool{"v1:a": false, "v1:b": true}))
-	unknown := blockedEval(withJob("unknown"), withEligibility(map[string]bool{"v1:b": true}))
-	empty := blockedEval(withJob("never-saw-a-class"))
-	escaped := blockedEval(withJob("escaped"), withEscaped())
-	quota := blockedEval(withJob("quota"), withQuota("team-a"), withEligibility(map[string]bool{"v1:a": true}))
+	b, rb, _ := newTestBlockedEvals(t)
+	eligible := newBlockedEval(evJob("eligible"), evEligibility(map[string]bool{"v1:a": true}))
+	ineligible := newBlockedEval(evJob("ineligible"), evEligibility(map[string]bool{"v1:a": false, "v1:b": true}))
+	unknown := newBlockedEval(evJob("unknown"), evEligibility(map[string]bool{"v1:b": true}))
+	empty := newBlockedEval(evJob("never-saw-a-class"))
+	escaped := newBlockedEval(evJob("escaped"), evEscaped())
+	quota := newBlockedEval(evJob("quota"), evQuota("team-a"), evEligibility(map[string]bool{"v1:a": true}))
 	for _, e := range []*structs.Evaluation{eligible, ineligible, unknown, empty, escaped, quota} {
 		b.Block(e)
 	}
@@ -253,11 +253,11 @@ func TestBlockedEvals_UnblockByClass(t *testing.T) {
 }
 
 func TestBlockedEvals_UnblockQuota(t *testing.T) {
-	b, rb, _ := testBlocked(t)
-	teamA := blockedEval(withJob("a"), withQuota("team-a"))
-	teamB := blockedEval(withJob("b"), withQuota("team-b"))
-	plain := blockedEval(withJob("plain"))
-	escaped := blockedEval(withJob("escaped"), withEscaped())
+	b, rb, _ := newTestBlockedEvals(t)
+	teamA := newBlockedEval(evJob("a"), evQuota("team-a"))
+	teamB := newBlockedEval(evJob("b"), evQuota("team-b"))
+	plain := newBlockedEval(evJob("plain"))
+	escaped := newBlockedEval(evJob("escaped"), evEscaped())
 	for _, e := range []*structs.Evaluation{teamA, teamB, plain, escaped} {
 		b.Block(e)
 	}
@@ -286,19 +286,19 @@ func TestBlockedEvals_MissedUnblock(t *testing.T) {
 	}
 	// Recorded changes: class a at index 100, quota team-a at 100.
 	cases := []tc{
-		{"eligible class changed after snapshot", blockedEval(withSnapshot(90), withEligibility(map[string]bool{"v1:a": true})), true},
-		{"eligible class changed before snapshot", blockedEval(withSnapshot(100), withEligibility(map[string]bool{"v1:a": true})), false},
-		{"ineligible class changed after snapshot", blockedEval(withSnapshot(90), withEligibility(map[string]bool{"v1:a": false})), false},
-		{"unseen class appeared after snapshot", blockedEval(withSnapshot(90), withEligibility(map[string]bool{"v1:b": true})), true},
-		{"escaped, anything after snapshot", blockedEval(withSnapshot(99), withEscaped()), true},
-		{"escaped, nothing after snapshot", blockedEval(withSnapshot(100), withEscaped()), false},
-		{"quota changed after snapshot", blockedEval(withSnapshot(90), withQuota("team-a"), withEligibility(map[string]bool{"v1:a": false})), true},
-		{"quota changed before snapshot", blockedEval(withSnapshot(100), withQuota("team-a")), false},
-		{"other quota: class changes do not count", blockedEval(withSnapshot(90), withQuota("team-b"), withEligibility(map[string]bool{"v1:a": true})), false},
+		{"eligible class changed after snapshot", newBlockedEval(evSnapshot(90), evEligibility(map[string]bool{"v1:a": true})), true},
+		{"eligible class changed before snapshot", newBlockedEval(evSnapshot(100), evEligibility(map[string]bool{"v1:a": true})), false},
+		{"ineligible class changed after snapshot", newBlockedEval(evSnapshot(90), evEligibility(map[string]bool{"v1:a": false})), false},
+		{"unseen class appeared after snapshot", newBlockedEval(evSnapshot(90), evEligibility(map[string]bool{"v1:b": true})), true},
+		{"escaped, anything after snapshot", newBlockedEval(evSnapshot(99), evEscaped()), true},
+		{"escaped, nothing after snapshot", newBlockedEval(evSnapshot(100), evEscaped()), false},
+		{"quota changed after snapshot", newBlockedEval(evSnapshot(90), evQuota("team-a"), evEligibility(map[string]bool{"v1:a": false})), true},
+		{"quota changed before snapshot", newBlockedEval(evSnapshot(100), evQuota("team-a")), false},
+		{"other quota: class changes do not count", newBlockedEval(evSnapshot(90), evQuota("team-b"), evEligibility(map[string]bool{"v1:a": true})), false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			b, rb, _ := testBlocked(t)
+			b, rb, _ := newTestBlockedEvals(t)
 			b.Unblock("v1:a", 100)
 			b.UnblockQuota("team-a", 100)
 			b.processInbox()
@@ -320,11 +320,11 @@ func TestBlockedEvals_MissedUnblock(t *testing.T) {
 }
 
 func TestBlockedEvals_SystemEvalsPerNode(t *testing.T) {
-	b, rb, _ := testBlocked(t)
+	b, rb, _ := newTestBlockedEvals(t)
 	// Ineligible for the only class so that class changes leave it alone.
-	sysA := blockedEval(withJob("sys-a"), withType(structs.JobTypeSystem), withNode("node-1"), withEligibility(map[string]bool{"v1:a": false}))
-	sysB := blockedEval(withJob("sys-b"), withType(structs.JobTypeSystem), withNode("node-1"), withEligibility(map[string]bool{"v1:a": false}))
-	sysC := blockedEval(withJob("sys-c"), withType(structs.JobTypeSystem), withNode("node-2"), withEligibility(map[string]bool{"v1:a": false}))
+	sysA := newBlockedEval(evJob("sys-a"), evType(structs.JobTypeSystem), evNode("node-1"), evEligibility(map[string]bool{"v1:a": false}))
+	sysB := newBlockedEval(evJob("sys-b"), evType(structs.JobTypeSystem), evNode("node-1"), evEligibility(map[string]bool{"v1:a": false}))
+	sysC := newBlockedEval(evJob("sys-c"), evType(structs.JobTypeSystem), evNode("node-2"), evEligibility(map[string]bool{"v1:a": false}))
 	for _, e := range []*structs.Evaluation{sysA, sysB, sysC} {
 		b.Block(e)
 	}
@@ -351,10 +351,10 @@ func TestBlockedEvals_SystemEvalsPerNode(t *testing.T) {
 }
 
 func TestBlockedEvals_Untrack(t *testing.T) {
-	b, rb, _ := testBlocked(t)
-	web := blockedEval(withJob("web"), withQuota("q"))
-	sys := blockedEval(withJob("sys"), withType(structs.JobTypeSystem), withNode("node-1"))
-	prod := blockedEval(withJob("web"), withNamespace("prod"))
+	b, rb, _ := newTestBlockedEvals(t)
+	web := newBlockedEval(evJob("web"), evQuota("q"))
+	sys := newBlockedEval(evJob("sys"), evType(structs.JobTypeSystem), evNode("node-1"))
+	prod := newBlockedEval(evJob("web"), evNamespace("prod"))
 	for _, e := range []*structs.Evaluation{web, sys, prod} {
 		b.Block(e)
 	}
@@ -371,11 +371,11 @@ func TestBlockedEvals_Untrack(t *testing.T) {
 }
 
 func TestBlockedEvals_UnblockFailedOnTimer(t *testing.T) {
-	b, rb, c := testBlocked(t)
-	maxPlans := blockedEval(withJob("conflicted"), withTrigger(structs.EvalTriggerMaxPlans),
-		withEligibility(map[string]bool{"v1:a": false}))
-	maxPlansEscaped := blockedEval(withJob("conflicted-escaped"), withTrigger(structs.EvalTriggerMaxPlans), withEscaped())
-	capacity := blockedEval(withJob("capacity"))
+	b, rb, c := newTestBlockedEvals(t)
+	maxPlans := newBlockedEval(evJob("conflicted"), evTrigger(structs.EvalTriggerMaxPlans),
+		evEligibility(map[string]bool{"v1:a": false}))
+	maxPlansEscaped := newBlockedEval(evJob("conflicted-escaped"), evTrigger(structs.EvalTriggerMaxPlans), evEscaped())
+	capacity := newBlockedEval(evJob("capacity"))
 	for _, e := range []*structs.Evaluation{maxPlans, maxPlansEscaped, capacity} {
 		b.Block(e)
 	}
@@ -390,7 +390,7 @@ func TestBlockedEvals_UnblockFailedOnTimer(t *testing.T) {
 	wantBlockedStats(t, b, 1, 0, 0)
 
 	// The timer keeps running.
-	again := blockedEval(withJob("conflicted-again"), withTrigger(structs.EvalTriggerMaxPlans))
+	again := newBlockedEval(evJob("conflicted-again"), evTrigger(structs.EvalTriggerMaxPlans))
 	b.Block(again)
 	c.Advance(time.Minute)
 	b.processInbox()
@@ -398,9 +398,9 @@ func TestBlockedEvals_UnblockFailedOnTimer(t *testing.T) {
 }
 
 func TestBlockedEvals_PruneOldUnblockIndexes(t *testing.T) {
-	b, rb, c := testBlocked(t)
+	b, rb, c := newTestBlockedEvals(t)
 	b.Unblock("v1:a", 100)
-	b.Block(blockedEval(withJob("gone"), withSnapshot(100), withFailed(map[string]*structs.AllocMetric{
+	b.Block(newBlockedEval(evJob("gone"), evSnapshot(100), evFailed(map[string]*structs.AllocMetric{
 		"web": {NodesAvailable: map[string]int{"dc1": 1}, ResourcesExhausted: map[string]*structs.Resources{"web": {CPU: 100}}},
 	})))
 	b.processInbox()
@@ -409,7 +409,7 @@ func TestBlockedEvals_PruneOldUnblockIndexes(t *testing.T) {
 	b.processInbox()
 
 	late := func() *structs.Evaluation {
-		return blockedEval(withSnapshot(90), withEligibility(map[string]bool{"v1:a": true}))
+		return newBlockedEval(evSnapshot(90), evEligibility(map[string]bool{"v1:a": true}))
 	}
 	// At 5 min the record is 5 min old, under the 15 min threshold.
 	c.Advance(5 * time.Minute)
@@ -438,11 +438,11 @@ func TestBlockedEvals_PruneOldUnblockIndexes(t *testing.T) {
 }
 
 func TestBlockedEvals_DisabledAndFlush(t *testing.T) {
-	b, rb, c := testBlocked(t)
-	b.Block(blockedEval(withJob("x"), withCreate(1)))
-	b.Block(blockedEval(withJob("x"), withCreate(2)))
+	b, rb, c := newTestBlockedEvals(t)
+	b.Block(newBlockedEval(evJob("x"), evCreate(1)))
+	b.Block(newBlockedEval(evJob("x"), evCreate(2)))
 	b.Unblock("v1:a", 5)
-	b.Block(blockedEval(withJob("y"), withSnapshot(1)))
+	b.Block(newBlockedEval(evJob("y"), evSnapshot(1)))
 	// Some of these may be applied by the tracker's goroutine before the
 	// flush, the rest are dropped; either way nothing survives it.
 	b.SetEnabled(false)
@@ -454,7 +454,7 @@ func TestBlockedEvals_DisabledAndFlush(t *testing.T) {
 	}
 	rb.released()
 	wantBlockedStats(t, b, 0, 0, 0)
-	b.Block(blockedEval())
+	b.Block(newBlockedEval())
 	b.Unblock("v1:a", 6)
 	b.processInbox()
 	wantReleased(t, rb, nil)
@@ -466,7 +466,7 @@ func TestBlockedEvals_DisabledAndFlush(t *testing.T) {
 		t.Fatalf("duplicates survived the flush: %d", len(d))
 	}
 	// Unblock records were flushed: an old snapshot is not "missed".
-	e := blockedEval(withSnapshot(1))
+	e := newBlockedEval(evSnapshot(1))
 	b.Block(e)
 	b.processInbox()
 	wantReleased(t, rb, nil)
@@ -474,11 +474,11 @@ func TestBlockedEvals_DisabledAndFlush(t *testing.T) {
 }
 
 func TestBlockedEvals_GetDuplicatesWaits(t *testing.T) {
-	b, _, c := testBlocked(t)
+	b, _, c := newTestBlockedEvals(t)
 	got := make(chan []*structs.Evaluation, 1)
 	go func() { got <- b.GetDuplicates(context.Background(), 0) }()
-	b.Block(blockedEval(withJob("x"), withCreate(1)))
-	b.Block(blockedEval(withJob("x"), withCreate(2)))
+	b.Block(newBlockedEval(evJob("x"), evCreate(1)))
+	b.Block(newBlockedEval(evJob("x"), evCreate(2)))
 	b.processInbox()
 	if d := <-got; len(d) != 1 || d[0].CreateIndex != 1 {
 		t.Fatalf("GetDuplicates = %v, want the older eval", d)
@@ -502,9 +502,9 @@ func TestBlockedEvals_GetDuplicatesWaits(t *testing.T) {
 // TestBlockedEvals_ProcessedByOwnGoroutine runs without processInbox: the
 // tracker's goroutine must apply calls and release evals by itself.
 func TestBlockedEvals_ProcessedByOwnGoroutine(t *testing.T) {
-	b, rb, _ := testBlocked(t)
+	b, rb, _ := newTestBlockedEvals(t)
 	rb.called = make(chan struct{}, 1)
-	e := blockedEval()
+	e := newBlockedEval()
 	b.Block(e)
 	b.Unblock("v1:a", 10)
 	<-rb.called
@@ -518,10 +518,10 @@ func TestBlockedEvals_ProcessedByOwnGoroutine(t *testing.T) {
 // (so the tracker's goroutine is stuck) and checks that a flood of FSM
 // calls still returns: a bounded channel would fill and stall Raft here.
 func TestBlockedEvals_FSMCallsNeverBlock(t *testing.T) {
-	b, rb, _ := testBlocked(t)
+	b, rb, _ := newTestBlockedEvals(t)
 	rb.gate = make(chan struct{})
 	rb.called = make(chan struct{}, 1)
-	first := blockedEval(withJob("first"))
+	first := newBlockedEval(evJob("first"))
 	b.Block(first)
 	b.Unblock("v1:a", 1)
 	<-rb.called // the goroutine is now parked in EnqueueAll
@@ -529,7 +529,7 @@ func TestBlockedEvals_FSMCallsNeverBlock(t *testing.T) {
 	const calls = 20000 // more than Nomad's 8096-entry channel
 	var evals []*structs.Evaluation
 	for i := range calls / 2 {
-		e := blockedEval(withJob(fmt.Sprintf("job-%d", i)), withSnapshot(uint64(i+10)))
+		e := newBlockedEval(evJob(fmt.Sprintf("job-%d", i)), evSnapshot(uint64(i+10)))
 		evals = append(evals, e)
 		b.Block(e)
 		b.Unblock("v1:a", uint64(i+10))
@@ -550,12 +550,12 @@ func TestBlockedEvals_FSMCallsNeverBlock(t *testing.T) {
 }
 
 func TestBlockedEvals_CoalescesCapacityChanges(t *testing.T) {
-	b, rb, _ := testBlocked(t)
+	b, rb, _ := newTestBlockedEvals(t)
 	// Park the tracker's goroutine inside EnqueueAll, so that everything
 	// posted below is taken from the inbox in one swap.
 	rb.gate = make(chan struct{})
 	rb.called = make(chan struct{}, 1)
-	b.Block(blockedEval(withJob("parker")))
+	b.Block(newBlockedEval(evJob("parker")))
 	b.Unblock("v1:park", 1)
 	<-rb.called
 	rb.called = nil
@@ -563,7 +563,7 @@ func TestBlockedEvals_CoalescesCapacityChanges(t *testing.T) {
 	var evals []*structs.Evaluation
 	for i := range 5 {
 		class := fmt.Sprintf("v1:%d", i)
-		e := blockedEval(withJob("job-"+class), withSnapshot(5), withEligibility(map[string]bool{class: true, "v1:other": false}))
+		e := newBlockedEval(evJob("job-"+class), evSnapshot(5), evEligibility(map[string]bool{class: true, "v1:other": false}))
 		evals = append(evals, e)
 		b.Block(e)
 	}
@@ -598,8 +598,8 @@ func TestBlockedEvals_CoalescesCapacityChanges(t *testing.T) {
 // a worker reblocks the eval it holds, the eval is released before the
 // worker acks, and the broker delivers it again only after the ack.
 func TestBlockedEvals_ReblockThroughBroker(t *testing.T) {
-	broker, _ := testBroker(t)
-	c := clock.NewFake(testEpoch)
+	broker, _ := newTestEvalBroker(t)
+	c := clock.NewFake(brokerTestEpoch)
 	cfg := DefaultBlockedEvalsConfig()
 	cfg.Clock = c
 	blocked, err := NewBlockedEvals(broker, cfg)
@@ -609,7 +609,7 @@ func TestBlockedEvals_ReblockThroughBroker(t *testing.T) {
 	blocked.SetEnabled(true)
 	defer blocked.SetEnabled(false)
 
-	e := blockedEval(withEligibility(map[string]bool{"v1:a": true}))
+	e := newBlockedEval(evEligibility(map[string]bool{"v1:a": true}))
 	broker.Enqueue(e)
 	got, token := mustDequeue(t, broker, structs.JobTypeService)
 
@@ -629,7 +629,7 @@ func TestBlockedEvals_ReblockThroughBroker(t *testing.T) {
 
 func TestBlockedEvals_StatsAndMetrics(t *testing.T) {
 	sink := withInmemMetrics(t)
-	b, _, _ := testBlocked(t)
+	b, _, _ := newTestBlockedEvals(t)
 	failed := map[string]*structs.AllocMetric{
 		"web": {
 			NodesAvailable:     map[string]int{"dc1": 3, "dc2": 1},
@@ -641,8 +641,8 @@ func TestBlockedEvals_StatsAndMetrics(t *testing.T) {
 			ResourcesExhausted: map[string]*structs.Resources{"db": {CPU: 1000, MemoryMB: 1024}},
 		},
 	}
-	b.Block(blockedEval(withJob("shop"), withFailed(failed), withQuota("q")))
-	b.Block(blockedEval(withJob("esc"), withEscaped()))
+	b.Block(newBlockedEval(evJob("shop"), evFailed(failed), evQuota("q")))
+	b.Block(newBlockedEval(evJob("esc"), evEscaped()))
 	b.processInbox()
 
 	s := b.Stats()
@@ -671,7 +671,7 @@ func TestBlockedEvals_StatsAndMetrics(t *testing.T) {
 		"nomad.nomad.blocked_evals.cpu;datacenter=dc1;node_class=large":   1500,
 		"nomad.nomad.blocked_evals.memory;datacenter=dc2;node_class=":     1280,
 	} {
-		if v, ok := gauge(t, sink, name); !ok || v != want {
+		if v, ok := inmemGauge(t, sink, name); !ok || v != want {
 			t.Errorf("gauge %s = %v (present %v), want %v", name, v, ok, want)
 		}
 	}

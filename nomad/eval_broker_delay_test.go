@@ -8,13 +8,13 @@ import (
 )
 
 func TestEvalBroker_WaitUntil(t *testing.T) {
-	b, c := testBroker(t)
-	at := func(d time.Duration) time.Time { return testEpoch.Add(d) }
-	e30 := testEval(withWaitUntil(at(30 * time.Second)))
-	e10 := testEval(withWaitUntil(at(10 * time.Second)))
-	e20a := testEval(withWaitUntil(at(20 * time.Second)))
-	e20b := testEval(withWaitUntil(at(20 * time.Second)))
-	past := testEval(withWaitUntil(at(-time.Minute)))
+	b, c := newTestEvalBroker(t)
+	at := func(d time.Duration) time.Time { return brokerTestEpoch.Add(d) }
+	e30 := newPendingEval(evWaitUntil(at(30 * time.Second)))
+	e10 := newPendingEval(evWaitUntil(at(10 * time.Second)))
+	e20a := newPendingEval(evWaitUntil(at(20 * time.Second)))
+	e20b := newPendingEval(evWaitUntil(at(20 * time.Second)))
+	past := newPendingEval(evWaitUntil(at(-time.Minute)))
 	for _, e := range []*structs.Evaluation{e30, e20a, e20b} {
 		b.Enqueue(e)
 	}
@@ -56,10 +56,10 @@ func TestEvalBroker_WaitUntil(t *testing.T) {
 }
 
 func TestEvalBroker_WaitUntilQueuesBehindInFlightEval(t *testing.T) {
-	b, c := testBroker(t)
-	b.Enqueue(testEval(withJob("web")))
+	b, c := newTestEvalBroker(t)
+	b.Enqueue(newPendingEval(evJob("web")))
 	_, token := mustDequeue(t, b, structs.JobTypeService)
-	delayed := testEval(withJob("web"), withWaitUntil(testEpoch.Add(time.Second)))
+	delayed := newPendingEval(evJob("web"), evWaitUntil(brokerTestEpoch.Add(time.Second)))
 	b.Enqueue(delayed)
 	c.Advance(time.Second)
 	// Released from the delay heap, but its job is busy.
@@ -76,8 +76,8 @@ func TestEvalBroker_WaitUntilQueuesBehindInFlightEval(t *testing.T) {
 }
 
 func TestEvalBroker_LegacyWait(t *testing.T) {
-	b, c := testBroker(t)
-	e := testEval(withWait(5 * time.Second))
+	b, c := newTestEvalBroker(t)
+	e := newPendingEval(evWait(5 * time.Second))
 	b.Enqueue(e)
 	wantStats(t, b, 0, 0, 0, 1, 0)
 	c.Advance(5*time.Second - time.Millisecond)
@@ -92,8 +92,8 @@ func TestEvalBroker_LegacyWait(t *testing.T) {
 }
 
 func TestEvalBroker_NackDelayDoesNotModifyEval(t *testing.T) {
-	b, c := testBroker(t)
-	e := testEval()
+	b, c := newTestEvalBroker(t)
+	e := newPendingEval()
 	b.Enqueue(e)
 	_, token := mustDequeue(t, b, structs.JobTypeService)
 	if err := b.Nack(e.ID, token); err != nil {
@@ -107,9 +107,9 @@ func TestEvalBroker_NackDelayDoesNotModifyEval(t *testing.T) {
 }
 
 func TestEvalBroker_StaleTimersAfterFlushDoNothing(t *testing.T) {
-	b, c := testBroker(t)
-	waiting := testEval(withWait(time.Minute))
-	delayed := testEval(withWaitUntil(testEpoch.Add(time.Minute)))
+	b, c := newTestEvalBroker(t)
+	waiting := newPendingEval(evWait(time.Minute))
+	delayed := newPendingEval(evWaitUntil(brokerTestEpoch.Add(time.Minute)))
 	b.Enqueue(waiting)
 	b.Enqueue(delayed)
 	b.SetEnabled(false)

@@ -10,15 +10,15 @@ import (
 // Errors of Ack and Nack. Their text is Nomad's and crosses the RPC
 // boundary unchanged, so it must never change.
 var (
-	// ErrEvalNotFound is returned when the eval is not outstanding: never
+	// ErrBrokerEvalNotFound is returned when the eval is not outstanding: never
 	// dequeued, already acked or nacked, or the broker was flushed.
-	ErrEvalNotFound = errors.New("Evaluation ID not found")
-	// ErrEvalTokenMismatch is returned when the eval is outstanding under
+	ErrBrokerEvalNotFound = errors.New("Evaluation ID not found")
+	// ErrBrokerTokenMismatch is returned when the eval is outstanding under
 	// another delivery's token.
-	ErrEvalTokenMismatch = errors.New("Token does not match for Evaluation ID")
-	// ErrAckAfterNackTimeout is returned when the nack timer fired before
+	ErrBrokerTokenMismatch = errors.New("Token does not match for Evaluation ID")
+	// ErrBrokerAckAfterNackTimeout is returned when the nack timer fired before
 	// the Ack arrived; the eval is being redelivered.
-	ErrAckAfterNackTimeout = errors.New("Evaluation ID Ack'd after Nack timer expiration")
+	ErrBrokerAckAfterNackTimeout = errors.New("Evaluation ID Ack'd after Nack timer expiration")
 )
 
 // A delivery is one Dequeue of an eval, identified by its token. This file
@@ -120,8 +120,8 @@ func (b *EvalBroker) restartNackTimerLocked(u *unackEval) error {
 // Ack completes a delivery: the eval leaves the broker, the best pending
 // eval of its job (if any) becomes ready and the job's other pending evals
 // become cancelable, and an eval parked for this token by EnqueueAll is
-// enqueued. Errors: ErrEvalNotFound, ErrEvalTokenMismatch,
-// ErrAckAfterNackTimeout.
+// enqueued. Errors: ErrBrokerEvalNotFound, ErrBrokerTokenMismatch,
+// ErrBrokerAckAfterNackTimeout.
 func (b *EvalBroker) Ack(evalID, token string) error {
 	b.mu.Lock()
 	now := b.clock.Now()
@@ -134,15 +134,15 @@ func (b *EvalBroker) Ack(evalID, token string) error {
 	u, ok := b.unack[evalID]
 	if !ok {
 		b.mu.Unlock()
-		return ErrEvalNotFound
+		return ErrBrokerEvalNotFound
 	}
 	if u.token != token {
 		b.mu.Unlock()
-		return ErrEvalTokenMismatch
+		return ErrBrokerTokenMismatch
 	}
 	if !u.paused && !u.timer.Stop() {
 		b.mu.Unlock()
-		return ErrAckAfterNackTimeout
+		return ErrBrokerAckAfterNackTimeout
 	}
 
 	b.removeUnackLocked(u)
@@ -199,8 +199,8 @@ func (b *EvalBroker) promotePendingLocked(p *priorityHeap[*structs.Evaluation], 
 // delivered again after a delay (0 after no delivery, InitialNackDelay
 // after the first, (n-1)*SubsequentNackDelay after the n-th), or moves to
 // FailedQueue once it has been delivered DeliveryLimit times. Any eval
-// parked for this token is dropped. Errors: ErrEvalNotFound,
-// ErrEvalTokenMismatch.
+// parked for this token is dropped. Errors: ErrBrokerEvalNotFound,
+// ErrBrokerTokenMismatch.
 func (b *EvalBroker) Nack(evalID, token string) error {
 	b.mu.Lock()
 	now := b.clock.Now()
@@ -208,11 +208,11 @@ func (b *EvalBroker) Nack(evalID, token string) error {
 	u, ok := b.unack[evalID]
 	if !ok {
 		b.mu.Unlock()
-		return ErrEvalNotFound
+		return ErrBrokerEvalNotFound
 	}
 	if u.token != token {
 		b.mu.Unlock()
-		return ErrEvalTokenMismatch
+		return ErrBrokerTokenMismatch
 	}
 	if !u.paused {
 		// A timer that already fired calls back into nackExpired, which

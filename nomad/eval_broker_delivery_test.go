@@ -10,16 +10,16 @@ import (
 )
 
 func TestEvalBroker_PendingCollapseOnAck(t *testing.T) {
-	b, _ := testBroker(t)
-	inFlight := testEval(withJob("api"), withCreateIndex(1))
+	b, _ := newTestEvalBroker(t)
+	inFlight := newPendingEval(evJob("api"), evCreateIndex(1))
 	b.Enqueue(inFlight)
 	e, token := mustDequeue(t, b, structs.JobTypeService)
 
 	// Pending, best first by priority then ModifyIndex: p70@4, p50@9, p50@5, p30@12.
-	p50old := testEval(withJob("api"), withModifyIndex(5))
-	p70 := testEval(withJob("api"), withPriority(70), withModifyIndex(4))
-	p50new := testEval(withJob("api"), withModifyIndex(9))
-	p30 := testEval(withJob("api"), withPriority(30), withModifyIndex(12))
+	p50old := newPendingEval(evJob("api"), evModifyIndex(5))
+	p70 := newPendingEval(evJob("api"), evPriority(70), evModifyIndex(4))
+	p50new := newPendingEval(evJob("api"), evModifyIndex(9))
+	p30 := newPendingEval(evJob("api"), evPriority(30), evModifyIndex(12))
 	for _, p := range []*structs.Evaluation{p50old, p70, p50new, p30} {
 		b.Enqueue(p)
 	}
@@ -59,8 +59,8 @@ func TestEvalBroker_PendingCollapseOnAck(t *testing.T) {
 }
 
 func TestEvalBroker_AckNackErrors(t *testing.T) {
-	b, _ := testBroker(t)
-	b.Enqueue(testEval())
+	b, _ := newTestEvalBroker(t)
+	b.Enqueue(newPendingEval())
 	e, token := mustDequeue(t, b, structs.JobTypeService)
 
 	cases := []struct {
@@ -70,10 +70,10 @@ func TestEvalBroker_AckNackErrors(t *testing.T) {
 		text  string
 		after func(t *testing.T)
 	}{
-		{name: "ack unknown", call: func() error { return b.Ack("nope", token) }, want: ErrEvalNotFound, text: "Evaluation ID not found"},
-		{name: "nack unknown", call: func() error { return b.Nack("nope", token) }, want: ErrEvalNotFound, text: "Evaluation ID not found"},
-		{name: "ack wrong token", call: func() error { return b.Ack(e.ID, "other") }, want: ErrEvalTokenMismatch, text: "Token does not match for Evaluation ID"},
-		{name: "nack wrong token", call: func() error { return b.Nack(e.ID, "other") }, want: ErrEvalTokenMismatch, text: "Token does not match for Evaluation ID"},
+		{name: "ack unknown", call: func() error { return b.Ack("nope", token) }, want: ErrBrokerEvalNotFound, text: "Evaluation ID not found"},
+		{name: "nack unknown", call: func() error { return b.Nack("nope", token) }, want: ErrBrokerEvalNotFound, text: "Evaluation ID not found"},
+		{name: "ack wrong token", call: func() error { return b.Ack(e.ID, "other") }, want: ErrBrokerTokenMismatch, text: "Token does not match for Evaluation ID"},
+		{name: "nack wrong token", call: func() error { return b.Nack(e.ID, "other") }, want: ErrBrokerTokenMismatch, text: "Token does not match for Evaluation ID"},
 		{name: "reset unknown", call: func() error { return b.OutstandingReset("nope", token) }, want: structs.ErrNotOutstanding, text: "evaluation is not outstanding"},
 		{name: "reset wrong token", call: func() error { return b.OutstandingReset(e.ID, "other") }, want: structs.ErrTokenMismatch, text: "evaluation token does not match"},
 		{name: "pause unknown", call: func() error { return b.PauseNackTimeout("nope", token) }, want: structs.ErrNotOutstanding},
@@ -81,8 +81,8 @@ func TestEvalBroker_AckNackErrors(t *testing.T) {
 		{name: "resume unknown", call: func() error { return b.ResumeNackTimeout("nope", token) }, want: structs.ErrNotOutstanding},
 		{name: "resume wrong token", call: func() error { return b.ResumeNackTimeout(e.ID, "other") }, want: structs.ErrTokenMismatch},
 		{name: "ack", call: func() error { return b.Ack(e.ID, token) }},
-		{name: "ack twice", call: func() error { return b.Ack(e.ID, token) }, want: ErrEvalNotFound},
-		{name: "nack after ack", call: func() error { return b.Nack(e.ID, token) }, want: ErrEvalNotFound},
+		{name: "ack twice", call: func() error { return b.Ack(e.ID, token) }, want: ErrBrokerEvalNotFound},
+		{name: "nack after ack", call: func() error { return b.Nack(e.ID, token) }, want: ErrBrokerEvalNotFound},
 	}
 	for _, tc := range cases {
 		err := tc.call()
@@ -99,8 +99,8 @@ func TestEvalBroker_AckNackErrors(t *testing.T) {
 }
 
 func TestEvalBroker_OutstandingReportsToken(t *testing.T) {
-	b, _ := testBroker(t)
-	b.Enqueue(testEval())
+	b, _ := newTestEvalBroker(t)
+	b.Enqueue(newPendingEval())
 	e, token := mustDequeue(t, b, structs.JobTypeService)
 	if got, ok := b.Outstanding(e.ID); !ok || got != token {
 		t.Fatalf("Outstanding = %q, %v; want the delivery token", got, ok)
@@ -124,13 +124,13 @@ func (firedTimer) Reset(time.Duration) bool { return false }
 
 func TestEvalBroker_CallsAfterNackTimerFired(t *testing.T) {
 	cfg := DefaultEvalBrokerConfig()
-	cfg.Clock = firedClock{clock.NewFake(testEpoch)}
+	cfg.Clock = firedClock{clock.NewFake(brokerTestEpoch)}
 	b, err := NewEvalBroker(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	b.SetEnabled(true)
-	b.Enqueue(testEval())
+	b.Enqueue(newPendingEval())
 	e, token := mustDequeue(t, b, structs.JobTypeService)
 
 	if err := b.OutstandingReset(e.ID, token); !errors.Is(err, structs.ErrNackTimeoutReached) {
@@ -143,8 +143,8 @@ func TestEvalBroker_CallsAfterNackTimerFired(t *testing.T) {
 		t.Fatalf("ResumeNackTimeout: %v, want %v", err, structs.ErrNackTimeoutReached)
 	}
 	err = b.Ack(e.ID, token)
-	if !errors.Is(err, ErrAckAfterNackTimeout) || err.Error() != "Evaluation ID Ack'd after Nack timer expiration" {
-		t.Fatalf("Ack: %v, want %v", err, ErrAckAfterNackTimeout)
+	if !errors.Is(err, ErrBrokerAckAfterNackTimeout) || err.Error() != "Evaluation ID Ack'd after Nack timer expiration" {
+		t.Fatalf("Ack: %v, want %v", err, ErrBrokerAckAfterNackTimeout)
 	}
 	// The delivery stays outstanding for the pending callback to nack.
 	if _, ok := b.Outstanding(e.ID); !ok {
@@ -156,8 +156,8 @@ func TestEvalBroker_CallsAfterNackTimerFired(t *testing.T) {
 }
 
 func TestEvalBroker_NackTimeoutRedelivers(t *testing.T) {
-	b, c := testBroker(t)
-	b.Enqueue(testEval())
+	b, c := newTestEvalBroker(t)
+	b.Enqueue(newPendingEval())
 	e, token := mustDequeue(t, b, structs.JobTypeService)
 
 	c.Advance(59 * time.Second)
@@ -178,8 +178,8 @@ func TestEvalBroker_NackTimeoutRedelivers(t *testing.T) {
 	}
 	// First delivery nacked: back after the 1 s initial delay.
 	wantStats(t, b, 0, 0, 0, 1, 0)
-	if err := b.Ack(e.ID, token); !errors.Is(err, ErrEvalNotFound) {
-		t.Fatalf("Ack after the timeout: %v, want %v", err, ErrEvalNotFound)
+	if err := b.Ack(e.ID, token); !errors.Is(err, ErrBrokerEvalNotFound) {
+		t.Fatalf("Ack after the timeout: %v, want %v", err, ErrBrokerEvalNotFound)
 	}
 	c.Advance(time.Second)
 	e2, token2 := mustDequeue(t, b, structs.JobTypeService)
@@ -189,8 +189,8 @@ func TestEvalBroker_NackTimeoutRedelivers(t *testing.T) {
 }
 
 func TestEvalBroker_PauseAndResumeNackTimeout(t *testing.T) {
-	b, c := testBroker(t)
-	b.Enqueue(testEval())
+	b, c := newTestEvalBroker(t)
+	b.Enqueue(newPendingEval())
 	e, token := mustDequeue(t, b, structs.JobTypeService)
 
 	c.Advance(50 * time.Second)
@@ -244,9 +244,9 @@ func TestEvalBroker_PauseAndResumeNackTimeout(t *testing.T) {
 }
 
 func TestEvalBroker_RedeliveryDelaysAndFailedQueue(t *testing.T) {
-	b, c := testBroker(t)
-	e := testEval(withJob("flaky"))
-	later := testEval(withJob("flaky"))
+	b, c := newTestEvalBroker(t)
+	e := newPendingEval(evJob("flaky"))
+	later := newPendingEval(evJob("flaky"))
 	b.Enqueue(e)
 	b.Enqueue(later)
 
@@ -312,7 +312,7 @@ func TestEvalBroker_ConfigurableNackDelays(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			c := clock.NewFake(testEpoch)
+			c := clock.NewFake(brokerTestEpoch)
 			cfg := DefaultEvalBrokerConfig()
 			cfg.Clock = c
 			cfg.InitialNackDelay, cfg.SubsequentNackDelay, cfg.DeliveryLimit = tc.initial, tc.subsequent, tc.deliveryLimit
@@ -321,7 +321,7 @@ func TestEvalBroker_ConfigurableNackDelays(t *testing.T) {
 				t.Fatal(err)
 			}
 			b.SetEnabled(true)
-			b.Enqueue(testEval())
+			b.Enqueue(newPendingEval())
 			for i, d := range tc.wantDelays {
 				e, token := mustDequeue(t, b, structs.JobTypeService)
 				if err := b.Nack(e.ID, token); err != nil {
@@ -356,8 +356,8 @@ func TestEvalBroker_EnqueueAllRequeuesOnAck(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			b, c := testBroker(t)
-			e := testEval(withJob("blocked-job"))
+			b, c := newTestEvalBroker(t)
+			e := newPendingEval(evJob("blocked-job"))
 			b.Enqueue(e)
 			got, token := mustDequeue(t, b, structs.JobTypeService)
 

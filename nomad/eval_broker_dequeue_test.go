@@ -26,11 +26,11 @@ func dequeueAsync(b *EvalBroker, ctx context.Context, timeout time.Duration, sch
 }
 
 func TestEvalBroker_DequeueWakesOnEnqueue(t *testing.T) {
-	b, _ := testBroker(t)
+	b, _ := newTestEvalBroker(t)
 	res := dequeueAsync(b, context.Background(), 0, structs.JobTypeService, structs.JobTypeBatch)
 	waitForWaiters(t, b, 1)
 
-	e := testEval(withType(structs.JobTypeBatch))
+	e := newPendingEval(evType(structs.JobTypeBatch))
 	b.Enqueue(e)
 	r := <-res
 	if r.err != nil || r.eval != e || r.token == "" {
@@ -42,7 +42,7 @@ func TestEvalBroker_DequeueWakesOnEnqueue(t *testing.T) {
 }
 
 func TestEvalBroker_DequeueTimeoutOnClock(t *testing.T) {
-	b, c := testBroker(t)
+	b, c := newTestEvalBroker(t)
 	res := dequeueAsync(b, context.Background(), 500*time.Millisecond, structs.JobTypeService)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -68,7 +68,7 @@ func TestEvalBroker_DequeueTimeoutOnClock(t *testing.T) {
 }
 
 func TestEvalBroker_DequeueContextCancel(t *testing.T) {
-	b, _ := testBroker(t)
+	b, _ := newTestEvalBroker(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	res := dequeueAsync(b, ctx, time.Minute, structs.JobTypeService)
 	waitForWaiters(t, b, 1)
@@ -78,12 +78,12 @@ func TestEvalBroker_DequeueContextCancel(t *testing.T) {
 		t.Fatalf("Dequeue after cancel = %+v, want context.Canceled", r)
 	}
 	// Work enqueued now is not lost to the departed waiter.
-	b.Enqueue(testEval())
+	b.Enqueue(newPendingEval())
 	mustDequeue(t, b, structs.JobTypeService)
 }
 
 func TestEvalBroker_WakesOnlyWaitersOfTheQueue(t *testing.T) {
-	b, _ := testBroker(t)
+	b, _ := newTestEvalBroker(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	batchOnly := dequeueAsync(b, ctx, 0, structs.JobTypeBatch)
@@ -91,7 +91,7 @@ func TestEvalBroker_WakesOnlyWaitersOfTheQueue(t *testing.T) {
 	serviceOnly := dequeueAsync(b, ctx, 0, structs.JobTypeService)
 	waitForWaiters(t, b, 2)
 
-	e := testEval(withType(structs.JobTypeService))
+	e := newPendingEval(evType(structs.JobTypeService))
 	b.Enqueue(e)
 	if r := <-serviceOnly; r.eval != e {
 		t.Fatalf("service waiter got %+v", r)
@@ -111,7 +111,7 @@ func TestEvalBroker_WakesOnlyWaitersOfTheQueue(t *testing.T) {
 // workers listening on overlapping sets of queues, every enqueued eval is
 // delivered exactly once, and none is left ready with a worker asleep.
 func TestEvalBroker_ManyDequeuersLoseNoWork(t *testing.T) {
-	b, _ := testBroker(t)
+	b, _ := newTestEvalBroker(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
@@ -154,7 +154,7 @@ func TestEvalBroker_ManyDequeuersLoseNoWork(t *testing.T) {
 	waitForWaiters(t, b, len(sets))
 	for i := range perType {
 		for _, typ := range []string{structs.JobTypeService, structs.JobTypeBatch, structs.JobTypeSystem} {
-			b.Enqueue(testEval(withType(typ), withPriority(1+i%100)))
+			b.Enqueue(newPendingEval(evType(typ), evPriority(1+i%100)))
 		}
 	}
 	for range total {

@@ -9,8 +9,8 @@ import (
 )
 
 func TestEvalBroker_StatsAreCopies(t *testing.T) {
-	b, _ := testBroker(t)
-	b.Enqueue(testEval())
+	b, _ := newTestEvalBroker(t)
+	b.Enqueue(newPendingEval())
 	s := b.Stats()
 	s.ByScheduler[structs.JobTypeService].Ready = 99
 	s.DelayedEvals["x"] = nil
@@ -21,13 +21,13 @@ func TestEvalBroker_StatsAreCopies(t *testing.T) {
 
 func TestEvalBroker_Metrics(t *testing.T) {
 	sink := withInmemMetrics(t)
-	b, c := testBroker(t)
+	b, c := newTestEvalBroker(t)
 
-	e := testEval(withJob("web"))
+	e := newPendingEval(evJob("web"))
 	b.Enqueue(e)
-	b.Enqueue(testEval(withJob("web")))
-	b.Enqueue(testEval(withType(structs.JobTypeBatch)))
-	b.Enqueue(testEval(withWaitUntil(testEpoch.Add(90 * time.Second))))
+	b.Enqueue(newPendingEval(evJob("web")))
+	b.Enqueue(newPendingEval(evType(structs.JobTypeBatch)))
+	b.Enqueue(newPendingEval(evWaitUntil(brokerTestEpoch.Add(90 * time.Second))))
 
 	c.Advance(2 * time.Second) // e waits 2 s in its ready queue
 	got, token := mustDequeue(t, b, structs.JobTypeService)
@@ -56,7 +56,7 @@ func TestEvalBroker_Metrics(t *testing.T) {
 		{"nomad.nomad.broker.eval_waiting", 85},
 	}
 	for _, g := range gauges {
-		v, ok := gauge(t, sink, g.name)
+		v, ok := inmemGauge(t, sink, g.name)
 		if !ok || v != g.want {
 			t.Errorf("gauge %s = %v (present %v), want %v", g.name, v, ok, g.want)
 		}
@@ -72,7 +72,7 @@ func TestEvalBroker_Metrics(t *testing.T) {
 		{"nomad.nomad.broker.response_time", 1, 5000},
 	}
 	for _, s := range samples {
-		n, sum := sample(t, sink, s.name)
+		n, sum := inmemSample(t, sink, s.name)
 		if n != s.count || sum != s.sumMS {
 			t.Errorf("sample %s: %d samples summing to %v ms, want %d summing to %v", s.name, n, sum, s.count, s.sumMS)
 		}
@@ -81,8 +81,8 @@ func TestEvalBroker_Metrics(t *testing.T) {
 
 func TestEvalBroker_EmitStatsRunsOnClock(t *testing.T) {
 	sink := withInmemMetrics(t)
-	b, c := testBroker(t)
-	b.Enqueue(testEval())
+	b, c := newTestEvalBroker(t)
+	b.Enqueue(newPendingEval())
 
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -95,7 +95,7 @@ func TestEvalBroker_EmitStatsRunsOnClock(t *testing.T) {
 	if err := c.BlockUntil(wait, 1); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := gauge(t, sink, "nomad.nomad.broker.total_ready"); ok {
+	if _, ok := inmemGauge(t, sink, "nomad.nomad.broker.total_ready"); ok {
 		t.Fatal("emitted before the first period")
 	}
 	c.Advance(time.Second)
@@ -103,7 +103,7 @@ func TestEvalBroker_EmitStatsRunsOnClock(t *testing.T) {
 	if err := c.BlockUntil(wait, 1); err != nil {
 		t.Fatal(err)
 	}
-	if v, ok := gauge(t, sink, "nomad.nomad.broker.total_ready"); !ok || v != 1 {
+	if v, ok := inmemGauge(t, sink, "nomad.nomad.broker.total_ready"); !ok || v != 1 {
 		t.Fatalf("total_ready = %v (present %v) after one period", v, ok)
 	}
 	cancel()

@@ -13,13 +13,13 @@ import (
 	"github.com/opennomad/nomad/structs"
 )
 
-var testEpoch = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+var brokerTestEpoch = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
-// testBroker returns an enabled broker with Nomad's defaults on a fake
+// newTestEvalBroker returns an enabled broker with Nomad's defaults on a fake
 // clock.
-func testBroker(t testing.TB) (*EvalBroker, *clock.Fake) {
+func newTestEvalBroker(t testing.TB) (*EvalBroker, *clock.Fake) {
 	t.Helper()
-	c := clock.NewFake(testEpoch)
+	c := clock.NewFake(brokerTestEpoch)
 	cfg := DefaultEvalBrokerConfig()
 	cfg.Clock = c
 	b, err := NewEvalBroker(cfg)
@@ -33,20 +33,20 @@ func testBroker(t testing.TB) (*EvalBroker, *clock.Fake) {
 // evalOpt adjusts a test eval.
 type evalOpt func(*structs.Evaluation)
 
-func withType(typ string) evalOpt     { return func(e *structs.Evaluation) { e.Type = typ } }
-func withPriority(p int) evalOpt      { return func(e *structs.Evaluation) { e.Priority = p } }
-func withJob(id string) evalOpt       { return func(e *structs.Evaluation) { e.JobID = id } }
-func withNamespace(ns string) evalOpt { return func(e *structs.Evaluation) { e.Namespace = ns } }
-func withCreateIndex(i uint64) evalOpt {
+func evType(typ string) evalOpt     { return func(e *structs.Evaluation) { e.Type = typ } }
+func evPriority(p int) evalOpt      { return func(e *structs.Evaluation) { e.Priority = p } }
+func evJob(id string) evalOpt       { return func(e *structs.Evaluation) { e.JobID = id } }
+func evNamespace(ns string) evalOpt { return func(e *structs.Evaluation) { e.Namespace = ns } }
+func evCreateIndex(i uint64) evalOpt {
 	return func(e *structs.Evaluation) { e.CreateIndex, e.ModifyIndex = i, i }
 }
-func withModifyIndex(i uint64) evalOpt  { return func(e *structs.Evaluation) { e.ModifyIndex = i } }
-func withWait(d time.Duration) evalOpt  { return func(e *structs.Evaluation) { e.Wait = d } }
-func withWaitUntil(t time.Time) evalOpt { return func(e *structs.Evaluation) { e.WaitUntil = t } }
+func evModifyIndex(i uint64) evalOpt  { return func(e *structs.Evaluation) { e.ModifyIndex = i } }
+func evWait(d time.Duration) evalOpt  { return func(e *structs.Evaluation) { e.Wait = d } }
+func evWaitUntil(t time.Time) evalOpt { return func(e *structs.Evaluation) { e.WaitUntil = t } }
 
-// testEval returns a pending service eval of priority 50 for a job of its
+// newPendingEval returns a pending service eval of priority 50 for a job of its
 // own, unless opts say otherwise.
-func testEval(opts ...evalOpt) *structs.Evaluation {
+func newPendingEval(opts ...evalOpt) *structs.Evaluation {
 	id := structs.GenerateUUID()
 	e := &structs.Evaluation{
 		ID:          id,
@@ -172,12 +172,12 @@ func TestEvalBrokerConfig_Validate(t *testing.T) {
 }
 
 func TestEvalBroker_DisabledIgnoresEnqueueAndRefusesDequeue(t *testing.T) {
-	b, _ := testBroker(t)
+	b, _ := newTestEvalBroker(t)
 	b.SetEnabled(false)
 	if b.Enabled() {
 		t.Fatal("Enabled after SetEnabled(false)")
 	}
-	b.Enqueue(testEval())
+	b.Enqueue(newPendingEval())
 	b.Enqueue(nil)
 	wantStats(t, b, 0, 0, 0, 0, 0)
 	if _, _, err := b.Dequeue(context.Background(), []string{structs.JobTypeService}, time.Second); !errors.Is(err, structs.ErrBrokerDisabled) {
@@ -186,8 +186,8 @@ func TestEvalBroker_DisabledIgnoresEnqueueAndRefusesDequeue(t *testing.T) {
 }
 
 func TestEvalBroker_EnqueueIsIdempotent(t *testing.T) {
-	b, _ := testBroker(t)
-	e := testEval()
+	b, _ := newTestEvalBroker(t)
+	e := newPendingEval()
 	b.Enqueue(e)
 	b.Enqueue(e)
 	b.Restore(e)
@@ -209,42 +209,42 @@ func TestEvalBroker_PriorityThenFIFOWithinQueue(t *testing.T) {
 		{
 			name: "higher priority first",
 			evals: []*structs.Evaluation{
-				testEval(withPriority(10), withCreateIndex(1)),
-				testEval(withPriority(90), withCreateIndex(2)),
-				testEval(withPriority(50), withCreateIndex(3)),
+				newPendingEval(evPriority(10), evCreateIndex(1)),
+				newPendingEval(evPriority(90), evCreateIndex(2)),
+				newPendingEval(evPriority(50), evCreateIndex(3)),
 			},
 			want: []int{1, 2, 0},
 		},
 		{
 			name: "equal priority by create index, not arrival",
 			evals: []*structs.Evaluation{
-				testEval(withCreateIndex(30)),
-				testEval(withCreateIndex(10)),
-				testEval(withCreateIndex(20)),
+				newPendingEval(evCreateIndex(30)),
+				newPendingEval(evCreateIndex(10)),
+				newPendingEval(evCreateIndex(20)),
 			},
 			want: []int{1, 2, 0},
 		},
 		{
 			name: "equal priority and index by arrival",
 			evals: []*structs.Evaluation{
-				testEval(withCreateIndex(5)),
-				testEval(withCreateIndex(5)),
-				testEval(withCreateIndex(5)),
+				newPendingEval(evCreateIndex(5)),
+				newPendingEval(evCreateIndex(5)),
+				newPendingEval(evCreateIndex(5)),
 			},
 			want: []int{0, 1, 2},
 		},
 		{
 			name: "core evals outrank every job priority",
 			evals: []*structs.Evaluation{
-				testEval(withPriority(structs.JobMaxPriority), withCreateIndex(1)),
-				testEval(withPriority(structs.CoreJobPriority), withCreateIndex(2)),
+				newPendingEval(evPriority(structs.JobMaxPriority), evCreateIndex(1)),
+				newPendingEval(evPriority(structs.CoreJobPriority), evCreateIndex(2)),
 			},
 			want: []int{1, 0},
 		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			b, _ := testBroker(t)
+			b, _ := newTestEvalBroker(t)
 			for _, e := range tc.evals {
 				b.Enqueue(e)
 			}
@@ -260,16 +260,16 @@ func TestEvalBroker_PriorityThenFIFOWithinQueue(t *testing.T) {
 }
 
 func TestEvalBroker_CrossSchedulerPicksTrueHighestPriority(t *testing.T) {
-	b, _ := testBroker(t)
+	b, _ := newTestEvalBroker(t)
 	// Build a service heap whose last slice element is not its root: the
 	// 90 is pushed first and stays at the root while lower ones append.
 	// Nomad's peek reads the last element and would pick batch's 60.
 	for i, p := range []int{90, 20, 10, 30} {
-		b.Enqueue(testEval(withPriority(p), withCreateIndex(uint64(i+1))))
+		b.Enqueue(newPendingEval(evPriority(p), evCreateIndex(uint64(i+1))))
 	}
-	b.Enqueue(testEval(withType(structs.JobTypeBatch), withPriority(60), withCreateIndex(10)))
-	b.Enqueue(testEval(withType(structs.JobTypeCore), withPriority(structs.CoreJobPriority), withCreateIndex(11),
-		withJob(structs.CoreJobEvalGC), withNamespace("-")))
+	b.Enqueue(newPendingEval(evType(structs.JobTypeBatch), evPriority(60), evCreateIndex(10)))
+	b.Enqueue(newPendingEval(evType(structs.JobTypeCore), evPriority(structs.CoreJobPriority), evCreateIndex(11),
+		evJob(structs.CoreJobEvalGC), evNamespace("-")))
 
 	all := []string{structs.JobTypeService, structs.JobTypeBatch, structs.JobTypeCore}
 	var got []int
@@ -284,14 +284,14 @@ func TestEvalBroker_CrossSchedulerPicksTrueHighestPriority(t *testing.T) {
 }
 
 func TestEvalBroker_CrossSchedulerTiesShareFairly(t *testing.T) {
-	b, _ := testBroker(t)
+	b, _ := newTestEvalBroker(t)
 	const n = 200
 	for i := range n {
 		typ := structs.JobTypeService
 		if i%2 == 1 {
 			typ = structs.JobTypeBatch
 		}
-		b.Enqueue(testEval(withType(typ), withCreateIndex(uint64(i+1))))
+		b.Enqueue(newPendingEval(evType(typ), evCreateIndex(uint64(i+1))))
 	}
 	// With equal priorities each pick is a coin toss between the queues;
 	// the first half of the dequeues must draw from both.
@@ -306,8 +306,8 @@ func TestEvalBroker_CrossSchedulerTiesShareFairly(t *testing.T) {
 }
 
 func TestEvalBroker_OnlyRequestedSchedulers(t *testing.T) {
-	b, _ := testBroker(t)
-	b.Enqueue(testEval(withType(structs.JobTypeSystem)))
+	b, _ := newTestEvalBroker(t)
+	b.Enqueue(newPendingEval(evType(structs.JobTypeSystem)))
 	mustNotDequeue(t, b, structs.JobTypeService, structs.JobTypeBatch)
 	e, _ := mustDequeue(t, b, structs.JobTypeSystem)
 	if e.Type != structs.JobTypeSystem {
@@ -319,10 +319,10 @@ func TestEvalBroker_OnlyRequestedSchedulers(t *testing.T) {
 }
 
 func TestEvalBroker_OneEvalPerJobInFlight(t *testing.T) {
-	b, _ := testBroker(t)
-	first := testEval(withJob("web"), withCreateIndex(1))
-	second := testEval(withJob("web"), withCreateIndex(2))
-	otherNS := testEval(withJob("web"), withNamespace("prod"), withCreateIndex(3))
+	b, _ := newTestEvalBroker(t)
+	first := newPendingEval(evJob("web"), evCreateIndex(1))
+	second := newPendingEval(evJob("web"), evCreateIndex(2))
+	otherNS := newPendingEval(evJob("web"), evNamespace("prod"), evCreateIndex(3))
 	b.Enqueue(first)
 	b.Enqueue(second)
 	b.Enqueue(otherNS)
@@ -350,10 +350,10 @@ func TestEvalBroker_OneEvalPerJobInFlight(t *testing.T) {
 }
 
 func TestEvalBroker_EnqueueAllUnknownEvals(t *testing.T) {
-	b, _ := testBroker(t)
+	b, _ := newTestEvalBroker(t)
 	batch := map[*structs.Evaluation]string{}
 	for i := range 5 {
-		batch[testEval(withPriority(10*(i+1)))] = "token-of-a-delivery-long-gone"
+		batch[newPendingEval(evPriority(10*(i+1)))] = "token-of-a-delivery-long-gone"
 	}
 	b.EnqueueAll(batch)
 	wantStats(t, b, 5, 0, 0, 0, 0)
@@ -363,13 +363,13 @@ func TestEvalBroker_EnqueueAllUnknownEvals(t *testing.T) {
 }
 
 func TestEvalBroker_SetEnabledFalseFlushes(t *testing.T) {
-	b, c := testBroker(t)
-	ready := testEval(withPriority(10))
+	b, c := newTestEvalBroker(t)
+	ready := newPendingEval(evPriority(10))
 	b.Enqueue(ready)
-	b.Enqueue(testEval(withJob("busy")))
-	b.Enqueue(testEval(withJob("busy")))
-	b.Enqueue(testEval(withWait(time.Minute)))
-	b.Enqueue(testEval(withWaitUntil(testEpoch.Add(time.Hour))))
+	b.Enqueue(newPendingEval(evJob("busy")))
+	b.Enqueue(newPendingEval(evJob("busy")))
+	b.Enqueue(newPendingEval(evWait(time.Minute)))
+	b.Enqueue(newPendingEval(evWaitUntil(brokerTestEpoch.Add(time.Hour))))
 	busy, busyToken := mustDequeue(t, b, structs.JobTypeService)
 	wantStats(t, b, 1, 1, 1, 2, 0)
 
@@ -391,7 +391,7 @@ func TestEvalBroker_SetEnabledFalseFlushes(t *testing.T) {
 	if n := c.Pending(); n != 0 {
 		t.Fatalf("%d timers still armed after the flush", n)
 	}
-	if err := b.Ack(busy.ID, busyToken); !errors.Is(err, ErrEvalNotFound) {
+	if err := b.Ack(busy.ID, busyToken); !errors.Is(err, ErrBrokerEvalNotFound) {
 		t.Fatalf("Ack after flush: %v", err)
 	}
 
@@ -406,8 +406,8 @@ func TestEvalBroker_SetEnabledFalseFlushes(t *testing.T) {
 }
 
 func TestEvalBroker_RestoreSkipsResponseTime(t *testing.T) {
-	b, _ := testBroker(t)
-	restored, enqueued := testEval(), testEval()
+	b, _ := newTestEvalBroker(t)
+	restored, enqueued := newPendingEval(), newPendingEval()
 	b.Restore(restored)
 	b.Enqueue(enqueued)
 	b.mu.Lock()

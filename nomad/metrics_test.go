@@ -26,10 +26,10 @@ func withInmemMetrics(t *testing.T) *metrics.InmemSink {
 	return sink
 }
 
-// gauge returns the value of the gauge whose flattened name is name (the
+// inmemGauge returns the value of the gauge whose flattened name is name (the
 // sink prefixes the service name, so "nomad.nomad.broker.total_ready"),
 // ignoring labels unless the key carries them.
-func gauge(t *testing.T, sink *metrics.InmemSink, name string) (float32, bool) {
+func inmemGauge(t *testing.T, sink *metrics.InmemSink, name string) (float32, bool) {
 	t.Helper()
 	for _, iv := range sink.Data() {
 		iv.RLock()
@@ -44,8 +44,8 @@ func gauge(t *testing.T, sink *metrics.InmemSink, name string) (float32, bool) {
 	return 0, false
 }
 
-// sample returns the number of samples and their sum for a sample metric.
-func sample(t *testing.T, sink *metrics.InmemSink, name string) (int, float64) {
+// inmemSample returns the number of samples and their sum for a sample metric.
+func inmemSample(t *testing.T, sink *metrics.InmemSink, name string) (int, float64) {
 	t.Helper()
 	count, sum := 0, 0.0
 	for _, iv := range sink.Data() {

@@ -14,15 +14,15 @@ import (
 	"github.com/opennomad/nomad/structs"
 )
 
-func testPlanQueue(t testing.TB) (*PlanQueue, *clock.Fake) {
+func newTestPlanQueue(t testing.TB) (*PlanQueue, *clock.Fake) {
 	t.Helper()
-	c := clock.NewFake(testEpoch)
+	c := clock.NewFake(brokerTestEpoch)
 	q := NewPlanQueue(c)
 	q.SetEnabled(true)
 	return q, c
 }
 
-func testPlan(priority int, evalID string) *structs.Plan {
+func newTestPlan(priority int, evalID string) *structs.Plan {
 	return &structs.Plan{EvalID: evalID, Priority: priority}
 }
 
@@ -49,9 +49,9 @@ func TestPlanQueue_PriorityThenFIFO(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			q, _ := testPlanQueue(t)
+			q, _ := newTestPlanQueue(t)
 			for i, p := range tc.priorities {
-				if _, err := q.Enqueue(testPlan(p, fmt.Sprintf("p%d-%d", p, i))); err != nil {
+				if _, err := q.Enqueue(newTestPlan(p, fmt.Sprintf("p%d-%d", p, i))); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -72,14 +72,14 @@ func TestPlanQueue_PriorityThenFIFO(t *testing.T) {
 }
 
 func TestPlanQueue_FutureGetsResponse(t *testing.T) {
-	q, c := testPlanQueue(t)
+	q, c := newTestPlanQueue(t)
 	c.Advance(time.Second)
-	fut, err := q.Enqueue(testPlan(50, "e1"))
+	fut, err := q.Enqueue(newTestPlan(50, "e1"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := tryDequeuePlan(t, q)
-	if !p.EnqueueTime.Equal(testEpoch.Add(time.Second)) {
+	if !p.EnqueueTime.Equal(brokerTestEpoch.Add(time.Second)) {
 		t.Fatalf("EnqueueTime %v not on the queue's clock", p.EnqueueTime)
 	}
 	select {
@@ -101,7 +101,7 @@ func TestPlanQueue_Disabled(t *testing.T) {
 	if q.Enabled() {
 		t.Fatal("new queue enabled")
 	}
-	_, err := q.Enqueue(testPlan(50, "e"))
+	_, err := q.Enqueue(newTestPlan(50, "e"))
 	if !errors.Is(err, structs.ErrPlanQueueDisabled) || err.Error() != "plan queue is disabled" {
 		t.Fatalf("Enqueue on a disabled queue: %v", err)
 	}
@@ -115,10 +115,10 @@ func TestPlanQueue_Disabled(t *testing.T) {
 }
 
 func TestPlanQueue_DisableFlushesAndWakes(t *testing.T) {
-	q, _ := testPlanQueue(t)
+	q, _ := newTestPlanQueue(t)
 	var futs []PlanFuture
 	for i := range 3 {
-		f, err := q.Enqueue(testPlan(50, fmt.Sprint(i)))
+		f, err := q.Enqueue(newTestPlan(50, fmt.Sprint(i)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -168,7 +168,7 @@ func waitForPlanWaiter(t *testing.T, q *PlanQueue) {
 }
 
 func TestPlanQueue_DequeueTimeoutAndCancel(t *testing.T) {
-	q, c := testPlanQueue(t)
+	q, c := newTestPlanQueue(t)
 	res := make(chan error, 1)
 	go func() {
 		p, err := q.Dequeue(context.Background(), time.Second)
@@ -200,7 +200,7 @@ func TestPlanQueue_DequeueTimeoutAndCancel(t *testing.T) {
 }
 
 func TestPlanQueue_ConcurrentSubmitters(t *testing.T) {
-	q, _ := testPlanQueue(t)
+	q, _ := newTestPlanQueue(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
@@ -227,7 +227,7 @@ func TestPlanQueue_ConcurrentSubmitters(t *testing.T) {
 			defer wg.Done()
 			for i := range each {
 				n := uint64(s*each + i)
-				fut, err := q.Enqueue(testPlan(i%5, fmt.Sprint(n)))
+				fut, err := q.Enqueue(newTestPlan(i%5, fmt.Sprint(n)))
 				if err != nil {
 					errs <- err
 					return
@@ -251,14 +251,14 @@ func TestPlanQueue_ConcurrentSubmitters(t *testing.T) {
 
 func TestPlanQueue_Metrics(t *testing.T) {
 	sink := withInmemMetrics(t)
-	q, _ := testPlanQueue(t)
+	q, _ := newTestPlanQueue(t)
 	for range 3 {
-		if _, err := q.Enqueue(testPlan(50, "e")); err != nil {
+		if _, err := q.Enqueue(newTestPlan(50, "e")); err != nil {
 			t.Fatal(err)
 		}
 	}
 	q.emitStats()
-	if v, ok := gauge(t, sink, "nomad.nomad.plan.queue_depth"); !ok || v != 3 {
+	if v, ok := inmemGauge(t, sink, "nomad.nomad.plan.queue_depth"); !ok || v != 3 {
 		t.Fatalf("queue_depth = %v (present %v), want 3", v, ok)
 	}
 }
