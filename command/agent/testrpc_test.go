@@ -44,10 +44,16 @@ type rpcCall struct {
 func newTestRPC(t *testing.T) *testRPC {
 	t.Helper()
 	broker := stream.NewEventBroker(stream.Config{})
-	st, err := state.NewStateStore(&state.Config{Publisher: broker})
-	must.NoError(t, err)
 	t.Cleanup(broker.Close)
-	return &testRPC{state: st, broker: broker, writes: map[string]func(args, reply interface{}) error{}}
+	return &testRPC{state: stateWithPublisher(t, broker), broker: broker, writes: map[string]func(args, reply interface{}) error{}}
+}
+
+// stateWithPublisher returns an empty store publishing to pub.
+func stateWithPublisher(t *testing.T, pub state.EventPublisher) *state.StateStore {
+	t.Helper()
+	st, err := state.NewStateStore(&state.Config{Publisher: pub})
+	must.NoError(t, err)
+	return st
 }
 
 // onWrite sets the reply of a write method.
