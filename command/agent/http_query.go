@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-		"net/http"
+	"net/http"
 	"strconv"
 	"strings"
 	"time"
