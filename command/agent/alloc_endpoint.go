@@ -28,12 +28,21 @@ func (s *HTTPServer) allocsRequest(w http.ResponseWriter, r *http.Request) (inte
 	if resources || taskStates {
 		args.Fields = &structs.AllocStubFields{Resources: resources, TaskStates: taskStates}
 	}
+	lo, err := takeListOptions(&args.QueryOptions)
+	if err != nil {
+		return nil, err
+	}
 	var out structs.AllocListResponse
 	if err := s.rpc.RPC("Alloc.List", &args, &out); err != nil {
 		return nil, err
 	}
+	allocs, next, err := applyListOptions(lo, out.Allocations, allocStubKey)
+	if err != nil {
+		return nil, err
+	}
+	out.NextToken = next
 	setMeta(w, &out.QueryMeta)
-	return nonNil(out.Allocations), nil
+	return allocs, nil
 }
 
 // allocSpecificRequest serves GET /v1/allocation/:id and PUT/POST

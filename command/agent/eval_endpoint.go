@@ -24,12 +24,21 @@ func (s *HTTPServer) evalsRequest(w http.ResponseWriter, r *http.Request) (inter
 	if err := s.parseQueryOptions(r, &args.QueryOptions); err != nil {
 		return nil, err
 	}
+	lo, err := takeListOptions(&args.QueryOptions)
+	if err != nil {
+		return nil, err
+	}
 	var out structs.EvalListResponse
 	if err := s.rpc.RPC("Eval.List", &args, &out); err != nil {
 		return nil, err
 	}
+	evals, next, err := applyListOptions(lo, out.Evaluations, evalKey)
+	if err != nil {
+		return nil, err
+	}
+	out.NextToken = next
 	setMeta(w, &out.QueryMeta)
-	return nonNil(out.Evaluations), nil
+	return evals, nil
 }
 
 // evalSpecificRequest serves GET /v1/evaluation/:id (?related=true) and
@@ -47,12 +56,21 @@ func (s *HTTPServer) evalSpecificRequest(w http.ResponseWriter, r *http.Request)
 		return nil, err
 	}
 	if sub == "allocations" {
+		lo, err := takeListOptions(&args.QueryOptions)
+		if err != nil {
+			return nil, err
+		}
 		var out structs.EvalAllocationsResponse
 		if err := s.rpc.RPC("Eval.Allocations", &args, &out); err != nil {
 			return nil, err
 		}
+		allocs, next, err := applyListOptions(lo, out.Allocations, allocStubKey)
+		if err != nil {
+			return nil, err
+		}
+		out.NextToken = next
 		setMeta(w, &out.QueryMeta)
-		return nonNil(out.Allocations), nil
+		return allocs, nil
 	}
 	var err error
 	if args.IncludeRelated, err = boolParam(r, "related"); err != nil {

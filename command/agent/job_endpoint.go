@@ -78,12 +78,21 @@ func (s *HTTPServer) jobList(w http.ResponseWriter, r *http.Request) (interface{
 	if meta {
 		args.Fields = &structs.JobStubFields{Meta: true}
 	}
+	lo, err := takeListOptions(&args.QueryOptions)
+	if err != nil {
+		return nil, err
+	}
 	var out structs.JobListResponse
 	if err := s.rpc.RPC("Job.List", &args, &out); err != nil {
 		return nil, err
 	}
+	jobs, next, err := applyListOptions(lo, out.Jobs, jobStubKey(args.Namespace == structs.AllNamespaces))
+	if err != nil {
+		return nil, err
+	}
+	out.NextToken = next
 	setMeta(w, &out.QueryMeta)
-	return nonNil(out.Jobs), nil
+	return jobs, nil
 }
 
 // jobRegister serves PUT /v1/jobs and PUT /v1/job/:id (pathID set).
@@ -366,12 +375,21 @@ func (s *HTTPServer) jobAllocations(w http.ResponseWriter, r *http.Request, id s
 	if args.All, err = boolParam(r, "all"); err != nil {
 		return nil, err
 	}
+	lo, err := takeListOptions(&args.QueryOptions)
+	if err != nil {
+		return nil, err
+	}
 	var out structs.JobAllocationsResponse
 	if err := s.rpc.RPC("Job.Allocations", args, &out); err != nil {
 		return nil, err
 	}
+	allocs, next, err := applyListOptions(lo, out.Allocations, allocStubKey)
+	if err != nil {
+		return nil, err
+	}
+	out.NextToken = next
 	setMeta(w, &out.QueryMeta)
-	return nonNil(out.Allocations), nil
+	return allocs, nil
 }
 
 func (s *HTTPServer) jobEvaluations(w http.ResponseWriter, r *http.Request, id string) (interface{}, error) {
@@ -379,12 +397,21 @@ func (s *HTTPServer) jobEvaluations(w http.ResponseWriter, r *http.Request, id s
 	if err != nil {
 		return nil, err
 	}
+	lo, err := takeListOptions(&args.QueryOptions)
+	if err != nil {
+		return nil, err
+	}
 	var out structs.JobEvaluationsResponse
 	if err := s.rpc.RPC("Job.Evaluations", args, &out); err != nil {
 		return nil, err
 	}
+	evals, next, err := applyListOptions(lo, out.Evaluations, evalKey)
+	if err != nil {
+		return nil, err
+	}
+	out.NextToken = next
 	setMeta(w, &out.QueryMeta)
-	return nonNil(out.Evaluations), nil
+	return evals, nil
 }
 
 func (s *HTTPServer) jobSummary(w http.ResponseWriter, r *http.Request, id string) (interface{}, error) {

@@ -50,12 +50,21 @@ func (s *HTTPServer) nodesRequest(w http.ResponseWriter, r *http.Request) (inter
 	if resources || os {
 		args.Fields = &structs.NodeStubFields{Resources: resources, OS: os}
 	}
+	lo, err := takeListOptions(&args.QueryOptions)
+	if err != nil {
+		return nil, err
+	}
 	var out structs.NodeListResponse
 	if err := s.rpc.RPC("Node.List", &args, &out); err != nil {
 		return nil, err
 	}
+	nodes, next, err := applyListOptions(lo, out.Nodes, nodeStubKey)
+	if err != nil {
+		return nil, err
+	}
+	out.NextToken = next
 	setMeta(w, &out.QueryMeta)
-	return nonNil(out.Nodes), nil
+	return nodes, nil
 }
 
 // nodeSpecificRequest serves /v1/node/:id and its subresources.
@@ -111,12 +120,21 @@ func (s *HTTPServer) nodeAllocations(w http.ResponseWriter, r *http.Request, id 
 	if err != nil {
 		return nil, err
 	}
+	lo, err := takeListOptions(&args.QueryOptions)
+	if err != nil {
+		return nil, err
+	}
 	var out structs.NodeAllocsResponse
 	if err := s.rpc.RPC("Node.GetAllocs", args, &out); err != nil {
 		return nil, err
 	}
+	allocs, next, err := applyListOptions(lo, out.Allocs, allocKey)
+	if err != nil {
+		return nil, err
+	}
+	out.NextToken = next
 	setMeta(w, &out.QueryMeta)
-	return nonNil(out.Allocs), nil
+	return allocs, nil
 }
 
 func (s *HTTPServer) nodeDrain(w http.ResponseWriter, r *http.Request, id string) (interface{}, error) {

@@ -52,7 +52,8 @@ import (
 //	System.GarbageCollect     GenericRequest               GenericResponse
 //
 // Reads carry MinQueryIndex/MaxQueryTime for blocking queries; the server
-// blocks. A read of a single object that does not exist returns a nil
+// blocks. List reads never carry Filter, PerPage, NextToken or Reverse:
+// the agent applies those to the whole list (list_options.go). A read of a single object that does not exist returns a nil
 // object and no error; the handler answers 404.
 type RPCer interface {
 	RPC(method string, args, reply interface{}) error
