@@ -39,11 +39,16 @@ func (s *HTTPServer) eventStream(w http.ResponseWriter, r *http.Request) {
 	}
 	sub, err := s.cfg.Server.Subscribe(req)
 	if err != nil {
-		code := http.StatusInternalServerError
-		if !errors.Is(err, stream.ErrSubscriptionClosed) {
-			code = http.StatusBadRequest
+		var coded *CodedError
+		switch {
+		case errors.As(err, &coded):
+			writeError(w, coded.Code, coded.Msg)
+		case errors.Is(err, stream.ErrSubscriptionClosed):
+			writeError(w, http.StatusServiceUnavailable, err.Error())
+		default:
+			// The broker refuses only requests it cannot serve.
+			writeError(w, http.StatusBadRequest, err.Error())
 		}
-		writeError(w, code, err.Error())
 		return
 	}
 	defer sub.Unsubscribe()

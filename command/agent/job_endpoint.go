@@ -124,6 +124,9 @@ func (s *HTTPServer) jobRegister(w http.ResponseWriter, r *http.Request, pathID 
 		return nil, err
 	}
 	args.Job = job
+	if body.PreserveResources {
+		warnings = append(warnings, "PreserveResources is not supported by this server and was ignored")
+	}
 	var out structs.JobRegisterResponse
 	if err := s.rpc.RPC("Job.Register", &args, &out); err != nil {
 		return nil, err

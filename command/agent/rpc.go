@@ -76,6 +76,8 @@ type LocalServer interface {
 	// ("nomad", "raft", ...).
 	Stats() map[string]map[string]string
 	// Subscribe opens an event stream subscription on the server's event
-	// broker; an error when the broker is disabled.
+	// broker. A *CodedError answers with its status (501 when the broker
+	// is disabled); stream.ErrSubscriptionClosed means the server is
+	// stopping; any other error is a request the broker refuses (400).
 	Subscribe(req *stream.SubscribeRequest) (*stream.Subscription, error)
 }

@@ -49,7 +49,7 @@ func newTestRPC(t *testing.T) *testRPC {
 }
 
 // stateWithPublisher returns an empty store publishing to pub.
-func stateWithPublisher(t *testing.T, pub state.EventPublisher) *state.StateStore {
+func stateWithPublisher(t testing.TB, pub state.EventPublisher) *state.StateStore {
 	t.Helper()
 	st, err := state.NewStateStore(&state.Config{Publisher: pub})
 	must.NoError(t, err)
