@@ -154,10 +154,11 @@ func (s *HTTPServer) agentSchedulersRequest(w http.ResponseWriter, r *http.Reque
 	if s.cfg.Server == nil {
 		return nil, codedError(http.StatusBadRequest, "Server only endpoint")
 	}
-	return api.AgentSchedulerWorkersInfo{
-		ServerID:   s.serverID(),
-		Schedulers: nonNil(s.cfg.Server.SchedulerWorkers()),
-	}, nil
+	workers, err := s.cfg.Server.SchedulerWorkers()
+	if err != nil {
+		return nil, err
+	}
+	return api.AgentSchedulerWorkersInfo{ServerID: s.serverID(), Schedulers: nonNil(workers)}, nil
 }
 
 // agentSchedulerConfigRequest serves /v1/agent/schedulers/config: GET
@@ -167,9 +168,10 @@ func (s *HTTPServer) agentSchedulerConfigRequest(w http.ResponseWriter, r *http.
 		return nil, codedError(http.StatusBadRequest, "Server only endpoint")
 	}
 	var cfg api.AgentSchedulerWorkerConfigRequest
+	var err error
 	switch r.Method {
 	case http.MethodGet:
-		cfg = s.cfg.Server.SchedulerWorkerConfig()
+		cfg, err = s.cfg.Server.SchedulerWorkerConfig()
 	case http.MethodPut, http.MethodPost:
 		// server_id may be present: a GET body can be sent back as is.
 		if err := decodeBody(r, &cfg); err != nil {
@@ -178,9 +180,12 @@ func (s *HTTPServer) agentSchedulerConfigRequest(w http.ResponseWriter, r *http.
 		if !validWorkerConfig(cfg) {
 			return nil, codedError(http.StatusBadRequest, "Invalid request")
 		}
-		cfg = s.cfg.Server.SetSchedulerWorkerConfig(cfg)
+		cfg, err = s.cfg.Server.SetSchedulerWorkerConfig(cfg)
 	default:
 		return nil, errInvalidMethod
+	}
+	if err != nil {
+		return nil, err
 	}
 	return api.AgentSchedulerWorkerConfigResponse{
 		ServerID:          s.serverID(),

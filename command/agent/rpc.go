@@ -65,13 +65,13 @@ type RPCer interface {
 // goroutines, concurrently.
 type LocalServer interface {
 	// SchedulerWorkers describes each scheduler worker of this server.
-	SchedulerWorkers() []api.AgentSchedulerWorkerInfo
+	SchedulerWorkers() ([]api.AgentSchedulerWorkerInfo, error)
 	// SchedulerWorkerConfig is the worker pool configuration in effect.
-	SchedulerWorkerConfig() api.AgentSchedulerWorkerConfigRequest
+	SchedulerWorkerConfig() (api.AgentSchedulerWorkerConfigRequest, error)
 	// SetSchedulerWorkerConfig replaces the worker pool (runtime only) and
 	// returns the configuration now in effect. The caller has validated
-	// the request.
-	SetSchedulerWorkerConfig(api.AgentSchedulerWorkerConfigRequest) api.AgentSchedulerWorkerConfigRequest
+	// the request. Errors of these three are answered like RPC errors.
+	SetSchedulerWorkerConfig(api.AgentSchedulerWorkerConfigRequest) (api.AgentSchedulerWorkerConfigRequest, error)
 	// Stats are the server's own counters for /v1/agent/self, by section
 	// ("nomad", "raft", ...).
 	Stats() map[string]map[string]string

@@ -301,7 +301,7 @@ type testServer struct {
 	broker  *stream.EventBroker
 }
 
-func (s *testServer) SchedulerWorkers() []api.AgentSchedulerWorkerInfo {
+func (s *testServer) SchedulerWorkers() ([]api.AgentSchedulerWorkerInfo, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []api.AgentSchedulerWorkerInfo
@@ -311,20 +311,20 @@ func (s *testServer) SchedulerWorkers() []api.AgentSchedulerWorkerInfo {
 			Started: "2024-01-01T00:00:00Z", Status: api.WorkerStatusStarted, WorkloadStatus: "WaitingToDequeue",
 		})
 	}
-	return out
+	return out, nil
 }
 
-func (s *testServer) SchedulerWorkerConfig() api.AgentSchedulerWorkerConfigRequest {
+func (s *testServer) SchedulerWorkerConfig() (api.AgentSchedulerWorkerConfigRequest, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.workers
+	return s.workers, nil
 }
 
-func (s *testServer) SetSchedulerWorkerConfig(c api.AgentSchedulerWorkerConfigRequest) api.AgentSchedulerWorkerConfigRequest {
+func (s *testServer) SetSchedulerWorkerConfig(c api.AgentSchedulerWorkerConfigRequest) (api.AgentSchedulerWorkerConfigRequest, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.workers = c
-	return c
+	return c, nil
 }
 
 func (s *testServer) Stats() map[string]map[string]string {
