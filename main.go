@@ -3,17 +3,11 @@
 package main
 
 import (
-	"fmt"
 	"os"
 
-	"github.com/opennomad/nomad/version"
+	"github.com/opennomad/nomad/command"
 )
 
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == "version" {
-		fmt.Printf("Nomad v%s\n", version.String())
-		return
-	}
-	fmt.Fprintln(os.Stderr, "usage: nomad version (the agent and CLI are not built yet)")
-	os.Exit(1)
+	os.Exit(command.Main(os.Args[1:]))
 }
