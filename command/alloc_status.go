@@ -37,7 +37,9 @@ Alloc Status Options:
 }
 
 // Synopsis implements cli.Command.
-func (c *AllocStatusCommand) Synopsis() string { return "Display allocation status information and metadata" }
+func (c *AllocStatusCommand) Synopsis() string {
+	return "Display allocation status information and metadata"
+}
 
 // Run implements cli.Command.
 func (c *AllocStatusCommand) Run(args []string) int {

@@ -38,7 +38,9 @@ Eval Status Options:
 }
 
 // Synopsis implements cli.Command.
-func (c *EvalStatusCommand) Synopsis() string { return "Display evaluation status and placement failure reasons" }
+func (c *EvalStatusCommand) Synopsis() string {
+	return "Display evaluation status and placement failure reasons"
+}
 
 // Run implements cli.Command.
 func (c *EvalStatusCommand) Run(args []string) int {

@@ -71,7 +71,7 @@ func (c *JobPlanCommand) Synopsis() string { return "Dry-run a job update to see
 func (c *JobPlanCommand) Run(args []string) int {
 	const name = "job plan"
 	var (
-		src                            jobSource
+		src                           jobSource
 		diff, policyOverride, verbose bool
 	)
 	fs := c.flagSet(name, flagsClient)

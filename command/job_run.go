@@ -83,11 +83,11 @@ func (c *JobRunCommand) Synopsis() string { return "Run a new job or update an e
 func (c *JobRunCommand) Run(args []string) int {
 	const name = "job run"
 	var (
-		src                                     jobSource
-		checkIndex                              optionalUint
-		detach, verbose, output                 bool
+		src                                         jobSource
+		checkIndex                                  optionalUint
+		detach, verbose, output                     bool
 		policyOverride, preserveCounts, preserveRes bool
-		evalPriority                            int
+		evalPriority                                int
 	)
 	fs := c.flagSet(name, flagsClient)
 	src.addFlags(fs)

@@ -29,7 +29,9 @@ List Peers Options:
 }
 
 // Synopsis implements cli.Command.
-func (c *OperatorRaftListPeersCommand) Synopsis() string { return "Display the current Raft peer configuration" }
+func (c *OperatorRaftListPeersCommand) Synopsis() string {
+	return "Display the current Raft peer configuration"
+}
 
 // Run implements cli.Command.
 func (c *OperatorRaftListPeersCommand) Run(args []string) int {

@@ -35,7 +35,9 @@ Server Members Options:
 }
 
 // Synopsis implements cli.Command.
-func (c *ServerMembersCommand) Synopsis() string { return "Display a list of known servers and their status" }
+func (c *ServerMembersCommand) Synopsis() string {
+	return "Display a list of known servers and their status"
+}
 
 // Run implements cli.Command.
 func (c *ServerMembersCommand) Run(args []string) int {
