@@ -334,6 +334,9 @@ func (f *fakeAgent) planJob(w http.ResponseWriter, r *http.Request, body []byte)
 	if jobID(req.Job) != r.PathValue("id") {
 		return badRequest("Job ID does not match")
 	}
+	if len(req.Job.TaskGroups) == 0 {
+		return badRequest("1 error occurred:\n\t* Missing job task groups")
+	}
 	plan := f.plan
 	if plan == nil {
 		plan = defaultPlan

@@ -23,9 +23,12 @@ import (
 //	+/- Task Group: "cache" (1 create/destroy update)
 //	  +/- Task: "redis" (forces create/destroy update)
 //	    +/- Config {
-//	      +/- image:       "redis:7" => "redis:8"
-//	          ports[0]:    "db"
+//	      +/- image:    "redis:7" => "redis:8"
+//	          ports[0]: "db"
 //	        }
+//
+// An object's contents are indented so their names start two columns
+// right of the object's name, whatever the width of their markers.
 //
 // Without -verbose, added and deleted jobs, groups and tasks are shown by
 // their header line only: their fields are all new or all gone.
@@ -118,10 +121,29 @@ func (p *diffPrinter) fieldsAndObjects(indent string, fields []*api.FieldDiff, o
 	}
 	for _, o := range objects {
 		p.add(indent, width, o.Type, o.Name+" {")
-		p.fieldsAndObjects(indent+"  ", o.Fields, o.Objects)
-		// The closing brace lines up with the object's name.
-		p.lines = append(p.lines, indent+strings.Repeat(" ", width+1)+"}")
+		// An object's contents start two columns right of its name, and the
+		// closing brace lines up with the name.
+		nameCol := len(indent) + width + 1
+		p.nested(nameCol+2, o.Fields, o.Objects)
+		p.lines = append(p.lines, strings.Repeat(" ", nameCol)+"}")
 	}
+}
+
+// nested prints an object's contents so that their names start at
+// nameCol whatever the width of their markers.
+func (p *diffPrinter) nested(nameCol int, fields []*api.FieldDiff, objects []*api.ObjectDiff) {
+	width := 0
+	for _, f := range fields {
+		width = max(width, len(diffMarker(f.Type)))
+	}
+	for _, o := range objects {
+		width = max(width, len(diffMarker(o.Type)))
+	}
+	indent := nameCol
+	if width > 0 {
+		indent -= width + 1
+	}
+	p.fieldsAndObjects(strings.Repeat(" ", indent), fields, objects)
 }
 
 // add appends one line: indent, marker padded to width, then the text.
