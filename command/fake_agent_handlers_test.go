@@ -238,7 +238,9 @@ func (f *fakeAgent) listJobs(w http.ResponseWriter, r *http.Request, _ []byte) a
 
 func (f *fakeAgent) getJob(w http.ResponseWriter, r *http.Request, _ []byte) any {
 	if j := f.currentJob(namespace(r), r.PathValue("id")); j != nil {
-		return j
+		withStatus := *j
+		withStatus.Status = new(f.jobStatus(j))
+		return &withStatus
 	}
 	return notFound("job")
 }

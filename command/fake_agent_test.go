@@ -248,8 +248,9 @@ func registerJob(t testing.TB, c testCluster, job *api.Job) *api.JobRegisterResp
 	return resp
 }
 
-// settle applies every pending step, as if the servers caught up.
-func (f *fakeAgent) settle() {
+// Settle implements testCluster: it applies every pending step, as if
+// the servers caught up.
+func (f *fakeAgent) Settle(testing.TB) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for len(f.steps) > 0 {

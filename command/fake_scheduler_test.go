@@ -43,6 +43,7 @@ func (f *fakeAgent) processEval(evalID string) {
 				f.updateAlloc(live[i].ID, func(a *api.Allocation) {
 					a.DesiredStatus, a.DesiredDescription = api.AllocDesiredStatusStop, "alloc not needed due to job update"
 					a.ClientStatus = api.AllocClientStatusComplete
+					a.EvalID = evalID
 				})
 			}
 			for i := len(live); i < want; i++ {

@@ -34,6 +34,9 @@ type testCluster interface {
 	// AddNode makes a client node known to the servers and returns its ID;
 	// unset fields get defaults (ready, eligible, dc1, 4000 MHz, 8 GiB).
 	AddNode(t testing.TB, n *api.Node) string
+	// Settle returns once the servers have processed every evaluation
+	// created so far.
+	Settle(t testing.TB)
 	// fake returns the scriptable fake, or nil for a real agent.
 	fake() *fakeAgent
 }
