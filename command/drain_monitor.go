@@ -30,17 +30,21 @@ type drainMonitor struct {
 	until time.Time
 }
 
-func newDrainMonitor(m *Meta, c *api.Client, node *api.Node, length int) *drainMonitor {
+// newDrainMonitor prepares to follow the drain of node. justSet says the
+// drain was set a moment ago: its deadline then counts from the local
+// clock, which spares the monitor any skew between this machine and the
+// servers. An older drain is judged by the servers' ForceDeadline.
+func newDrainMonitor(m *Meta, c *api.Client, node *api.Node, length int, justSet bool) *drainMonitor {
 	dm := &drainMonitor{meta: m, client: c, nodeID: node.ID, length: length}
 	if ds := node.DrainStrategy; ds != nil {
 		dm.ignoreSystem = ds.IgnoreSystemJobs
 		switch {
 		case ds.Deadline < 0:
 			dm.until = m.now().Add(drainMonitorGrace)
-		case ds.Deadline > 0 && !ds.ForceDeadline.IsZero():
-			dm.until = ds.ForceDeadline.Add(drainMonitorGrace)
-		case ds.Deadline > 0:
+		case ds.Deadline > 0 && (justSet || ds.ForceDeadline.IsZero()):
 			dm.until = m.now().Add(ds.Deadline + drainMonitorGrace)
+		case ds.Deadline > 0:
+			dm.until = ds.ForceDeadline.Add(drainMonitorGrace)
 		}
 	}
 	return dm
@@ -71,7 +75,9 @@ func (d *drainMonitor) run() int {
 		remaining := 0
 		for _, a := range allocs {
 			d.report(a, seen)
-			if !allocTerminal(a.DesiredStatus, a.ClientStatus) && !(d.ignoreSystem && isSystemAlloc(a)) {
+			// An allocation has left once its client says it stopped; a
+			// desired stop alone only means it is on its way out.
+			if !clientTerminal(a.ClientStatus) && !(d.ignoreSystem && isSystemAlloc(a)) {
 				remaining++
 			}
 		}
@@ -161,6 +167,15 @@ func (d *drainMonitor) fail(err error) int {
 
 func (d *drainMonitor) line(msg string) {
 	d.meta.Ui.Output(fmt.Sprintf("%s: %s", formatTime(d.meta.now()), msg))
+}
+
+// clientTerminal reports whether a client status is final.
+func clientTerminal(status string) bool {
+	switch status {
+	case api.AllocClientStatusComplete, api.AllocClientStatusFailed, api.AllocClientStatusLost:
+		return true
+	}
+	return false
 }
 
 // isSystemAlloc reports whether the allocation belongs to a system job,

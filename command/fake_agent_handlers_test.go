@@ -404,7 +404,9 @@ func (f *fakeAgent) drainNode(w http.ResponseWriter, r *http.Request, body []byt
 		n.SchedulingEligibility = api.NodeSchedulingIneligible
 		n.LastDrain = &api.DrainMetadata{Status: api.DrainStatusDraining, StartedAt: f.now, Meta: req.Meta}
 	})
-	f.steps = append(f.steps, f.drainSteps(n.ID, req.DrainSpec.Deadline < 0)...)
+	if !f.drainStuck {
+		f.steps = append(f.steps, f.drainSteps(n.ID, req.DrainSpec.Deadline < 0)...)
+	}
 	return api.NodeDrainUpdateResponse{NodeModifyIndex: f.index}
 }
 

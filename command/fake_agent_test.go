@@ -61,6 +61,8 @@ type fakeAgent struct {
 	// plan answers /v1/job/:id/plan; nil means the default (an added job,
 	// or no change for an existing one).
 	plan func(f *fakeAgent, job *api.Job) *api.JobPlanResponse
+	// drainStuck makes drains never progress.
+	drainStuck bool
 	// versionDiffs is returned by /versions?diffs=true.
 	versionDiffs []*api.JobDiff
 

@@ -203,7 +203,7 @@ func (c *NodeDrainCommand) Run(args []string) int {
 			c.Ui.Output(fmt.Sprintf("Node %q is not draining", limit(node.ID, length)))
 			return 0
 		}
-		return newDrainMonitor(&c.Meta, client, node, length).run()
+		return newDrainMonitor(&c.Meta, client, node, length, false).run()
 	}
 
 	if !f.self && node.ID != fs.Arg(0) && !f.yes {
@@ -249,5 +249,5 @@ func (c *NodeDrainCommand) Run(args []string) int {
 		c.Ui.Output(fmt.Sprintf("%s: Node %q drain complete", formatTime(c.now()), limit(node.ID, length)))
 		return 0
 	}
-	return newDrainMonitor(&c.Meta, client, node, length).run()
+	return newDrainMonitor(&c.Meta, client, node, length, true).run()
 }
