@@ -420,7 +420,7 @@ func (f *fakeAgent) setWorkerConfig(w http.ResponseWriter, r *http.Request, body
 	}
 	f.workerConfig.NumSchedulers = req.NumSchedulers
 	f.workerConfig.EnabledSchedulers = req.EnabledSchedulers
-	if req.Paused != nil {
+	if req.Paused != nil && !f.noPauseSupport {
 		f.workerConfig.Paused = new(*req.Paused)
 	}
 	f.resetWorkers()

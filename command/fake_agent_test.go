@@ -61,6 +61,9 @@ type fakeAgent struct {
 	// plan answers /v1/job/:id/plan; nil means the default (an added job,
 	// or no change for an existing one).
 	plan func(f *fakeAgent, job *api.Job) *api.JobPlanResponse
+	// noPauseSupport makes the agent ignore the paused field, as Nomad
+	// does.
+	noPauseSupport bool
 	// drainStuck makes drains never progress.
 	drainStuck bool
 	// versionDiffs is returned by /versions?diffs=true.

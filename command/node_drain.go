@@ -124,6 +124,8 @@ func (f *drainFlags) validate(nargs int) (time.Duration, error) {
 		return 0, fmt.Errorf("only one of -deadline, -force and -no-deadline may be given")
 	}
 	switch {
+	case !f.enable:
+		return 0, nil
 	case f.force:
 		return -1, nil
 	case f.noDeadline:

@@ -116,8 +116,11 @@ func verdict(m *api.AllocationMetric) string {
 		return fmt.Sprintf("No ready, eligible node exists in %s; start a client there, "+
 			"or check the nodes' status, eligibility and drain (nomad node status).", where)
 	case m.NodesFiltered == m.NodesEvaluated:
-		return fmt.Sprintf("All %s evaluated were excluded by the constraints above; "+
-			"relax them or add nodes that satisfy them.", plural(m.NodesEvaluated, "node"))
+		which := fmt.Sprintf("All %d nodes evaluated were", m.NodesEvaluated)
+		if m.NodesEvaluated == 1 {
+			which = "The only node evaluated was"
+		}
+		return which + " excluded by the constraints above; relax them or add nodes that satisfy them."
 	case m.NodesFiltered+m.NodesExhausted == m.NodesEvaluated && m.NodesExhausted > 0:
 		dims := sortedByCount(m.DimensionExhausted)
 		what := "free resources"

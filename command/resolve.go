@@ -68,7 +68,7 @@ func resolveAlloc(m *Meta, c *api.Client, prefix string, length int) (*api.Alloc
 		return nil, &notFoundError{kind: "allocation", prefix: prefix}
 	case 1:
 	default:
-		return nil, &ambiguousError{kind: "allocations", list: formatAllocStubs(matches, length, false)}
+		return nil, &ambiguousError{kind: "allocations", list: formatAllocStubs(matches, length, true)}
 	}
 	alloc, _, err := c.Allocations().Info(matches[0].ID, m.query())
 	if err != nil {
