@@ -41,7 +41,7 @@ func runningAlloc(t *testing.T, c testCluster) {
 		a.Metrics = &api.AllocationMetric{
 			NodesEvaluated: 2, NodesFiltered: 1, NodesInPool: 2, NodePool: "default",
 			ConstraintFiltered: map[string]int{"missing drivers": 1},
-			ScoreMetaData: []*api.NodeScoreMeta{{NodeID: node1, Scores: map[string]float64{"binpack": 0.25, "job-anti-affinity": 0}, NormScore: 0.125}},
+			ScoreMetaData:      []*api.NodeScoreMeta{{NodeID: node1, Scores: map[string]float64{"binpack": 0.25, "job-anti-affinity": 0}, NormScore: 0.125}},
 		}
 	})
 }
