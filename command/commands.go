@@ -70,7 +70,6 @@ func Commands(meta Meta) map[string]cli.CommandFactory {
 
 	out := make(map[string]cli.CommandFactory, len(all))
 	for name, mk := range all {
-		mk := mk
 		out[name] = func() (cli.Command, error) { return mk(meta), nil }
 	}
 	return out

@@ -1,8 +1,6 @@
 package command
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"time"
@@ -157,7 +155,7 @@ func (d *drainMonitor) wait() time.Duration {
 }
 
 func (d *drainMonitor) fail(err error) int {
-	if errors.Is(err, context.Canceled) {
+	if d.meta.ctx().Err() != nil {
 		d.line("Monitoring stopped; the drain goes on")
 		return exitError
 	}

@@ -78,6 +78,7 @@ type fakeRequest struct {
 	Path   string
 	Query  string
 	Body   string
+	Token  string
 }
 
 // fakeEpoch is the fake's clock at index 0; each write advances it a
@@ -434,7 +435,8 @@ func (f *fakeAgent) handle(h func(w http.ResponseWriter, r *http.Request, body [
 		body, _ := io.ReadAll(r.Body)
 		f.mu.Lock()
 		defer f.mu.Unlock()
-		f.requests = append(f.requests, fakeRequest{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Body: string(body)})
+		f.requests = append(f.requests, fakeRequest{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Body: string(body),
+			Token: r.Header.Get(api.HeaderToken)})
 		if r.Method == http.MethodGet {
 			f.block(r)
 		}

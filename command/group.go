@@ -22,8 +22,7 @@ func newGroup(m Meta, name, help string) *groupCommand {
 // Help implements cli.Command.
 func (c *groupCommand) Help() string { return c.help }
 
-// Synopsis implements cli.Command: the first sentence of the help after
-// the usage line.
+// Synopsis implements cli.Command.
 func (c *groupCommand) Synopsis() string {
 	return groupSynopses[c.name]
 }

@@ -57,6 +57,11 @@ type cmdResult struct {
 type runOpts struct {
 	stdin string
 	now   func() time.Time
+	// timeout bounds the command's context (default 20s), standing in
+	// for the user pressing Ctrl-C.
+	timeout time.Duration
+	// env sets NOMAD_* variables after the defaults are cleared.
+	env map[string]string
 }
 
 // runCommand runs `nomad <args>` against addr and returns its output.
@@ -66,13 +71,20 @@ func runCommand(t testing.TB, addr string, opts runOpts, args ...string) cmdResu
 	t.Setenv(api.EnvToken, "")
 	t.Setenv(api.EnvRegion, "")
 	t.Setenv(api.EnvNamespace, "")
+	for k, v := range opts.env {
+		t.Setenv(k, v)
+	}
 	ui := cli.NewMockUi()
 	ui.InputReader = strings.NewReader(opts.stdin)
 	now := opts.now
 	if now == nil {
 		now = func() time.Time { return fakeEpoch.Add(time.Hour) }
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	timeout := opts.timeout
+	if timeout == 0 {
+		timeout = 20 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	meta := Meta{
 		Ui: ui, Ctx: ctx, Now: now,

@@ -3,6 +3,7 @@ package command
 import (
 	"encoding/json"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -456,4 +457,59 @@ func mustJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+func TestJobRunInterruptedMonitorSaysTheEvaluationGoesOn(t *testing.T) {
+	f := newFakeAgent(t)
+	f.schedule = func(*fakeAgent, *api.Evaluation) []func() { return nil } // never processed
+	dir := t.TempDir()
+	path := dir + "/job.hcl"
+	if err := os.WriteFile(path, []byte(testJobHCL("web", 1, 64)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := runCommand(t, f.Addr(), runOpts{timeout: 300 * time.Millisecond}, "job", "run", path)
+	if res.code != 1 || !strings.Contains(res.stdout, "Monitoring stopped; the evaluation goes on. Check it with 'nomad eval status "+eval1+"'") {
+		t.Fatalf("%+v", res)
+	}
+}
+
+func TestJobRunPrintsParserWarnings(t *testing.T) {
+	f := newFakeAgent(t)
+	f.AddNode(t, &api.Node{})
+	dir := t.TempDir()
+	path := dir + "/job.hcl"
+	src := strings.Replace(testJobHCL("web", 1, 64), `group "web" {`, `group "web" {
+    service {
+      name = "web"
+    }`, 1)
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := runCommand(t, f.Addr(), runOpts{}, "job", "run", "-detach", path)
+	if res.code != 0 || !strings.Contains(res.stderr, "Job Warnings:\n* group \"web\": service blocks are parsed but not acted on by this server") {
+		t.Fatalf("%+v", res)
+	}
+}
+
+func TestCommonFlagsOverrideTheEnvironment(t *testing.T) {
+	f := newFakeAgent(t)
+	// NOMAD_ADDR points at nothing; -address wins.
+	res := runCommand(t, "http://127.0.0.1:1", runOpts{}, "job", "status",
+		"-address", f.Addr(), "-token", "s3cret", "-region", "eu", "-namespace", "prod")
+	if res.code != 0 {
+		t.Fatalf("%+v", res)
+	}
+	r := f.requestsTo("GET", "/v1/jobs")[0]
+	if r.Token != "s3cret" || !strings.Contains(r.Query, "region=eu") || !strings.Contains(r.Query, "namespace=prod") {
+		t.Errorf("request = %+v", r)
+	}
+	// And the environment is used when no flag is given.
+	res = runCommand(t, f.Addr(), runOpts{env: map[string]string{"NOMAD_TOKEN": "from-env", "NOMAD_NAMESPACE": "ops"}}, "job", "status")
+	if res.code != 0 {
+		t.Fatalf("%+v", res)
+	}
+	reqs := f.requestsTo("GET", "/v1/jobs")
+	if last := reqs[len(reqs)-1]; last.Token != "from-env" || !strings.Contains(last.Query, "namespace=ops") {
+		t.Errorf("request with NOMAD_TOKEN and NOMAD_NAMESPACE = %+v", last)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/opennomad/nomad/api"
 )
@@ -186,7 +187,7 @@ func (d *jobDetail) basics() []string {
 		case err != nil:
 			val = "invalid schedule: " + err.Error()
 		case !next.IsZero():
-			val = fmt.Sprintf("%s (%s from now)", formatTime(next), next.Sub(d.meta.now()).Round(1e9))
+			val = fmt.Sprintf("%s (%s from now)", formatTime(next), next.Sub(d.meta.now()).Round(time.Second))
 		}
 		rows = append(rows, "Next Periodic Launch|"+val)
 	}

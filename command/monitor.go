@@ -2,7 +2,6 @@ package command
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"time"
@@ -61,7 +60,7 @@ func (m *evalMonitor) monitor(evalID string) int {
 		m.info("Monitoring evaluation %q", limit(evalID, m.length))
 		ev, err := m.follow(evalID)
 		if err != nil {
-			if errors.Is(err, context.Canceled) {
+			if m.meta.ctx().Err() != nil {
 				m.info("Monitoring stopped; the evaluation goes on. Check it with 'nomad eval status %s'", evalID)
 			} else {
 				m.meta.Ui.Error(fmt.Sprintf("Error monitoring evaluation %q: %s", limit(evalID, m.length), m.meta.describe(err)))

@@ -296,3 +296,13 @@ func TestNodeEligibility(t *testing.T) {
 			errHas: []string{"either one argument, <node>, or -self"}},
 	})
 }
+
+func TestNodeDrainInterruptedMonitorSaysTheDrainGoesOn(t *testing.T) {
+	f := newFakeAgent(t)
+	twoNodesOneAlloc(t, f)
+	f.drainStuck = true
+	res := runCommand(t, f.Addr(), runOpts{timeout: 300 * time.Millisecond}, "node", "drain", "-enable", "-no-deadline", node1)
+	if res.code != 1 || !strings.Contains(res.stdout, "Monitoring stopped; the drain goes on") {
+		t.Fatalf("%+v", res)
+	}
+}
