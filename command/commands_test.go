@@ -3,6 +3,7 @@ package command
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/opennomad/nomad/version"
 )
@@ -86,6 +87,28 @@ func TestDispatch(t *testing.T) {
 	for alias := range topLevelAliases {
 		if strings.Contains(res.stdout, "    "+alias+" ") {
 			t.Errorf("alias %q is listed in the help", alias)
+		}
+	}
+}
+
+// TestOddArgumentsNeverPanic runs every command with argument lists a
+// user might fumble into, against a populated agent: each must end with
+// an exit code and a message, never a panic.
+func TestOddArgumentsNeverPanic(t *testing.T) {
+	f := newFakeAgent(t)
+	twoNodesOneAlloc(t, f)
+	odd := [][]string{
+		nil, {""}, {"-"}, {"x", "y", "z"}, {"-json"}, {"-t", "{{"}, {"-verbose", "ffff"},
+		{"-json", "-t", "x"}, {"--", "web"}, {"web"}, {"aaaa0001"}, {node1}, {"-self"}, {"-enable", "-disable"},
+		{"-num", "x"}, {"-deadline", ""}, {"-check-index", "-1"},
+	}
+	for name := range Commands(Meta{}) {
+		for _, args := range odd {
+			words := append(strings.Fields(name), args...)
+			res := runCommand(t, f.Addr(), runOpts{stdin: "", timeout: 2 * time.Second}, words...)
+			if res.code != 0 && res.stderr == "" && res.stdout == "" {
+				t.Errorf("nomad %s: exit %d without a word of explanation", strings.Join(words, " "), res.code)
+			}
 		}
 	}
 }
