@@ -102,10 +102,8 @@ func (d *drainMonitor) run() int {
 				id, drainMonitorGrace, plural(remaining, "allocation"), d.nodeID))
 			return exitError
 		}
-		if qm.LastIndex == 0 {
-			if err := sleepCtx(d.meta.ctx(), time.Second); err != nil {
-				return d.fail(err)
-			}
+		if err := pollPause(d.meta, qm, index, d.wait()); err != nil {
+			return d.fail(err)
 		}
 		index = max(index, qm.LastIndex)
 	}

@@ -170,7 +170,7 @@ func (f *fakeAgent) block(r *http.Request) {
 		step()
 		return
 	}
-	wait := 50 * time.Millisecond
+	wait := time.Second
 	if d, err := time.ParseDuration(q.Get("wait")); err == nil && d < wait {
 		wait = d
 	}

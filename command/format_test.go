@@ -1,6 +1,7 @@
 package command
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/url"
@@ -228,5 +229,31 @@ cccc0001  Paused   Paused           2024-05-01T10:00:00Z
 cccc0002  Started  Scheduling       bad time`
 	if got := formatWorkers(ws, false); got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestPollPause(t *testing.T) {
+	// With a cancelled context a pause returns at once with an error, so
+	// the error tells whether the loop would have paused.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	m := &Meta{Ctx: ctx}
+	wait := 10 * time.Second
+	cases := []struct {
+		name      string
+		last, idx uint64
+		took      time.Duration
+		pause     bool
+	}{
+		{name: "progress", last: 8, idx: 7, took: time.Millisecond, pause: false},
+		{name: "blocked the whole wait without change", last: 7, idx: 7, took: wait, pause: false},
+		{name: "answered at once without change", last: 7, idx: 7, took: time.Millisecond, pause: true},
+		{name: "no index at all", last: 0, idx: 0, took: wait, pause: true},
+	}
+	for _, tc := range cases {
+		err := pollPause(m, &api.QueryMeta{LastIndex: tc.last, RequestTime: tc.took}, tc.idx, wait)
+		if (err != nil) != tc.pause {
+			t.Errorf("%s: paused = %v, want %v", tc.name, err != nil, tc.pause)
+		}
 	}
 }

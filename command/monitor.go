@@ -101,12 +101,8 @@ func (m *evalMonitor) follow(evalID string) (*api.Evaluation, error) {
 		case api.EvalStatusComplete, api.EvalStatusFailed, api.EvalStatusCanceled, api.EvalStatusBlocked:
 			return ev, nil
 		}
-		if qm.LastIndex == 0 {
-			// A server that does not report indexes cannot block; fall back
-			// to polling once a second.
-			if err := sleepCtx(m.meta.ctx(), time.Second); err != nil {
-				return nil, err
-			}
+		if err := pollPause(m.meta, qm, index, m.wait); err != nil {
+			return nil, err
 		}
 		index = max(index, qm.LastIndex)
 	}
@@ -223,6 +219,18 @@ func (m *evalMonitor) info(format string, args ...any) {
 // output prints a detail line: "    <time>: message".
 func (m *evalMonitor) output(format string, args ...any) {
 	m.meta.Ui.Output(fmt.Sprintf("    %s: %s", formatTime(m.meta.now()), fmt.Sprintf(format, args...)))
+}
+
+// pollPause guards a blocking-query loop against a server that answers
+// at once without progress (one that reports no index, or ignores the
+// index parameter): then the loop falls back to polling once a second
+// instead of spinning. A server that blocked for the wait and saw no
+// change needs no pause.
+func pollPause(m *Meta, qm *api.QueryMeta, index uint64, wait time.Duration) error {
+	if qm.LastIndex > index || (qm.LastIndex != 0 && qm.RequestTime >= wait/2) {
+		return nil
+	}
+	return sleepCtx(m.ctx(), time.Second)
 }
 
 // sleepCtx waits for d or until ctx is done.
