@@ -61,6 +61,9 @@ type fakeAgent struct {
 	// plan answers /v1/job/:id/plan; nil means the default (an added job,
 	// or no change for an existing one).
 	plan func(f *fakeAgent, job *api.Job) *api.JobPlanResponse
+	// opaqueIDs makes IDs start differently from the constants tests
+	// know, to prove agent-agnostic cases do not depend on them.
+	opaqueIDs bool
 	// noPauseSupport makes the agent ignore the paused field, as Nomad
 	// does.
 	noPauseSupport bool
@@ -141,7 +144,11 @@ func (f *fakeAgent) fake() *fakeAgent { return f }
 func (f *fakeAgent) nextID(kind string) string {
 	f.counters[kind]++
 	n := f.counters[kind]
-	prefix := map[string]string{"eval": "eeee", "alloc": "aaaa", "node": "bbbb", "worker": "cccc"}[kind]
+	prefixes := map[string]string{"eval": "eeee", "alloc": "aaaa", "node": "bbbb", "worker": "cccc"}
+	if f.opaqueIDs {
+		prefixes = map[string]string{"eval": "5e50", "alloc": "a110", "node": "0de0", "worker": "c0c0"}
+	}
+	prefix := prefixes[kind]
 	return fmt.Sprintf("%s%04x-0000-4000-8000-%012x", prefix, n, n)
 }
 

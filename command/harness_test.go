@@ -44,7 +44,21 @@ type testCluster interface {
 // testClusters are the agents every non-fakeOnly case runs against.
 var testClusters = map[string]func(t testing.TB) testCluster{
 	"fake": func(t testing.TB) testCluster { return newFakeAgent(t) },
+	// opaque is the fake seen as a real agent would be: not scriptable,
+	// with IDs no test constant knows. It keeps the agent-agnostic cases
+	// honest until a real agent takes its place.
+	"opaque": func(t testing.TB) testCluster {
+		f := newFakeAgent(t)
+		f.opaqueIDs = true
+		f.resetWorkers()
+		return opaqueAgent{f}
+	},
 }
+
+// opaqueAgent hides the fake's scripting hooks.
+type opaqueAgent struct{ *fakeAgent }
+
+func (opaqueAgent) fake() *fakeAgent { return nil }
 
 // cmdResult is what a command printed and returned.
 type cmdResult struct {
@@ -116,8 +130,10 @@ type cmdCase struct {
 	// fakeOnly marks cases that script the fake's scheduler.
 	fakeOnly bool
 	setup    func(t *testing.T, c testCluster)
-	// args are the command words and flags; "{dir}" is replaced by a
-	// temporary directory holding the case's files.
+	// args are the command words and flags. "{dir}" is replaced by a
+	// temporary directory holding the case's files, "{node:NAME}" by the
+	// ID of the node named NAME and "{node8:NAME}" by its first 8
+	// characters, so cases do not depend on how an agent makes IDs.
 	args  []string
 	files map[string]string
 	stdin string
@@ -155,10 +171,10 @@ func runCases(t *testing.T, cases []cmdCase) {
 				}
 				args := make([]string, len(tc.args))
 				for i, a := range tc.args {
-					args[i] = strings.ReplaceAll(a, "{dir}", dir)
+					args[i] = resolvePlaceholders(t, c, strings.ReplaceAll(a, "{dir}", dir))
 				}
 				res := runCommand(t, c.Addr(), runOpts{stdin: tc.stdin, now: tc.now}, args...)
-				assertResult(t, tc, res, dir)
+				assertResult(t, tc, res, dir, c.fake() != nil)
 				if tc.check != nil {
 					tc.check(t, c, res)
 				}
@@ -167,9 +183,33 @@ func runCases(t *testing.T, cases []cmdCase) {
 	}
 }
 
-func assertResult(t *testing.T, tc cmdCase, res cmdResult, dir string) {
+var placeholderRe = regexp.MustCompile(`\{node(8?):([^}]+)\}`)
+
+// resolvePlaceholders replaces node placeholders with IDs looked up
+// through the API.
+func resolvePlaceholders(t *testing.T, c testCluster, arg string) string {
+	return placeholderRe.ReplaceAllStringFunc(arg, func(m string) string {
+		sub := placeholderRe.FindStringSubmatch(m)
+		id := nodeByName(t, c, sub[2])
+		if sub[1] == "8" {
+			return id[:8]
+		}
+		return id
+	})
+}
+
+// timingLines match output that depends on when a monitor first looked:
+// a real agent may finish an evaluation before the first read, so the
+// "pending" state is never seen. They are compared only on the fake.
+var timingLines = regexp.MustCompile(`(?m)^.*Evaluation status changed: "pending" -> .*\n?`)
+
+func assertResult(t *testing.T, tc cmdCase, res cmdResult, dir string, fake bool) {
 	t.Helper()
 	out := strings.ReplaceAll(normalize(res.stdout), dir, "{dir}")
+	if !fake {
+		out = timingLines.ReplaceAllString(out, "")
+		tc.wantOut = timingLines.ReplaceAllString(tc.wantOut, "")
+	}
 	errOut := strings.ReplaceAll(normalize(res.stderr), dir, "{dir}")
 	if res.code != tc.wantCode {
 		t.Errorf("exit code = %d, want %d\nstdout:\n%s\nstderr:\n%s", res.code, tc.wantCode, res.stdout, res.stderr)

@@ -46,9 +46,11 @@ web     service         50        running  <time>`,
 web  default    service  50        running  <time>`,
 		},
 		{
-			name:  "one job: attributes, summary and allocations",
-			setup: runningJob("web", 2),
-			args:  []string{"job", "status", "web"},
+			// fakeOnly: a real client would have started the allocations.
+			name:     "one job: attributes, summary and allocations",
+			fakeOnly: true,
+			setup:    runningJob("web", 2),
+			args:     []string{"job", "status", "web"},
 			wantOut: `ID            = web
 Name          = web
 Submit Date   = <time>

@@ -24,20 +24,21 @@ func twoNodesOneAlloc(t *testing.T, c testCluster) {
 	c.Settle(t)
 }
 
-// nodeIDs returns the IDs of the cluster's nodes sorted by name.
-func nodeIDs(t *testing.T, c testCluster) []string {
+// nodeByName returns the ID of the node with the given name.
+func nodeByName(t testing.TB, c testCluster, name string) string {
 	t.Helper()
 	client, _ := api.NewClient(&api.Config{Address: c.Addr()})
 	nodes, _, err := client.Nodes().List(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sortNodes(nodes)
-	ids := make([]string, len(nodes))
-	for i, n := range nodes {
-		ids[i] = n.ID
+	for _, n := range nodes {
+		if n.Name == name {
+			return n.ID
+		}
 	}
-	return ids
+	t.Fatalf("no node named %q", name)
+	return ""
 }
 
 func readNode(t *testing.T, c testCluster, id string) *api.Node {
@@ -83,7 +84,7 @@ func TestNodeStatus(t *testing.T) {
 		{
 			name:  "one node by prefix",
 			setup: twoNodesOneAlloc,
-			args:  []string{"node", "status", node1[:8]},
+			args:  []string{"node", "status", "{node8:node-1}"},
 			outHas: []string{
 				"ID                 = <id>\nName               = node-1\nNode Pool          = default\nClass              = <none>\nDC                 = dc1\n",
 				"Drain              = false\nEligibility        = eligible\nStatus             = ready\n",
@@ -97,17 +98,17 @@ func TestNodeStatus(t *testing.T) {
 			setup: func(t *testing.T, c testCluster) {
 				twoNodesOneAlloc(t, c)
 				client, _ := api.NewClient(&api.Config{Address: c.Addr()})
-				if _, _, err := client.Nodes().UpdateDrain(nodeIDs(t, c)[0], &api.DrainSpec{Deadline: time.Hour}, false, nil); err != nil {
+				if _, _, err := client.Nodes().UpdateDrain(nodeByName(t, c, "node-1"), &api.DrainSpec{Deadline: time.Hour}, false, nil); err != nil {
 					t.Fatal(err)
 				}
 			},
-			args:   []string{"node", "status", "-short", node1},
+			args:   []string{"node", "status", "-short", "{node:node-1}"},
 			outHas: []string{"Drain              = true\nEligibility        = ineligible"},
 		},
 		{
 			name:  "json",
 			setup: twoNodesOneAlloc,
-			args:  []string{"node", "status", "-json", node1},
+			args:  []string{"node", "status", "-json", "{node:node-1}"},
 			check: func(t *testing.T, c testCluster, res cmdResult) {
 				var n api.Node
 				if err := json.Unmarshal([]byte(res.stdout), &n); err != nil || n.Name != "node-1" {
@@ -117,7 +118,7 @@ func TestNodeStatus(t *testing.T) {
 		},
 		{name: "one-character prefix", setup: twoNodesOneAlloc, args: []string{"node", "status", "b"}, wantCode: 1,
 			errHas: []string{`identifier "b" must contain at least two characters`}},
-		{name: "ambiguous prefix", setup: twoNodesOneAlloc, args: []string{"node", "status", "bbbb"}, wantCode: 1,
+		{name: "ambiguous prefix", fakeOnly: true, setup: twoNodesOneAlloc, args: []string{"node", "status", "bbbb"}, wantCode: 1,
 			errHas: []string{"Prefix matched multiple nodes\n\nID", "node-1", "node-2"}},
 		{name: "unknown node", setup: twoNodesOneAlloc, args: []string{"node", "status", "ffff"}, wantCode: 1,
 			errHas: []string{`No node with prefix or ID "ffff" found`}},
@@ -134,7 +135,7 @@ func TestNodeDrain(t *testing.T) {
 			name:     "enable follows the allocations until the drain completes",
 			fakeOnly: true,
 			setup:    twoNodesOneAlloc,
-			args:     []string{"node", "drain", "-enable", "-deadline", "30m", node1},
+			args:     []string{"node", "drain", "-enable", "-deadline", "30m", "{node:node-1}"},
 			wantOut: `Node "<id>" drain strategy set
 <time>: Ctrl-C to stop monitoring: will not cancel the node drain
 <time>: Alloc "<id>" marked for migration
@@ -153,7 +154,7 @@ func TestNodeDrain(t *testing.T) {
 			name:     "force stops at once",
 			fakeOnly: true,
 			setup:    twoNodesOneAlloc,
-			args:     []string{"node", "drain", "-enable", "-force", "-ignore-system", node1},
+			args:     []string{"node", "drain", "-enable", "-force", "-ignore-system", "{node:node-1}"},
 			outHas:   []string{`Alloc "<id>" draining`, `Node "<id>" drain complete`},
 			outNot:   []string{"marked for migration"},
 			check: func(t *testing.T, c testCluster, res cmdResult) {
@@ -170,7 +171,7 @@ func TestNodeDrain(t *testing.T) {
 				twoNodesOneAlloc(t, c)
 				c.fake().drainStuck = true
 			},
-			args:     []string{"node", "drain", "-enable", "-deadline", "1m", node1},
+			args:     []string{"node", "drain", "-enable", "-deadline", "1m", "{node:node-1}"},
 			now:      advancingClock(fakeEpoch, 20*time.Second),
 			wantCode: 1,
 			errHas: []string{`Node "<id>" drain has not completed 1m0s after its deadline; 1 allocation still to move.`,
@@ -179,10 +180,10 @@ func TestNodeDrain(t *testing.T) {
 		{
 			name:    "detach returns once the drain is set, with meta and message",
 			setup:   twoNodesOneAlloc,
-			args:    []string{"node", "drain", "-enable", "-detach", "-no-deadline", "-m", "kernel upgrade", "-meta", "ticket=OPS-1", node1},
+			args:    []string{"node", "drain", "-enable", "-detach", "-no-deadline", "-m", "kernel upgrade", "-meta", "ticket=OPS-1", "{node:node-1}"},
 			wantOut: `Node "<id>" drain strategy set`,
 			check: func(t *testing.T, c testCluster, res cmdResult) {
-				n := readNode(t, c, node1)
+				n := readNode(t, c, nodeByName(t, c, "node-1"))
 				if n.DrainStrategy == nil || n.DrainStrategy.Deadline != 0 || n.SchedulingEligibility != api.NodeSchedulingIneligible {
 					t.Errorf("node = %+v", n.DrainStrategy)
 				}
@@ -195,12 +196,12 @@ func TestNodeDrain(t *testing.T) {
 			name: "disable makes the node eligible again",
 			setup: func(t *testing.T, c testCluster) {
 				twoNodesOneAlloc(t, c)
-				runCommand(t, c.Addr(), runOpts{}, "node", "drain", "-enable", "-detach", node1)
+				runCommand(t, c.Addr(), runOpts{}, "node", "drain", "-enable", "-detach", nodeByName(t, c, "node-1"))
 			},
-			args:    []string{"node", "drain", "-disable", node1},
+			args:    []string{"node", "drain", "-disable", "{node:node-1}"},
 			wantOut: `Node "<id>" drain strategy unset`,
 			check: func(t *testing.T, c testCluster, res cmdResult) {
-				if n := readNode(t, c, node1); n.DrainStrategy != nil || n.SchedulingEligibility != api.NodeSchedulingEligible {
+				if n := readNode(t, c, nodeByName(t, c, "node-1")); n.DrainStrategy != nil || n.SchedulingEligibility != api.NodeSchedulingEligible {
 					t.Errorf("node still draining or ineligible: %+v %s", n.DrainStrategy, n.SchedulingEligibility)
 				}
 			},
@@ -209,11 +210,11 @@ func TestNodeDrain(t *testing.T) {
 			name: "disable with -keep-ineligible",
 			setup: func(t *testing.T, c testCluster) {
 				twoNodesOneAlloc(t, c)
-				runCommand(t, c.Addr(), runOpts{}, "node", "drain", "-enable", "-detach", node1)
+				runCommand(t, c.Addr(), runOpts{}, "node", "drain", "-enable", "-detach", nodeByName(t, c, "node-1"))
 			},
-			args: []string{"node", "drain", "-disable", "-keep-ineligible", node1},
+			args: []string{"node", "drain", "-disable", "-keep-ineligible", "{node:node-1}"},
 			check: func(t *testing.T, c testCluster, res cmdResult) {
-				if n := readNode(t, c, node1); n.SchedulingEligibility != api.NodeSchedulingIneligible {
+				if n := readNode(t, c, nodeByName(t, c, "node-1")); n.SchedulingEligibility != api.NodeSchedulingIneligible {
 					t.Errorf("eligibility = %s", n.SchedulingEligibility)
 				}
 			},
@@ -221,7 +222,7 @@ func TestNodeDrain(t *testing.T) {
 		{
 			name:    "a prefix asks first",
 			setup:   twoNodesOneAlloc,
-			args:    []string{"node", "drain", "-enable", "-detach", node1[:8]},
+			args:    []string{"node", "drain", "-enable", "-detach", "{node8:node-1}"},
 			stdin:   "y\n",
 			outHas:  []string{`Are you sure you want to enable drain mode for node "<id>"? [y/N]`, "drain strategy set"},
 			wantOut: "",
@@ -242,7 +243,7 @@ func TestNodeDrain(t *testing.T) {
 				}
 			},
 		},
-		{name: "monitor a node that is not draining", setup: twoNodesOneAlloc, args: []string{"node", "drain", "-monitor", node1},
+		{name: "monitor a node that is not draining", setup: twoNodesOneAlloc, args: []string{"node", "drain", "-monitor", "{node:node-1}"},
 			wantOut: `Node "<id>" is not draining`},
 		{name: "neither enable nor disable", args: []string{"node", "drain", "x"}, wantCode: 1,
 			errHas: []string{"exactly one of -enable or -disable must be given (or -monitor)"}},
@@ -272,10 +273,10 @@ func TestNodeEligibility(t *testing.T) {
 		{
 			name:    "disable",
 			setup:   twoNodesOneAlloc,
-			args:    []string{"node", "eligibility", "-disable", node1},
+			args:    []string{"node", "eligibility", "-disable", "{node:node-1}"},
 			wantOut: `Node "<id>" scheduling eligibility set: ineligible for scheduling`,
 			check: func(t *testing.T, c testCluster, res cmdResult) {
-				if n := readNode(t, c, node1); n.SchedulingEligibility != api.NodeSchedulingIneligible {
+				if n := readNode(t, c, nodeByName(t, c, "node-1")); n.SchedulingEligibility != api.NodeSchedulingIneligible {
 					t.Errorf("eligibility = %s", n.SchedulingEligibility)
 				}
 			},
@@ -284,9 +285,9 @@ func TestNodeEligibility(t *testing.T) {
 			name: "a draining node cannot be made eligible",
 			setup: func(t *testing.T, c testCluster) {
 				twoNodesOneAlloc(t, c)
-				runCommand(t, c.Addr(), runOpts{}, "node", "drain", "-enable", "-detach", node1)
+				runCommand(t, c.Addr(), runOpts{}, "node", "drain", "-enable", "-detach", nodeByName(t, c, "node-1"))
 			},
-			args:     []string{"node", "eligibility", "-enable", node1},
+			args:     []string{"node", "eligibility", "-enable", "{node:node-1}"},
 			wantCode: 1,
 			errHas:   []string{"can not set node's scheduling eligibility to eligible while it is draining"},
 		},
