@@ -270,8 +270,8 @@ func TestFSM_JobBatchDeregisterSkipsMissingJobs(t *testing.T) {
 	eval := mock.Eval(mock.EvalForJob(b))
 	mustApply(t, f, 12, structs.JobBatchDeregisterRequestType, &structs.JobBatchDeregisterRequest{
 		Jobs: map[structs.NamespacedID]*structs.JobDeregisterOptions{
-			a.NamespacedID():                       {Purge: true},
-			b.NamespacedID():                       {Purge: false},
+			a.NamespacedID():                     {Purge: true},
+			b.NamespacedID():                     {Purge: false},
 			{ID: "gone", Namespace: a.Namespace}: {Purge: true},
 		},
 		Evals: []*structs.Evaluation{eval},
