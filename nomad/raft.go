@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/go-metrics"
 	"github.com/hashicorp/raft"
 	wal "github.com/hashicorp/raft-wal"
+	"github.com/hashicorp/raft-wal/metadb"
 
 	"github.com/opennomad/nomad/structs"
 )
@@ -44,17 +45,29 @@ func openRaftStores(cfg *Config) (*raftStores, error) {
 		return nil, fmt.Errorf("creating raft directory: %w", err)
 	}
 	logger := cfg.Logger.Named("raft")
-	log, err := wal.Open(walDir, wal.WithLogger(logger.Named("wal")))
+	// The WAL does not close a metadata store it opened itself, which
+	// would keep the directory locked for the process's lifetime: open it
+	// here and close it after the WAL.
+	meta := &metadb.BoltMetaDB{}
+	log, err := wal.Open(walDir, wal.WithLogger(logger.Named("wal")), wal.WithMetaStore(meta))
 	if err != nil {
+		meta.Close()
 		return nil, fmt.Errorf("opening raft log in %s: %w", walDir, err)
 	}
+	closer := closerFunc(func() error { return errors.Join(log.Close(), meta.Close()) })
 	snaps, err := raft.NewFileSnapshotStoreWithLogger(base, cfg.RaftSnapshotsRetained, logger.Named("snapshots"))
 	if err != nil {
-		log.Close()
+		closer.Close()
 		return nil, fmt.Errorf("opening raft snapshots in %s: %w", base, err)
 	}
-	return &raftStores{logs: log, stable: log, snaps: snaps, closer: log}, nil
+	return &raftStores{logs: log, stable: log, snaps: snaps, closer: closer}, nil
 }
+
+// closerFunc adapts a function to io.Closer.
+type closerFunc func() error
+
+// Close calls the function.
+func (f closerFunc) Close() error { return f() }
 
 // serverID returns the server's Raft ID. It must survive restarts, since
 // the Raft configuration names servers by it: in dev mode it is fresh,
