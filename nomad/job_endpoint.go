@@ -305,6 +305,7 @@ func (j *JobEndpoint) Validate(args *structs.JobValidateRequest, reply *structs.
 		return j.srv.State().JobByID(nil, ns, id)
 	})
 	reply.DriverConfigValidated = false
+	reply.ValidationErrors, reply.Error, reply.Warnings = nil, "", ""
 	var v *structs.ValidationError
 	switch {
 	case errors.As(err, &v):

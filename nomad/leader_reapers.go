@@ -31,11 +31,15 @@ const cancelableBatchSize = 728
 const failedDequeueTimeout = time.Second
 
 // startLeaderLoops starts the reapers and the garbage collection timers.
+// The timers are armed before it returns, so that time advanced after
+// leadership is established counts for them.
 func (s *Server) startLeaderLoops(ctx context.Context) {
 	if s.evalBroker != nil {
 		s.goLeaderLoop(ctx, s.reapFailedEvaluations)
-		s.goLeaderLoop(ctx, s.reapCancelableEvaluations)
-		s.goLeaderLoop(ctx, s.scheduleCoreJobs)
+		cancelTicks := clockTicks(ctx, s.clock, s.config.EvalReapCancelableInterval)
+		s.goLeaderLoop(ctx, func(ctx context.Context) { s.reapCancelableEvaluations(ctx, cancelTicks) })
+		gcTicks := s.coreJobTicks(ctx)
+		s.goLeaderLoop(ctx, func(ctx context.Context) { s.scheduleCoreJobs(ctx, gcTicks) })
 	}
 	if s.blockedEvals != nil {
 		s.goLeaderLoop(ctx, s.reapDupBlockedEvaluations)
@@ -118,8 +122,7 @@ func (s *Server) writeFailedEval(eval *structs.Evaluation, token string) error {
 // the broker found superseded by a newer eval of their job. It runs when
 // the broker signals new ones, when Eval.Ack pokes it (scheduler progress
 // paces it), and every EvalReapCancelableInterval.
-func (s *Server) reapCancelableEvaluations(ctx context.Context) {
-	ticks := clockTicks(ctx, s.clock, s.config.EvalReapCancelableInterval)
+func (s *Server) reapCancelableEvaluations(ctx context.Context, ticks <-chan struct{}) {
 	for {
 		select {
 		case <-ctx.Done():
@@ -222,7 +225,9 @@ func clockTicks(ctx context.Context, c clock.Clock, interval time.Duration) <-ch
 		<-ctx.Done()
 		mu.Lock()
 		defer mu.Unlock()
-		timer.Stop()
+		if timer != nil {
+			timer.Stop()
+		}
 	}()
 	return ch
 }
