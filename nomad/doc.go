@@ -1,0 +1,18 @@
+// Package nomad is the server: Raft and the FSM, the RPC endpoints, the
+// scheduling workers, and the leader's duties.
+//
+// The leader-side scheduling pipeline is built from in-memory parts that
+// hold no state of their own worth persisting; every leader rebuilds them
+// from the state store when it takes office:
+//
+//   - EvalBroker queues pending evaluations per scheduler type and hands
+//     them to workers with at-least-once delivery, one eval per job at a
+//     time.
+//   - BlockedEvals holds evaluations waiting for capacity and releases them
+//     into the broker when the cluster changes in a way that can help.
+//   - PlanQueue orders the plans workers submit for the single plan
+//     applier.
+//
+// Every timer in these parts runs on an injected clock.Clock, so their
+// tests drive time by hand and never sleep.
+package nomad

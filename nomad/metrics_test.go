@@ -1,0 +1,62 @@
+package nomad
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	metrics "github.com/hashicorp/go-metrics"
+)
+
+// withInmemMetrics points the global go-metrics instance at an in-memory
+// sink for the test and restores a discarding sink afterwards. Tests using
+// it must not run in parallel.
+func withInmemMetrics(t *testing.T) *metrics.InmemSink {
+	t.Helper()
+	sink := metrics.NewInmemSink(time.Hour, time.Hour)
+	cfg := metrics.DefaultConfig("nomad")
+	cfg.EnableHostname = false
+	cfg.EnableRuntimeMetrics = false
+	if _, err := metrics.NewGlobal(cfg, sink); err != nil {
+		t.Fatalf("metrics.NewGlobal: %v", err)
+	}
+	t.Cleanup(func() {
+		_, _ = metrics.NewGlobal(cfg, &metrics.BlackholeSink{})
+	})
+	return sink
+}
+
+// inmemGauge returns the value of the gauge whose flattened name is name (the
+// sink prefixes the service name, so "nomad.nomad.broker.total_ready"),
+// ignoring labels unless the key carries them.
+func inmemGauge(t *testing.T, sink *metrics.InmemSink, name string) (float32, bool) {
+	t.Helper()
+	for _, iv := range sink.Data() {
+		iv.RLock()
+		for k, g := range iv.Gauges {
+			if k == name || strings.HasPrefix(k, name+";") {
+				iv.RUnlock()
+				return g.Value, true
+			}
+		}
+		iv.RUnlock()
+	}
+	return 0, false
+}
+
+// inmemSample returns the number of samples and their sum for a sample metric.
+func inmemSample(t *testing.T, sink *metrics.InmemSink, name string) (int, float64) {
+	t.Helper()
+	count, sum := 0, 0.0
+	for _, iv := range sink.Data() {
+		iv.RLock()
+		for k, s := range iv.Samples {
+			if k == name || strings.HasPrefix(k, name+";") {
+				count += s.Count
+				sum += s.Sum
+			}
+		}
+		iv.RUnlock()
+	}
+	return count, sum
+}
