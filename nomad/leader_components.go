@@ -46,16 +46,18 @@ type blockedEvalTracker interface {
 	GetDuplicates(ctx context.Context, timeout time.Duration) []*structs.Evaluation
 }
 
-// planQueue is the leader's queue of plans for the plan applier.
+// planQueue is the leader's queue of plans for the plan applier
+// (PlanQueue).
 type planQueue interface {
 	SetEnabled(enabled bool)
 	// Enqueue queues a plan; structs.ErrPlanQueueDisabled off the leader.
-	Enqueue(plan *structs.Plan) (planFuture, error)
+	Enqueue(plan *structs.Plan) (PlanFuture, error)
 }
 
-// planFuture is a submitted plan's pending result.
-type planFuture interface {
-	Wait() (*structs.PlanResult, error)
+// statsEmitter is a component that publishes its gauges periodically
+// while the server leads.
+type statsEmitter interface {
+	EmitStats(ctx context.Context, period time.Duration)
 }
 
 // pipeline holds the leader-only components a server runs. Any of them
@@ -67,6 +69,38 @@ type pipeline struct {
 	blocked blockedEvalTracker
 	plans   planQueue
 }
+
+// newPipeline builds the real components, on the server's clock.
+func newPipeline(c *Config) (pipeline, error) {
+	broker, err := NewEvalBroker(EvalBrokerConfig{
+		NackTimeout:         c.EvalNackTimeout,
+		DeliveryLimit:       c.EvalDeliveryLimit,
+		InitialNackDelay:    c.EvalNackInitialReenqueueDelay,
+		SubsequentNackDelay: c.EvalNackSubsequentReenqueueDelay,
+		Clock:               c.Clock,
+		Logger:              c.Logger,
+	})
+	if err != nil {
+		return pipeline{}, err
+	}
+	blockedCfg := DefaultBlockedEvalsConfig()
+	blockedCfg.Clock, blockedCfg.Logger = c.Clock, c.Logger
+	blocked, err := NewBlockedEvals(broker, blockedCfg)
+	if err != nil {
+		return pipeline{}, err
+	}
+	return pipeline{broker: broker, blocked: blocked, plans: NewPlanQueue(c.Clock)}, nil
+}
+
+// The real components must keep fitting the server's view of them.
+var (
+	_ evalBroker         = (*EvalBroker)(nil)
+	_ blockedEvalTracker = (*BlockedEvals)(nil)
+	_ planQueue          = (*PlanQueue)(nil)
+	_ statsEmitter       = (*EvalBroker)(nil)
+	_ statsEmitter       = (*BlockedEvals)(nil)
+	_ statsEmitter       = (*PlanQueue)(nil)
+)
 
 // LeadershipObserver is a component that works only while this server
 // leads, or that must change how it works then: the plan applier runs on

@@ -85,7 +85,7 @@ func (b *fakeEvalBroker) Restore(e *structs.Evaluation) { b.add(e, true) }
 func (b *fakeEvalBroker) fail(e *structs.Evaluation) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.ready[failedEvalQueue] = append(b.ready[failedEvalQueue], e)
+	b.ready[FailedQueue] = append(b.ready[FailedQueue], e)
 	b.broadcastLocked()
 }
 
@@ -274,7 +274,7 @@ func (q *fakePlanQueue) SetEnabled(enabled bool) {
 	q.enabled = enabled
 }
 
-func (q *fakePlanQueue) Enqueue(plan *structs.Plan) (planFuture, error) {
+func (q *fakePlanQueue) Enqueue(plan *structs.Plan) (PlanFuture, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if !q.enabled {
@@ -289,8 +289,14 @@ type answeredPlan struct{ result *structs.PlanResult }
 
 func (a answeredPlan) Wait() (*structs.PlanResult, error) { return a.result, nil }
 
-// fakePipeline returns a pipeline of fakes.
-func fakePipeline() (pipeline, *fakeEvalBroker, *fakeBlockedEvals, *fakePlanQueue) {
+func (a answeredPlan) Done() <-chan struct{} {
+	ch := make(chan struct{})
+	close(ch)
+	return ch
+}
+
+// fakePipeline returns a pipeline of fakes, as newServer takes it.
+func fakePipeline() (func(*Config) (pipeline, error), *fakeEvalBroker, *fakeBlockedEvals, *fakePlanQueue) {
 	b, bl, q := newFakeEvalBroker(), newFakeBlockedEvals(), &fakePlanQueue{}
-	return pipeline{broker: b, blocked: bl, plans: q}, b, bl, q
+	return func(*Config) (pipeline, error) { return pipeline{broker: b, blocked: bl, plans: q}, nil }, b, bl, q
 }

@@ -18,10 +18,6 @@ import (
 // duplicate blocked evals become canceled. Each runs on its own goroutine
 // while the server leads.
 
-// failedEvalQueue is the broker queue evals land in after their last
-// allowed delivery.
-const failedEvalQueue = "_failed"
-
 // cancelableBatchSize is how many canceled evals go in one Raft entry:
 // about 256 KiB of eval IDs, as in Nomad.
 const cancelableBatchSize = 728
@@ -44,7 +40,16 @@ func (s *Server) startLeaderLoops(ctx context.Context) {
 	if s.blockedEvals != nil {
 		s.goLeaderLoop(ctx, s.reapDupBlockedEvaluations)
 	}
+	for _, c := range []interface{}{s.evalBroker, s.blockedEvals, s.planQueue} {
+		if e, ok := c.(statsEmitter); ok {
+			s.goLeaderLoop(ctx, func(ctx context.Context) { e.EmitStats(ctx, leaderStatsInterval) })
+		}
+	}
 }
+
+// leaderStatsInterval is how often the leader's components publish their
+// gauges (queue depths, blocked evals).
+const leaderStatsInterval = time.Second
 
 // reapFailedEvaluations takes evals off the failed queue and writes each
 // back as failed, with a follow-up eval that retries it after a random
@@ -52,7 +57,7 @@ func (s *Server) startLeaderLoops(ctx context.Context) {
 // only acked: the leader schedules new ones on its own.
 func (s *Server) reapFailedEvaluations(ctx context.Context) {
 	for {
-		eval, token, err := s.evalBroker.Dequeue(ctx, []string{failedEvalQueue}, failedDequeueTimeout)
+		eval, token, err := s.evalBroker.Dequeue(ctx, []string{FailedQueue}, failedDequeueTimeout)
 		if ctx.Err() != nil {
 			return
 		}

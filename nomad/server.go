@@ -1,7 +1,3 @@
-// Package nomad is the server: Raft and the replicated FSM over the state
-// store, the leader's duties (eval broker, blocked evals, plan queue,
-// heartbeats, reapers, garbage collection), and the RPC endpoints that
-// clients, the HTTP agent and the scheduling workers call.
 package nomad
 
 import (
@@ -57,13 +53,15 @@ type Server struct {
 }
 
 // NewServer validates cfg, starts Raft from cfg.DataDir (or in memory)
-// and returns a running server.
+// and returns a running server with its eval broker, blocked-evals
+// tracker and plan queue.
 func NewServer(cfg *Config) (*Server, error) {
-	return newServer(cfg, pipeline{})
+	return newServer(cfg, nil)
 }
 
-// newServer builds a server around the given leader components.
-func newServer(cfg *Config, p pipeline) (*Server, error) {
+// newServer builds a server around the leader components p returns for
+// the completed configuration (newPipeline when p is nil).
+func newServer(cfg *Config, components func(*Config) (pipeline, error)) (*Server, error) {
 	if cfg == nil {
 		return nil, errors.New("server configuration is required")
 	}
@@ -78,6 +76,13 @@ func newServer(cfg *Config, p pipeline) (*Server, error) {
 		c.BootstrapExpect = 1
 	}
 	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	if components == nil {
+		components = newPipeline
+	}
+	p, err := components(&c)
+	if err != nil {
 		return nil, err
 	}
 	id, err := serverID(&c)

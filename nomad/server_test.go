@@ -37,10 +37,12 @@ func testConfig() *Config {
 // waits until it leads. It is shut down when the test ends.
 func newTestServer(t *testing.T, cb func(*Config)) *Server {
 	t.Helper()
-	return newTestServerWith(t, cb, pipeline{})
+	return newTestServerWith(t, cb, nil)
 }
 
-func newTestServerWith(t *testing.T, cb func(*Config), p pipeline) *Server {
+// newTestServerWith is newTestServer with the leader components p builds
+// (the real ones when nil).
+func newTestServerWith(t *testing.T, cb func(*Config), p func(*Config) (pipeline, error)) *Server {
 	t.Helper()
 	cfg := testConfig()
 	if cb != nil {
