@@ -10,7 +10,6 @@ import (
 	"reflect"
 	"time"
 
-	"github.com/hashicorp/go-memdb"
 	"github.com/hashicorp/go-metrics"
 	msgpackrpc "github.com/hashicorp/net-rpc-msgpackrpc/v2"
 
@@ -187,17 +186,9 @@ func (s *Server) setQueryMeta(meta *structs.QueryMeta) {
 		meta.KnownLeader = true
 		return
 	}
-	meta.LastContact = s.now().Sub(s.raft.LastContact())
+	// Raft keeps wall-clock time, not the server's clock.
+	meta.LastContact = time.Since(s.raft.LastContact())
 	meta.KnownLeader = s.Leader() != ""
-}
-
-// indexOrTable returns the index a single-object read reflects: the
-// object's modify index when found, else the table's index.
-func indexOrTable(store *state.StateStore, found bool, modifyIndex uint64, table string) (uint64, error) {
-	if found {
-		return modifyIndex, nil
-	}
-	return store.Index(table)
 }
 
 // maxTableIndex returns the highest index among tables, for queries that
@@ -214,13 +205,4 @@ func maxTableIndex(store *state.StateStore, tables ...string) (uint64, error) {
 		}
 	}
 	return max, nil
-}
-
-// readFunc is the shape of one query run; an alias to keep endpoint code
-// short.
-type readFunc = func(ws memdb.WatchSet, store *state.StateStore) (uint64, error)
-
-// sinceMetric records the time an endpoint took.
-func sinceMetric(name []string, start time.Time) {
-	metrics.MeasureSince(name, start)
 }
