@@ -32,7 +32,8 @@ type Config struct {
 	DevMode bool
 	// BootstrapExpect is the number of servers to wait for before
 	// bootstrapping Raft. A single server (1) bootstraps itself; larger
-	// clusters are bootstrapped by the membership layer. DevMode implies 1.
+	// clusters are bootstrapped by the membership layer (or a test, through
+	// Raft().BootstrapCluster). 0 in dev mode means 1.
 	BootstrapExpect int
 
 	// RaftConfig overrides the tuned Raft configuration when set (tests

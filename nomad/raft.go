@@ -125,7 +125,9 @@ func (s *Server) setupRaft() error {
 		_, trans = raft.NewInmemTransport(raft.ServerAddress(s.id))
 	}
 
-	if s.config.DevMode || s.config.BootstrapExpect == 1 {
+	// A single server bootstraps itself; larger clusters wait for the
+	// membership layer to bootstrap them with every expected server.
+	if s.config.BootstrapExpect == 1 {
 		if err := bootstrapSingle(conf, stores, trans); err != nil {
 			closeRaft(stores, trans)
 			return err
