@@ -57,6 +57,10 @@ type FSMConfig struct {
 	// first, and each one a snapshot restore builds).
 	StateConfig state.Config
 	Logger      hclog.Logger
+	// OnRestore, when set, is called after a snapshot restore replaced the
+	// state, on the FSM goroutine: the leader rebuilds its in-memory
+	// components from the new state. It must not write through Raft.
+	OnRestore func()
 }
 
 // FSM is the replicated state machine: Raft hands it every committed log
@@ -79,6 +83,7 @@ type FSM struct {
 	stateConfig state.Config
 	broker      FSMEvalBroker
 	blocked     FSMBlockedEvals
+	onRestore   func()
 
 	// store is swapped whole by Restore; readers load it per request.
 	store atomic.Pointer[state.StateStore]
@@ -128,6 +133,7 @@ func NewFSM(cfg FSMConfig) (*FSM, error) {
 		stateConfig: cfg.StateConfig,
 		broker:      cfg.EvalBroker,
 		blocked:     cfg.BlockedEvals,
+		onRestore:   cfg.OnRestore,
 	}
 	store, err := state.NewStateStore(&f.stateConfig)
 	if err != nil {
@@ -199,6 +205,9 @@ func (f *FSM) Restore(rc io.ReadCloser) error {
 	}
 	old := f.store.Swap(store)
 	old.Abandon()
+	if f.onRestore != nil {
+		f.onRestore()
+	}
 	return nil
 }
 

@@ -332,3 +332,34 @@ func (s *Server) handleSchedulerConfigChange() error {
 	}
 	return s.setBrokerEnabledLocked(cfg)
 }
+
+// rebuildAfterRestore refills the leader's components from a state a
+// snapshot restore replaced wholesale (an operator restoring a backup):
+// what the broker, blocked tracker and heartbeat timers hold was read
+// from the old state. Followers have nothing to rebuild. It runs on the
+// FSM goroutine and writes nothing through Raft.
+func (s *Server) rebuildAfterRestore() {
+	s.leader.brokerMu.Lock()
+	defer s.leader.brokerMu.Unlock()
+	if !s.isEstablishedLeader() {
+		return
+	}
+	s.logger.Info("state restored from a snapshot; rebuilding the leader's components")
+	if s.evalBroker != nil && s.evalBroker.Enabled() {
+		s.evalBroker.SetEnabled(false)
+		if s.blockedEvals != nil {
+			s.blockedEvals.SetEnabled(false)
+		}
+		_, cfg, err := s.State().SchedulerConfig(nil)
+		if err == nil {
+			err = s.setBrokerEnabledLocked(cfg)
+		}
+		if err != nil {
+			s.logger.Error("failed to rebuild the eval broker after a restore", "error", err)
+		}
+	}
+	s.heartbeats.clearAll()
+	if err := s.heartbeats.initialize(); err != nil {
+		s.logger.Error("failed to re-arm heartbeats after a restore", "error", err)
+	}
+}

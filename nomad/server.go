@@ -108,6 +108,7 @@ func newServer(cfg *Config, components func(*Config) (pipeline, error)) (*Server
 		BlockedEvals: p.blocked,
 		StateConfig:  state.Config{Logger: c.Logger, Publisher: c.EventPublisher},
 		Logger:       c.Logger,
+		OnRestore:    s.rebuildAfterRestore,
 	}
 	if s.fsm, err = NewFSM(fsmCfg); err != nil {
 		cancel()

@@ -77,6 +77,7 @@ func TestServer_RaftSnapshotRestoresIntoFreshServer(t *testing.T) {
 	defer rc.Close()
 
 	s2 := newTestServer(t, nil)
+	own := registerJob(t, s2, mock.Job()).EvalID
 	old := s2.State()
 	must.NoError(t, s2.raft.Restore(meta, rc, 10*time.Second))
 	select {
@@ -85,6 +86,30 @@ func TestServer_RaftSnapshotRestoresIntoFreshServer(t *testing.T) {
 		t.Fatal("the fresh server's old store must be abandoned")
 	}
 	sameState(t, s1.State(), s2.State())
+
+	// The leader's broker now holds the restored pending evals, not its own.
+	pending, err := s2.State().EvalsByStatus(nil, structs.EvalStatusPending)
+	must.NoError(t, err)
+	want := map[string]bool{}
+	for _, e := range pending {
+		want[e.ID] = true
+	}
+	delivered := 0
+	for {
+		var reply structs.EvalDequeueResponse
+		must.NoError(t, s2.RPC("Eval.Dequeue", &structs.EvalDequeueRequest{
+			Schedulers: []string{structs.JobTypeService, structs.JobTypeBatch}, Timeout: 100 * time.Millisecond,
+			SchedulerVersion: structs.SchedulerVersion}, &reply))
+		if reply.Eval == nil {
+			break
+		}
+		delivered++
+		must.NotEq(t, own, reply.Eval.ID)
+		must.True(t, want[reply.Eval.ID], must.Sprintf("eval %s is not a restored pending eval", reply.Eval.ID))
+		var ack structs.GenericResponse
+		must.NoError(t, s2.RPC("Eval.Ack", &structs.EvalAckRequest{EvalID: reply.Eval.ID, Token: reply.Token}, &ack))
+	}
+	must.Positive(t, delivered)
 }
 
 func TestServer_ServesRPCOverAConnection(t *testing.T) {
