@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bufio"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -19,9 +20,14 @@ import (
 // the request ends with the test.
 func openStream(t *testing.T, h *testHTTP, query string) *bufio.Scanner {
 	t.Helper()
+	return openStreamURL(t, h.srv.URL+"/v1/event/stream"+query)
+}
+
+func openStreamURL(t *testing.T, url string) *bufio.Scanner {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	req, err := http.NewRequestWithContext(ctx, "GET", h.srv.URL+"/v1/event/stream"+query, nil)
+	req, err := http.NewRequestWithContext(ctx, "GET", url, nil)
 	must.NoError(t, err)
 	resp, err := http.DefaultClient.Do(req)
 	must.NoError(t, err)
@@ -202,4 +208,34 @@ func TestEventStream_Gzip(t *testing.T) {
 	sc := bufio.NewScanner(resp.Body)
 	must.NoError(t, h.rpc.state.UpsertJob(3, mock.Job()))
 	must.Eq(t, 3, decodeLine(t, nextLine(t, sc)).Index)
+}
+
+// TestEventStream_GzipHeaderUpFront: a client that opens a gzip reader as
+// soon as the response arrives (Nomad's Go client does) must not wait for
+// the first event or heartbeat to get the gzip header.
+func TestEventStream_GzipHeaderUpFront(t *testing.T) {
+	h := newTestHTTP(t)
+	req, _ := http.NewRequest("GET", h.srv.URL+"/v1/event/stream", nil)
+	req.Header.Set("Accept-Encoding", "gzip")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	resp, err := http.DefaultTransport.RoundTrip(req.WithContext(ctx))
+	must.NoError(t, err)
+	defer resp.Body.Close()
+	must.Eq(t, "gzip", resp.Header.Get("Content-Encoding"))
+	opened := make(chan error, 1)
+	var zr *gzip.Reader
+	go func() {
+		var err error
+		zr, err = gzip.NewReader(resp.Body)
+		opened <- err
+	}()
+	select {
+	case err := <-opened:
+		must.NoError(t, err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the gzip header did not arrive before any event")
+	}
+	must.NoError(t, h.rpc.state.UpsertJob(3, mock.Job()))
+	must.Eq(t, 3, decodeLine(t, nextLine(t, bufio.NewScanner(zr))).Index)
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/opennomad/nomad/nomad"
 	"github.com/opennomad/nomad/structs"
 )
 
@@ -39,6 +40,7 @@ var notFoundErrors = []error{
 //   - "RPC Error:: <code>,<message>": that code and message.
 //   - a missing-object error (job/node/eval/alloc not found): 404.
 //   - job registration disabled by the scheduler configuration: 403.
+//   - a registration whose EnforceIndex check failed: 400.
 //   - anything else, including "No cluster leader": 500.
 func errorStatus(err error) (int, string) {
 	var coded *CodedError
@@ -63,6 +65,11 @@ func errorStatus(err error) (int, string) {
 	}
 	if errors.Is(err, structs.ErrJobRegistrationOff) || strings.HasSuffix(msg, structs.ErrJobRegistrationOff.Error()) {
 		return http.StatusForbidden, msg
+	}
+	// A registration whose check-index no longer matches is the client's
+	// stale view, not a server failure.
+	if strings.Contains(msg, nomad.EnforceIndexErrPrefix) {
+		return http.StatusBadRequest, msg
 	}
 	return http.StatusInternalServerError, msg
 }

@@ -69,8 +69,13 @@ func (g *gzipWriter) Write(b []byte) (int, error) {
 	return g.gz.Write(b)
 }
 
-// Flush pushes compressed bytes to the client.
+// Flush pushes compressed bytes to the client. A flush before any body
+// still sends the gzip header: clients that open a gzip reader on a
+// stream block until they have it.
 func (g *gzipWriter) Flush() {
+	if g.gz == nil && g.wroteHeader && g.Header().Get("Content-Encoding") == "gzip" {
+		g.gz = gzip.NewWriter(g.ResponseWriter)
+	}
 	if g.gz != nil {
 		g.gz.Flush()
 	}

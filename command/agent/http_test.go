@@ -338,6 +338,8 @@ func TestHTTP_ErrorStatus(t *testing.T) {
 		{errors.New(`stopping "x": alloc not found`), 404, `stopping "x": alloc not found`},
 		{structs.ErrJobRegistrationOff, 403, structs.ErrJobRegistrationOff.Error()},
 		{codedError(418, "teapot"), 418, "teapot"},
+		{errors.New("Enforcing job modify index 7: job exists with conflicting job modify index: 10"), 400,
+			"Enforcing job modify index 7: job exists with conflicting job modify index: 10"},
 	}
 	for _, tc := range cases {
 		code, msg := errorStatus(tc.err)

@@ -151,3 +151,84 @@ func TestNomadAPICompat(t *testing.T) {
 	_, _, err = client.Jobs().Info("missing", nil)
 	must.ErrorContains(t, err, "404")
 }
+
+// TestRealServer_NomadAPI drives a real dev agent with HashiCorp's Go
+// client: register, list, info, summary, plan, evaluations, allocations,
+// scheduler configuration, the event stream and deregister.
+func TestRealServer_NomadAPI(t *testing.T) {
+	ra := startDevAgent(t)
+	client, err := nomadapi.NewClient(&nomadapi.Config{Address: ra.base})
+	must.NoError(t, err)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	events, err := client.EventStream().Stream(ctx, map[nomadapi.Topic][]string{nomadapi.TopicJob: {"web"}}, 0, nil)
+	must.NoError(t, err)
+
+	job := nomadapi.NewServiceJob("web", "web", "global", 60)
+	job.Datacenters = []string{"dc1"}
+	task := nomadapi.NewTask("server", "raw_exec").SetConfig("command", "/bin/sleep").SetConfig("args", []string{"60"})
+	task.Require(&nomadapi.Resources{CPU: new(100), MemoryMB: new(64)})
+	job.AddTaskGroup(nomadapi.NewTaskGroup("cache", 2).AddTask(task))
+
+	reg, wm, err := client.Jobs().Register(job, nil)
+	must.NoError(t, err)
+	must.NotEq(t, "", reg.EvalID)
+	must.Positive(t, wm.LastIndex)
+
+	_, _, err = client.Jobs().EnforceRegister(job, 0, nil)
+	must.ErrorContains(t, err, "400")
+
+	jobs, qm, err := client.Jobs().List(nil)
+	must.NoError(t, err)
+	must.Len(t, 1, jobs)
+	must.True(t, qm.KnownLeader)
+	info, _, err := client.Jobs().Info("web", nil)
+	must.NoError(t, err)
+	must.Eq(t, 60, *info.Priority)
+	must.Eq[any](t, []any{"60"}, info.TaskGroups[0].Tasks[0].Config["args"])
+	summary, _, err := client.Jobs().Summary("web", nil)
+	must.NoError(t, err)
+	must.MapContainsKey(t, summary.Summary, "cache")
+
+	plan, _, err := client.Jobs().Plan(job, true, nil)
+	must.NoError(t, err)
+	must.Eq(t, uint64(2), plan.Annotations.DesiredTGUpdates["cache"].Place)
+
+	evals, _, err := client.Jobs().Evaluations("web", nil)
+	must.NoError(t, err)
+	must.Len(t, 1, evals)
+	must.Eq(t, reg.EvalID, evals[0].ID)
+	allocs, _, err := client.Jobs().Allocations("web", false, nil)
+	must.NoError(t, err)
+	must.SliceEmpty(t, allocs)
+
+	sc, _, err := client.Operator().SchedulerGetConfiguration(nil)
+	must.NoError(t, err)
+	sc.SchedulerConfig.MemoryOversubscriptionEnabled = true
+	upd, _, err := client.Operator().SchedulerCASConfiguration(sc.SchedulerConfig, nil)
+	must.NoError(t, err)
+	must.True(t, upd.Updated)
+
+	select {
+	case ev := <-events:
+		must.NoError(t, ev.Err)
+		got, err := ev.Events[0].Job()
+		must.NoError(t, err)
+		must.Eq(t, "web", *got.ID)
+	case <-time.After(10 * time.Second):
+		t.Fatal("no event")
+	}
+
+	evalID, _, err := client.Jobs().Deregister("web", false, nil)
+	must.NoError(t, err)
+	must.NotEq(t, "", evalID)
+	stopped, _, err := client.Jobs().Info("web", nil)
+	must.NoError(t, err)
+	must.True(t, *stopped.Stop)
+
+	// No scheduler worker pool on this server yet: Nomad's client sees
+	// the 501.
+	_, err = client.Agent().GetSchedulerWorkersInfo(nil)
+	must.ErrorContains(t, err, "501")
+}
