@@ -198,3 +198,14 @@ func TestCommand_RunUntilSignal(t *testing.T) {
 	must.StrContains(t, logs.String(), "log level changed: from=DEBUG to=TRACE")
 	must.True(t, strings.Contains(logs.String(), "agent stopped"))
 }
+
+func TestGatedWriter(t *testing.T) {
+	var out bytes.Buffer
+	g := newGatedWriter(&out)
+	g.Write([]byte("a\n"))
+	must.Eq(t, "", out.String())
+	must.NoError(t, g.Flush())
+	must.Eq(t, "a\n", out.String())
+	g.Write([]byte("b\n"))
+	must.Eq(t, "a\nb\n", out.String())
+}

@@ -136,8 +136,16 @@ func (c *Command) Run(args []string) int {
 	if startServer == nil {
 		startServer = (*Agent).startServer
 	}
-	a, err := newAgent(cfg, c.LogOutput, startServer)
+	logOut := c.LogOutput
+	if logOut == nil {
+		logOut = os.Stdout
+	}
+	gate := newGatedWriter(logOut)
+	// Startup logs are shown after the summary, or with the error.
+	defer gate.Flush()
+	a, err := newAgent(cfg, gate, startServer)
 	if err != nil {
+		gate.Flush()
 		c.Ui.Error(fmt.Sprintf("==> Error starting agent: %v", err))
 		return 1
 	}
@@ -147,6 +155,7 @@ func (c *Command) Run(args []string) int {
 		c.Ui.Warn("==> Dev mode: state is kept in memory and lost when the agent stops.")
 	}
 	c.Ui.Output("==> Nomad agent started! Log data will stream in below:\n")
+	gate.Flush()
 	if c.started != nil {
 		c.started(a)
 	}
