@@ -37,14 +37,21 @@ func startDevAgent(t *testing.T) *realAgent {
 	must.NoError(t, err)
 	t.Cleanup(func() { a.Shutdown() })
 	ra := &realAgent{t: t, agent: a, base: "http://" + a.HTTPAddr()}
+	ra.waitForLeader()
+	return ra
+}
+
+// waitForLeader polls until the server has elected itself.
+func (ra *realAgent) waitForLeader() {
+	ra.t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		_, body := ra.do("GET", "/v1/status/leader", "")
 		if body != `""`+"\n" {
-			return ra
+			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("the dev server never elected itself")
+			ra.t.Fatal("the server never elected itself")
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -331,4 +338,31 @@ func testLogOutput() io.Writer {
 		return os.Stderr
 	}
 	return io.Discard
+}
+
+// TestRealServer_RestartKeepsState runs a server agent on a data dir,
+// registers a job, restarts, and finds the job again.
+func TestRealServer_RestartKeepsState(t *testing.T) {
+	dir := t.TempDir()
+	start := func() *realAgent {
+		cfg, err := LoadConfig([]string{"-server", "-bootstrap-expect", "1", "-data-dir", dir,
+			"-bind", "127.0.0.1", "-node", "s1"}, io.Discard)
+		must.NoError(t, err)
+		cfg.Ports.HTTP = 0
+		a, err := NewAgent(cfg, testLogOutput())
+		must.NoError(t, err)
+		t.Cleanup(func() { a.Shutdown() })
+		ra := &realAgent{t: t, agent: a, base: "http://" + a.HTTPAddr()}
+		ra.waitForLeader()
+		return ra
+	}
+	ra := start()
+	resp, body := ra.do("PUT", "/v1/jobs", registerBody)
+	must.Eq(t, http.StatusOK, resp.StatusCode, must.Sprint(body))
+	must.NoError(t, ra.agent.Shutdown())
+
+	ra = start()
+	resp, body = ra.do("GET", "/v1/job/web", "")
+	must.Eq(t, http.StatusOK, resp.StatusCode, must.Sprint(body))
+	must.StrContains(t, body, `"ID":"web"`)
 }
