@@ -163,6 +163,8 @@ func (s *HTTPServer) agentSchedulersRequest(w http.ResponseWriter, r *http.Reque
 
 // agentSchedulerConfigRequest serves /v1/agent/schedulers/config: GET
 // reads this server's worker pool, PUT/POST replaces it until restart.
+// The "paused" field (pause or resume every worker) is an extension of
+// Nomad's API, passed to the server as is.
 func (s *HTTPServer) agentSchedulerConfigRequest(w http.ResponseWriter, r *http.Request) (interface{}, error) {
 	if s.cfg.Server == nil {
 		return nil, codedError(http.StatusBadRequest, "Server only endpoint")
@@ -191,6 +193,8 @@ func (s *HTTPServer) agentSchedulerConfigRequest(w http.ResponseWriter, r *http.
 		ServerID:          s.serverID(),
 		NumSchedulers:     cfg.NumSchedulers,
 		EnabledSchedulers: nonNil(cfg.EnabledSchedulers),
+		// Set only by servers that support pausing by operators.
+		Paused: cfg.Paused,
 	}, nil
 }
 

@@ -102,6 +102,11 @@ func TestAgent_Schedulers(t *testing.T) {
 	must.NoError(t, json.Unmarshal([]byte(body), &info))
 	must.Len(t, 1, info.Schedulers)
 
+	// Pausing (an extension of Nomad's API) reaches the server and its
+	// answer comes back.
+	_, body = h.do("PUT", "/v1/agent/schedulers/config", `{"num_schedulers":1,"enabled_schedulers":["_core"],"paused":true}`)
+	must.Eq(t, `{"server_id":"n1.global","num_schedulers":1,"enabled_schedulers":["_core"],"paused":true}`+"\n", body)
+
 	// Client-only agents have no workers.
 	h = newTestHTTP(t, func(c *HTTPServerConfig) { c.Server = nil })
 	for _, p := range []string{"/v1/agent/schedulers", "/v1/agent/schedulers/config"} {

@@ -70,7 +70,9 @@ type LocalServer interface {
 	SchedulerWorkerConfig() (api.AgentSchedulerWorkerConfigRequest, error)
 	// SetSchedulerWorkerConfig replaces the worker pool (runtime only) and
 	// returns the configuration now in effect. The caller has validated
-	// the request. Errors of these three are answered like RPC errors.
+	// the request. A non-nil Paused pauses or resumes every worker; a
+	// server that supports it reports Paused in what it returns. Errors
+	// of these three are answered like RPC errors.
 	SetSchedulerWorkerConfig(api.AgentSchedulerWorkerConfigRequest) (api.AgentSchedulerWorkerConfigRequest, error)
 	// Stats are the server's own counters for /v1/agent/self, by section
 	// ("nomad", "raft", ...).
