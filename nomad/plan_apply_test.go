@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -47,8 +48,9 @@ type applierHarness struct {
 	evals   *fakeOutstanding
 	applier *PlanApplier
 	// waits receives the sequence number every time a plan starts
-	// waiting for a pending stop to commit.
-	waits chan uint64
+	// waiting for a pending stop to commit; waited counts those waits.
+	waits  chan uint64
+	waited atomic.Int64
 }
 
 // newApplierHarness starts an applier over raft; drain fails whatever the
@@ -70,7 +72,13 @@ func newApplierHarness(t *testing.T, s *testState, raft PlanRaft, pipeline int, 
 	})
 	must.NoError(t, err)
 	h := &applierHarness{t: t, s: s, clock: clk, queue: q, evals: evals, applier: a, waits: make(chan uint64, 16)}
-	a.waitHook = func(seq uint64) { h.waits <- seq }
+	a.waitHook = func(seq uint64) {
+		h.waited.Add(1)
+		select {
+		case h.waits <- seq:
+		default: // nobody is looking
+		}
+	}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
