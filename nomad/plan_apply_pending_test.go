@@ -91,7 +91,7 @@ func TestPlanApplier_RacingPlansNeverOvercommit(t *testing.T) {
 	}
 
 	var (
-		mu     sync.Mutex
+		mu       sync.Mutex
 		placed   []*structs.Allocation // committed, for later stops
 		rejected int
 		wg       sync.WaitGroup
