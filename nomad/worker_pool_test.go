@@ -20,7 +20,9 @@ func newTestPool(t *testing.T, n int) (*WorkerPool, *workerHarness) {
 		Endpoints: h.ep,
 		State:     func() *state.StateStore { return h.s.store },
 		Factories: map[string]scheduler.Factory{structs.JobTypeService: factoryOf(
-			func(_ scheduler.State, p scheduler.Planner, eval *structs.Evaluation) error { return completeEval(p, eval) })},
+			func(_ scheduler.State, p scheduler.Planner, eval *structs.Evaluation) error {
+				return completeEval(p, eval)
+			})},
 		Clock: h.clock,
 	})
 	cfg.NumSchedulers = n
@@ -99,7 +101,7 @@ func TestWorkerPool_Resize(t *testing.T) {
 	after := poolWorkers(p)
 	must.Len(t, 4, after)
 	must.Eq(t, before, after[:2]) // grown, not replaced
-	waitPaused(t, after, 3)        // the leader's share follows the size
+	waitPaused(t, after, 3)       // the leader's share follows the size
 
 	must.NoError(t, p.SetSchedulerConfig(1, BuiltinSchedulerTypes))
 	must.Len(t, 1, poolWorkers(p))
