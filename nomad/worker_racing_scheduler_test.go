@@ -3,9 +3,9 @@ package nomad
 import (
 	"cmp"
 	"fmt"
-	"slices"
 	"hash/fnv"
 	"math/rand"
+	"slices"
 	"time"
 
 	"github.com/opennomad/nomad/scheduler"
