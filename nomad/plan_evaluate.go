@@ -241,19 +241,7 @@ func (v planView) evaluateNode(plan *structs.Plan, nodeID string) nodeVerdict {
 		return nodeVerdict{reason: rejectNodeIneligible}
 	}
 
-	remove := make(map[string]struct{}, len(plan.NodeUpdate[nodeID])+len(plan.NodePreemptions[nodeID])+len(placing))
-	for _, list := range [][]*structs.Allocation{plan.NodeUpdate[nodeID], plan.NodePreemptions[nodeID], placing} {
-		for _, a := range list {
-			remove[a.ID] = struct{}{}
-		}
-	}
-	proposed := make([]*structs.Allocation, 0, len(existing)+len(placing))
-	for _, a := range existing {
-		if _, gone := remove[a.ID]; !gone {
-			proposed = append(proposed, a)
-		}
-	}
-	proposed = append(proposed, placing...)
+	proposed := proposedAllocs(existing, plan.NodeUpdate[nodeID], plan.NodePreemptions[nodeID], placing)
 	if fit, dim, _ := structs.AllocsFit(node, proposed); !fit {
 		return nodeVerdict{reason: dim, waitFor: v.pending.releaseOn(nodeID)}
 	}
@@ -273,7 +261,7 @@ func allMarked(allocs []*structs.Allocation, clientStatus, reason string) nodeVe
 
 // inPlaceOnly reports whether every placed alloc already runs on the node.
 func inPlaceOnly(placing, existing []*structs.Allocation) bool {
-	if len(placing) > len(existing) {
+	if len(placing) > len(existing) || anyNew(placing) {
 		return false
 	}
 	ids := make(map[string]struct{}, len(existing))
@@ -282,6 +270,51 @@ func inPlaceOnly(placing, existing []*structs.Allocation) bool {
 	}
 	for _, a := range placing {
 		if _, ok := ids[a.ID]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// anyNew reports whether some alloc was never committed: those have no
+// CreateIndex (the store sets it), and cannot be updates of allocs on the
+// node. It spares most plans the ID lookups below.
+func anyNew(allocs []*structs.Allocation) bool {
+	for _, a := range allocs {
+		if a.CreateIndex == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// proposedAllocs is what the node would run with the plan applied: the
+// existing allocs less those the plan stops, preempts or replaces by an
+// updated version, plus the plan's allocs.
+func proposedAllocs(existing, stops, preemptions, placing []*structs.Allocation) []*structs.Allocation {
+	proposed := make([]*structs.Allocation, 0, len(existing)+len(placing))
+	if len(stops) == 0 && len(preemptions) == 0 && allNew(placing) {
+		// Nothing to take away: the common case of fresh placements.
+		proposed = append(proposed, existing...)
+		return append(proposed, placing...)
+	}
+	remove := make(map[string]struct{}, len(stops)+len(preemptions)+len(placing))
+	for _, list := range [][]*structs.Allocation{stops, preemptions, placing} {
+		for _, a := range list {
+			remove[a.ID] = struct{}{}
+		}
+	}
+	for _, a := range existing {
+		if _, gone := remove[a.ID]; !gone {
+			proposed = append(proposed, a)
+		}
+	}
+	return append(proposed, placing...)
+}
+
+func allNew(allocs []*structs.Allocation) bool {
+	for _, a := range allocs {
+		if a.CreateIndex != 0 {
 			return false
 		}
 	}
