@@ -274,7 +274,7 @@ func (r *applyRun) handle(ctx context.Context, p *PendingPlan) {
 	}
 	r.seq++
 	future := r.raft.ApplyPlanResults(req)
-	r.pending.add(r.seq, snap, ev.result)
+	r.pending.add(r.seq, snap, ev.result, req)
 	r.inflight++
 	metrics.SetGauge(metricPlanInflight, float32(r.inflight))
 	r.responder.push(&planResponse{

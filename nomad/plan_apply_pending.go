@@ -62,9 +62,12 @@ func newPendingPlans() *pendingPlans {
 	}
 }
 
-// add records the committed part of a plan, dispatched as seq, judged
-// against snap. Sequence numbers must increase from call to call.
-func (p *pendingPlans) add(seq uint64, snap *state.StateSnapshot, result *structs.PlanResult) {
+// add records a result dispatched as seq: the new and updated allocs of
+// its Raft entry req (the applier's own copies, which nobody changes
+// later, unlike the submitter's allocs), and the nodes where result stops
+// or preempts allocs. snap is the state it was judged against. Sequence
+// numbers must increase from call to call.
+func (p *pendingPlans) add(seq uint64, snap *state.StateSnapshot, result *structs.PlanResult, req *structs.ApplyPlanResultsRequest) {
 	var touched []string
 	node := func(id string) *pendingNode {
 		n := p.nodes[id]
@@ -81,17 +84,15 @@ func (p *pendingPlans) add(seq uint64, snap *state.StateSnapshot, result *struct
 			n.releases = append(n.releases, seq)
 		}
 	}
-	for id, allocs := range result.NodeAllocation {
-		n := node(id)
-		for _, a := range allocs {
-			// An alloc that cannot be looked up is taken for an update:
-			// counting its old version too is the safe mistake.
-			stored, err := snap.AllocByID(nil, a.ID)
-			update := stored != nil || err != nil
-			n.placed = append(n.placed, pendingAlloc{seq: seq, alloc: a, update: update})
-			if update {
-				release(n)
-			}
+	for _, a := range req.AllocsUpdated {
+		n := node(a.NodeID)
+		// An alloc that cannot be looked up is taken for an update:
+		// counting its old version too is the safe mistake.
+		stored, err := snap.AllocByID(nil, a.ID)
+		update := stored != nil || err != nil
+		n.placed = append(n.placed, pendingAlloc{seq: seq, alloc: a, update: update})
+		if update {
+			release(n)
 		}
 	}
 	for _, m := range []map[string][]*structs.Allocation{result.NodeUpdate, result.NodePreemptions} {

@@ -18,6 +18,11 @@ func ids(allocs []*structs.Allocation) []string {
 	return out
 }
 
+// placing is a Raft entry placing allocs.
+func placing(allocs ...*structs.Allocation) *structs.ApplyPlanResultsRequest {
+	return &structs.ApplyPlanResultsRequest{AllocUpdateRequest: structs.AllocUpdateRequest{AllocsUpdated: allocs}}
+}
+
 // TestPendingPlans walks what pending results add to a node and what they
 // do not take away.
 func TestPendingPlans(t *testing.T) {
@@ -33,7 +38,7 @@ func TestPendingPlans(t *testing.T) {
 
 	// Seq 1 places b: it counts at once.
 	b := newTestAlloc(j, n, 2000)
-	p.add(1, s.snapshot(), &structs.PlanResult{NodeAllocation: map[string][]*structs.Allocation{n.ID: {b}}})
+	p.add(1, s.snapshot(), &structs.PlanResult{}, placing(b))
 	got, changed := p.allocsOn(n.ID, committed())
 	must.True(t, changed)
 	must.Eq(t, []string{a.ID, b.ID}, ids(got))
@@ -43,14 +48,14 @@ func TestPendingPlans(t *testing.T) {
 	// has a pending release a rejected plan may wait for.
 	stop := a.Copy()
 	stop.DesiredStatus = structs.AllocDesiredStatusStop
-	p.add(2, s.snapshot(), &structs.PlanResult{NodeUpdate: map[string][]*structs.Allocation{n.ID: {stop}}})
+	p.add(2, s.snapshot(), &structs.PlanResult{NodeUpdate: map[string][]*structs.Allocation{n.ID: {stop}}}, placing())
 	got, _ = p.allocsOn(n.ID, committed())
 	must.Eq(t, []string{a.ID, b.ID}, ids(got))
 	must.Eq(t, 2, p.releaseOn(n.ID))
 
 	// Seq 3 updates a in place: both versions count until it commits.
 	upd := inPlace(a, 500)
-	p.add(3, s.snapshot(), &structs.PlanResult{NodeAllocation: map[string][]*structs.Allocation{n.ID: {upd}}})
+	p.add(3, s.snapshot(), &structs.PlanResult{}, placing(upd))
 	got, _ = p.allocsOn(n.ID, committed())
 	must.Eq(t, []string{a.ID, b.ID, a.ID}, ids(got))
 	must.Eq(t, 3, p.releaseOn(n.ID))
