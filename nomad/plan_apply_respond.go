@@ -113,6 +113,6 @@ func (r *planResponder) answer(resp *planResponse) {
 	if res.RefreshIndex != 0 {
 		res.RefreshIndex = max(res.RefreshIndex, r.lastIndex)
 	}
-	resp.pending.Respond(res, nil)
 	emitDuration(metricPlanSubmit, r.clock.Now().Sub(resp.pending.EnqueueTime), nil)
+	resp.pending.Respond(res, nil)
 }

@@ -529,3 +529,20 @@ func assertNoOvercommit(t testing.TB, s *testState) {
 		must.True(t, fit, must.Sprintf("node %s overcommitted on %s: %d allocs use %+v", n.ID, dim, len(allocs), used.Flattened))
 	}
 }
+
+// TestPlanApplier_Metrics: one committed plan records the applier's
+// timings.
+func TestPlanApplier_Metrics(t *testing.T) {
+	sink := withInmemMetrics(t)
+	h, raft := newManualHarness(t, 1)
+	n, j := h.s.node(), h.s.job()
+	f := h.submit(h.newPlan(j).place(newTestAlloc(j, n, 500)).build())
+	raft.waitDispatched(1)
+	raft.commit()
+	_, err := answer(t, f)
+	must.NoError(t, err)
+	for _, name := range []string{"wait_for_index", "evaluate", "apply", "submit"} {
+		count, _ := inmemSample(t, sink, "nomad.nomad.plan."+name)
+		must.Eq(t, 1, count, must.Sprintf("nomad.plan.%s", name))
+	}
+}

@@ -499,3 +499,26 @@ func TestNewWorker_Validates(t *testing.T) {
 	must.ErrorContains(t, err, "Endpoints is required")
 	must.ErrorContains(t, err, "EnabledSchedulers must not be empty")
 }
+
+// TestWorker_Metrics: one eval records the worker's stage timings.
+func TestWorker_Metrics(t *testing.T) {
+	sink := withInmemMetrics(t)
+	h := newWorkerHarness(t)
+	n, j := h.s.node(), h.s.job()
+	w := h.worker(func(_ scheduler.State, p scheduler.Planner, eval *structs.Evaluation) error {
+		plan := eval.MakePlan(j)
+		plan.AppendAlloc(newTestAlloc(j, n, 500))
+		if _, _, err := p.SubmitPlan(plan); err != nil {
+			return err
+		}
+		return completeEval(p, eval)
+	})
+	waitFor(t, w, "idle", idle)
+	h.register(j)
+	receive(t, h.ep.acks, "ack")
+	waitFor(t, w, "idle", idle) // the ack's timing is recorded after the call
+	for _, name := range []string{"dequeue_eval", "wait_for_index", "invoke_scheduler.service", "submit_plan", "update_eval", "send_ack"} {
+		count, _ := inmemSample(t, sink, "nomad.nomad.worker."+name)
+		must.Eq(t, 1, count, must.Sprintf("nomad.worker.%s", name))
+	}
+}
