@@ -3,11 +3,10 @@
 package main
 
 import (
-	"fmt"
 	"os"
 
 	"github.com/opennomad/nomad/client/driver/executor"
-	"github.com/opennomad/nomad/version"
+	"github.com/opennomad/nomad/command"
 )
 
 func main() {
@@ -15,10 +14,5 @@ func main() {
 	// must take over before any CLI parsing happens.
 	executor.Init()
 
-	if len(os.Args) > 1 && os.Args[1] == "version" {
-		fmt.Printf("Nomad v%s\n", version.String())
-		return
-	}
-	fmt.Fprintln(os.Stderr, "usage: nomad version (the agent and CLI are not built yet)")
-	os.Exit(1)
+	os.Exit(command.Main(os.Args[1:]))
 }

@@ -86,6 +86,11 @@ type AgentSchedulerWorkerInfo struct {
 type AgentSchedulerWorkerConfigRequest struct {
 	NumSchedulers     int      `json:"num_schedulers"`
 	EnabledSchedulers []string `json:"enabled_schedulers"`
+	// Paused, when set, pauses (true) or resumes (false) every worker of
+	// the server: a pausing worker finishes the evaluation in hand and
+	// takes no new one. Nil leaves the workers as they are. This field is
+	// an extension of Nomad's API; Nomad's clients never send it.
+	Paused *bool `json:"paused,omitempty"`
 }
 
 // AgentSchedulerWorkerConfigResponse is the worker pool configuration in
@@ -94,6 +99,10 @@ type AgentSchedulerWorkerConfigResponse struct {
 	ServerID          string   `json:"server_id"`
 	NumSchedulers     int      `json:"num_schedulers"`
 	EnabledSchedulers []string `json:"enabled_schedulers"`
+	// Paused reports whether an operator paused the workers (extension of
+	// Nomad's API; absent from servers that do not support pausing).
+	// Workers the leader pauses for its own duties do not count.
+	Paused *bool `json:"paused,omitempty"`
 }
 
 // Agent is the /v1/agent endpoint group; it addresses the agent the client

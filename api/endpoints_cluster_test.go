@@ -286,6 +286,20 @@ func TestAgentStatusOperatorEndpoints(t *testing.T) {
 			wantBody: `{"num_schedulers":1,"enabled_schedulers":["batch","_core"]}`,
 		},
 		{
+			name:  "agent pause scheduler workers",
+			reply: reply{Body: `{"server_id":"server-1.global","num_schedulers":2,"enabled_schedulers":["_core"],"paused":true}`},
+			call: func(c *Client) (any, error) {
+				return c.Agent().SetSchedulerWorkerConfig(AgentSchedulerWorkerConfigRequest{NumSchedulers: 2, EnabledSchedulers: []string{"_core"}, Paused: new(true)}, nil)
+			},
+			wantMeth: "PUT", wantPath: "/v1/agent/schedulers/config",
+			wantBody: `{"num_schedulers":2,"enabled_schedulers":["_core"],"paused":true}`,
+			check: func(t *testing.T, out any) {
+				if r := out.(*AgentSchedulerWorkerConfigResponse); r.Paused == nil || !*r.Paused {
+					t.Fatalf("paused = %v", r.Paused)
+				}
+			},
+		},
+		{
 			name:     "status leader",
 			reply:    reply{Body: `"10.0.0.2:4647"`},
 			call:     func(c *Client) (any, error) { return c.Status().Leader() },

@@ -81,6 +81,9 @@ var extraFields = map[string]bool{
 	"JobListStub.NodePool":                true,
 	"AllocatedCpuResources.ReservedCores": true,
 	"Event.Namespace":                     true,
+	// Pausing every scheduler worker of a server is our extension.
+	"AgentSchedulerWorkerConfigRequest.paused":  true,
+	"AgentSchedulerWorkerConfigResponse.paused": true,
 }
 
 func compareWireType(t *testing.T, path string, ours, theirs reflect.Type, seen map[reflect.Type]bool) {

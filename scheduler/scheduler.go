@@ -1,8 +1,3 @@
-// Package scheduler turns an evaluation into a plan. It is pure logic: it
-// reads an immutable snapshot of cluster state through State, and talks to
-// the outside world only through Planner. It does no network or disk I/O
-// and reads no clock except the one in Config, so every decision can be
-// replayed in a test.
 package scheduler
 
 import (

@@ -32,6 +32,8 @@ var serverOnlyFields = map[string]bool{
 	"structs.JobListStub.NodePool":                      true,
 	"structs.Node.ComputedClass":                        true,
 	"structs.Node.SecretID":                             true,
+	"structs.Node.LastMissedHeartbeatIndex":             true,
+	"structs.Node.LastAllocUpdateIndex":                 true,
 	"structs.NodeReservedCpuResources.ReservedCpuCores": true,
 	"structs.JobPlanResponse.Index":                     true, // the HTTP layer moves it to a header
 	"structs.TaskEvent.Signalling":                      true, // deprecated, see its comment

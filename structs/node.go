@@ -65,6 +65,14 @@ type Node struct {
 	Drivers               map[string]*DriverInfo
 	LastDrain             *DrainMetadata
 
+	// LastMissedHeartbeatIndex is the Raft index at which the node was last
+	// marked down or disconnected, and LastAllocUpdateIndex the index of
+	// its client's last alloc update. While the first is the newer, the
+	// client has not re-synced its allocs since it came back, and the node
+	// stays initializing rather than ready.
+	LastMissedHeartbeatIndex uint64
+	LastAllocUpdateIndex     uint64
+
 	CreateIndex uint64
 	ModifyIndex uint64
 }

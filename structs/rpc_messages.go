@@ -205,6 +205,11 @@ type NodeUpdateStatusRequest struct {
 	Status    string
 	NodeEvent *NodeEvent
 	UpdatedAt int64
+	// Evals, set by the server, re-evaluate the node's jobs (a node gone
+	// down has its allocs replaced). They ride in the status change's Raft
+	// entry so a leader failing in between cannot leave a down node whose
+	// allocs nobody replaces; the FSM stamps their NodeModifyIndex.
+	Evals []*Evaluation
 	WriteRequest
 }
 
@@ -518,6 +523,24 @@ type PlanRequest struct {
 type PlanResponse struct {
 	Result *PlanResult
 	WriteMeta
+}
+
+// ---- Deployments -------------------------------------------------------------
+
+// DeploymentStatusUpdateRequest changes a deployment's status, optionally
+// with a job version to register (an auto-revert) and an eval, in one Raft
+// entry.
+type DeploymentStatusUpdateRequest struct {
+	Eval             *Evaluation
+	DeploymentUpdate *DeploymentStatusUpdate
+	Job              *Job
+	WriteRequest
+}
+
+// DeploymentDeleteRequest removes deployments (garbage collection).
+type DeploymentDeleteRequest struct {
+	Deployments []string
+	WriteRequest
 }
 
 // ---- Operator --------------------------------------------------------------

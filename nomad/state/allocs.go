@@ -270,10 +270,15 @@ func (tx *Txn) UpdateAllocsDesiredTransitions(transitions map[string]*structs.De
 // status and description, task states, deployment health) into the
 // stored allocs. Unknown allocs are skipped, since the servers may have
 // garbage collected them. ModifyIndex moves; AllocModifyIndex does not,
-// so a client is not woken by its own update.
+// so a client is not woken by its own update. A node whose client reports
+// for the first time since it missed a heartbeat records the index in
+// LastAllocUpdateIndex: its client has re-synced its allocs (see
+// structs.Node). Later reports leave the node alone, so routine status
+// updates never rewrite nodes.
 func (tx *Txn) UpdateAllocsFromClient(allocs []*structs.Allocation) error {
 	tx.touch(TableAllocs)
 	jobs := make(jobStatusUpdates)
+	var nodes []string
 	for _, update := range allocs {
 		if update == nil {
 			return fmt.Errorf("update alloc from client: alloc is nil")
@@ -315,8 +320,32 @@ func (tx *Txn) UpdateAllocsFromClient(allocs []*structs.Allocation) error {
 		}
 		tx.emitAlloc(structs.TypeAllocationUpdated, &c)
 		jobs.addAlloc(&c)
+		if !slices.Contains(nodes, c.NodeID) {
+			nodes = append(nodes, c.NodeID)
+		}
+	}
+	for _, id := range nodes {
+		if err := tx.markAllocsSynced(id); err != nil {
+			return err
+		}
 	}
 	return tx.setJobStatuses(jobs, false, structs.TypeAllocationUpdated)
+}
+
+// markAllocsSynced records that the node's client reported its allocs
+// after the node's last missed heartbeat.
+func (tx *Txn) markAllocsSynced(nodeID string) error {
+	n, err := nodeByID(tx.txn, nil, nodeID)
+	if err != nil || n == nil || n.LastAllocUpdateIndex > n.LastMissedHeartbeatIndex {
+		return err
+	}
+	c := n.Copy()
+	c.LastAllocUpdateIndex = tx.index
+	c.ModifyIndex = tx.index
+	if err := tx.insert(TableNodes, c); err != nil {
+		return fmt.Errorf("node %q: %w", nodeID, err)
+	}
+	return nil
 }
 
 func validClientStatus(s string) bool {

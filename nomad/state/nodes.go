@@ -146,7 +146,8 @@ func (tx *Txn) DeleteNodes(ids []string) error {
 
 // UpdateNodeStatus sets a node's status (a heartbeat that changed it, or a
 // missed heartbeat), the time of the update (unix seconds) and, when
-// given, appends a node event.
+// given, appends a node event. A node marked down or disconnected records
+// the index in LastMissedHeartbeatIndex.
 func (tx *Txn) UpdateNodeStatus(nodeID, status string, updatedAt int64, event *structs.NodeEvent) error {
 	if !structs.ValidNodeStatus(status) {
 		return fmt.Errorf("node %q: invalid status %q", nodeID, status)
@@ -157,6 +158,9 @@ func (tx *Txn) UpdateNodeStatus(nodeID, status string, updatedAt int64, event *s
 	}
 	n.Status = status
 	n.StatusUpdatedAt = updatedAt
+	if status == structs.NodeStatusDown || status == structs.NodeStatusDisconnected {
+		n.LastMissedHeartbeatIndex = tx.index
+	}
 	if event != nil {
 		n.AppendEvents(tx.index, event)
 	}

@@ -244,3 +244,38 @@ func TestNodes_ListingCachePerVersion(t *testing.T) {
 		}
 	}
 }
+
+// A node marked down is re-synced only once its client reports its allocs
+// again; later reports do not rewrite the node.
+func TestNodes_MissedHeartbeatAndAllocResync(t *testing.T) {
+	s := testStore(t)
+	node := mockNode()
+	must.NoError(t, s.UpsertNode(10, node))
+	job := registered(t, s, 11, mockJob())
+	alloc := mockAlloc(job, node)
+	must.NoError(t, s.UpsertAllocs(12, []*structs.Allocation{alloc}))
+
+	must.NoError(t, s.UpdateNodeStatus(13, node.ID, structs.NodeStatusDown, 1, nil))
+	got, _ := s.NodeByID(nil, node.ID)
+	must.Eq(t, 13, got.LastMissedHeartbeatIndex)
+	must.True(t, got.LastAllocUpdateIndex <= got.LastMissedHeartbeatIndex)
+
+	// Back to ready: not a missed heartbeat.
+	must.NoError(t, s.UpdateNodeStatus(14, node.ID, structs.NodeStatusReady, 2, nil))
+	got, _ = s.NodeByID(nil, node.ID)
+	must.Eq(t, 13, got.LastMissedHeartbeatIndex)
+
+	update := &structs.Allocation{ID: alloc.ID, ClientStatus: structs.AllocClientStatusRunning}
+	must.NoError(t, s.UpdateAllocsFromClient(15, []*structs.Allocation{update}))
+	got, _ = s.NodeByID(nil, node.ID)
+	must.Eq(t, 15, got.LastAllocUpdateIndex)
+	must.Eq(t, 15, got.ModifyIndex)
+
+	// Already synced: the node is left alone.
+	update = &structs.Allocation{ID: alloc.ID, ClientStatus: structs.AllocClientStatusRunning}
+	must.NoError(t, s.UpdateAllocsFromClient(16, []*structs.Allocation{update}))
+	got, _ = s.NodeByID(nil, node.ID)
+	must.Eq(t, 15, got.LastAllocUpdateIndex)
+	must.Eq(t, 15, got.ModifyIndex)
+	must.Eq(t, 15, mustIndex(t, s, TableNodes))
+}

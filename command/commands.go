@@ -1,0 +1,197 @@
+// Package command is the command-line interface of the nomad binary: every
+// `nomad <noun> <verb>` command, speaking to an agent through the HTTP API
+// (package api) only, with Nomad's flags, output and exit codes.
+package command
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+
+	"github.com/hashicorp/cli"
+
+	"github.com/opennomad/nomad/version"
+)
+
+// Commands returns the factories of every command, keyed by its words
+// ("job run"). Each factory copies meta, so commands never share flag
+// state.
+func Commands(meta Meta) map[string]cli.CommandFactory {
+	all := map[string]func(Meta) cli.Command{
+		"version": func(m Meta) cli.Command { return &VersionCommand{Meta: m} },
+
+		"job":          func(m Meta) cli.Command { return newGroup(m, "job", jobGroupHelp) },
+		"job init":     func(m Meta) cli.Command { return &JobInitCommand{Meta: m} },
+		"job run":      func(m Meta) cli.Command { return &JobRunCommand{Meta: m} },
+		"job plan":     func(m Meta) cli.Command { return &JobPlanCommand{Meta: m} },
+		"job status":   func(m Meta) cli.Command { return &JobStatusCommand{Meta: m} },
+		"job stop":     func(m Meta) cli.Command { return &JobStopCommand{Meta: m} },
+		"job inspect":  func(m Meta) cli.Command { return &JobInspectCommand{Meta: m} },
+		"job history":  func(m Meta) cli.Command { return &JobHistoryCommand{Meta: m} },
+		"job eval":     func(m Meta) cli.Command { return &JobEvalCommand{Meta: m} },
+		"job validate": func(m Meta) cli.Command { return &JobValidateCommand{Meta: m} },
+
+		"node":             func(m Meta) cli.Command { return newGroup(m, "node", nodeGroupHelp) },
+		"node status":      func(m Meta) cli.Command { return &NodeStatusCommand{Meta: m} },
+		"node drain":       func(m Meta) cli.Command { return &NodeDrainCommand{Meta: m} },
+		"node eligibility": func(m Meta) cli.Command { return &NodeEligibilityCommand{Meta: m} },
+
+		"alloc":        func(m Meta) cli.Command { return newGroup(m, "alloc", allocGroupHelp) },
+		"alloc status": func(m Meta) cli.Command { return &AllocStatusCommand{Meta: m} },
+		"alloc stop":   func(m Meta) cli.Command { return &AllocStopCommand{Meta: m} },
+
+		"eval":        func(m Meta) cli.Command { return newGroup(m, "eval", evalGroupHelp) },
+		"eval list":   func(m Meta) cli.Command { return &EvalListCommand{Meta: m} },
+		"eval status": func(m Meta) cli.Command { return &EvalStatusCommand{Meta: m} },
+
+		"server":         func(m Meta) cli.Command { return newGroup(m, "server", serverGroupHelp) },
+		"server members": func(m Meta) cli.Command { return &ServerMembersCommand{Meta: m} },
+
+		"operator":                      func(m Meta) cli.Command { return newGroup(m, "operator", operatorGroupHelp) },
+		"operator raft":                 func(m Meta) cli.Command { return newGroup(m, "operator raft", operatorRaftGroupHelp) },
+		"operator raft list-peers":      func(m Meta) cli.Command { return &OperatorRaftListPeersCommand{Meta: m} },
+		"operator scheduler":            func(m Meta) cli.Command { return newGroup(m, "operator scheduler", operatorSchedulerGroupHelp) },
+		"operator scheduler get-config": func(m Meta) cli.Command { return &OperatorSchedulerGetConfigCommand{Meta: m} },
+		"operator scheduler set-config": func(m Meta) cli.Command { return &OperatorSchedulerSetConfigCommand{Meta: m} },
+		"operator scheduler workers":    func(m Meta) cli.Command { return &OperatorSchedulerWorkersCommand{Meta: m} },
+
+		"system":    func(m Meta) cli.Command { return newGroup(m, "system", systemGroupHelp) },
+		"system gc": func(m Meta) cli.Command { return &SystemGCCommand{Meta: m} },
+	}
+	// Nomad's short forms of the most used job commands.
+	for alias, target := range topLevelAliases {
+		all[alias] = all[target]
+	}
+
+	out := make(map[string]cli.CommandFactory, len(all))
+	for name, mk := range all {
+		out[name] = func() (cli.Command, error) { return mk(meta), nil }
+	}
+	return out
+}
+
+// topLevelAliases maps Nomad's top-level shortcuts to the job commands.
+var topLevelAliases = map[string]string{
+	"run":      "job run",
+	"plan":     "job plan",
+	"status":   "job status",
+	"stop":     "job stop",
+	"init":     "job init",
+	"validate": "job validate",
+	"inspect":  "job inspect",
+}
+
+// Main runs the CLI with args (without the program name) and returns the
+// exit code. Ctrl-C and SIGTERM cancel the running command's context, so a
+// monitor stops waiting and says so instead of dying mid-line.
+func Main(args []string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ui := &cli.BasicUi{Reader: os.Stdin, Writer: os.Stdout, ErrorWriter: os.Stderr}
+	return Run(args, Meta{Ui: ui, Ctx: ctx}, os.Stdout, os.Stderr)
+}
+
+// Run runs the CLI with args and an explicit Meta and writers for help
+// text, so tests can drive the same dispatch as the binary.
+func Run(args []string, meta Meta, helpOut, errOut io.Writer) int {
+	args = normalizeVersionArgs(args)
+	if len(args) == 0 {
+		fmt.Fprintln(errOut, helpFunc(topLevel(Commands(meta))))
+		return 1
+	}
+	hidden := make([]string, 0, len(topLevelAliases))
+	for alias := range topLevelAliases {
+		hidden = append(hidden, alias)
+	}
+	c := &cli.CLI{
+		Name:           "nomad",
+		Args:           args,
+		Commands:       Commands(meta),
+		HiddenCommands: hidden,
+		HelpFunc:       helpFunc,
+		HelpWriter:     helpOut,
+		ErrorWriter:    errOut,
+	}
+	code, err := c.Run()
+	if err != nil {
+		fmt.Fprintf(errOut, "Error executing CLI: %s\n", err)
+		return 1
+	}
+	return code
+}
+
+// normalizeVersionArgs turns "nomad -v" and "nomad --version" into the
+// version command, so they print the same thing.
+func normalizeVersionArgs(args []string) []string {
+	if len(args) == 1 {
+		switch args[0] {
+		case "-v", "-version", "--version":
+			return []string{"version"}
+		}
+	}
+	return args
+}
+
+// topLevel keeps the visible one-word commands.
+func topLevel(all map[string]cli.CommandFactory) map[string]cli.CommandFactory {
+	out := map[string]cli.CommandFactory{}
+	for name, f := range all {
+		if _, alias := topLevelAliases[name]; !alias && !strings.Contains(name, " ") {
+			out[name] = f
+		}
+	}
+	return out
+}
+
+// helpFunc renders `nomad -help`: the top-level commands with their
+// synopses.
+func helpFunc(commands map[string]cli.CommandFactory) string {
+	names := make([]string, 0, len(commands))
+	width := 0
+	for name := range commands {
+		names = append(names, name)
+		width = max(width, len(name))
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	b.WriteString("Usage: nomad [-version] [-help] <command> [args]\n\n")
+	b.WriteString("Commands:\n")
+	for _, name := range names {
+		cmd, err := commands[name]()
+		if err != nil {
+			continue
+		}
+		fmt.Fprintf(&b, "    %s    %s\n", pad(name, width), cmd.Synopsis())
+	}
+	b.WriteString("\nRun 'nomad <command> -help' for a command's usage and flags.\n")
+	b.WriteString("Shortcuts: nomad run, plan, status, stop, init, validate and inspect\n")
+	b.WriteString("are the job commands of the same name.")
+	return b.String()
+}
+
+// VersionCommand prints the version of this binary.
+type VersionCommand struct {
+	Meta
+}
+
+// Help implements cli.Command.
+func (c *VersionCommand) Help() string {
+	return "Usage: nomad version\n\n  Prints the version of this nomad binary."
+}
+
+// Synopsis implements cli.Command.
+func (c *VersionCommand) Synopsis() string { return "Print the version" }
+
+// Run implements cli.Command.
+func (c *VersionCommand) Run(args []string) int {
+	if len(args) != 0 {
+		return c.usageError("version", "This command takes no arguments")
+	}
+	c.Ui.Output("Nomad v" + version.String())
+	return 0
+}

@@ -1,0 +1,153 @@
+package command
+
+import (
+	"strings"
+
+	"github.com/hashicorp/cli"
+)
+
+// groupCommand is a noun such as "job" or "operator scheduler" whose only
+// job is to print its help; the CLI library appends the list of its
+// subcommands.
+type groupCommand struct {
+	Meta
+	name string
+	help string
+}
+
+func newGroup(m Meta, name, help string) *groupCommand {
+	return &groupCommand{Meta: m, name: name, help: strings.TrimSpace(help)}
+}
+
+// Help implements cli.Command.
+func (c *groupCommand) Help() string { return c.help }
+
+// Synopsis implements cli.Command.
+func (c *groupCommand) Synopsis() string {
+	return groupSynopses[c.name]
+}
+
+// Run implements cli.Command: a bare noun prints its help.
+func (c *groupCommand) Run([]string) int { return cli.RunResultHelp }
+
+var groupSynopses = map[string]string{
+	"job":                "Interact with jobs",
+	"node":               "Interact with nodes",
+	"alloc":              "Interact with allocations",
+	"eval":               "Interact with evaluations",
+	"server":             "Interact with servers",
+	"operator":           "Cluster operator commands",
+	"operator raft":      "Inspect the Raft configuration",
+	"operator scheduler": "Inspect and tune the schedulers",
+	"system":             "Interact with the system API",
+}
+
+const jobGroupHelp = `
+Usage: nomad job <subcommand> [options] [args]
+
+  Register, plan, inspect and stop jobs. A job file is written in HCL;
+  'nomad job init' writes an example that runs on a dev agent as is.
+
+  Plan a job and see what the scheduler would do:
+
+      $ nomad job plan example.nomad.hcl
+
+  Run it and follow its evaluation:
+
+      $ nomad job run example.nomad.hcl
+
+  Look at it, then stop it:
+
+      $ nomad job status example
+      $ nomad job stop example
+
+  Run 'nomad job <subcommand> -help' for a subcommand's flags.
+`
+
+const nodeGroupHelp = `
+Usage: nomad node <subcommand> [options] [args]
+
+  List client nodes and control whether they take new work: drain a node
+  to move its allocations elsewhere, or toggle its scheduling eligibility.
+
+      $ nomad node status
+      $ nomad node drain -enable -deadline 30m <node-id>
+      $ nomad node eligibility -disable <node-id>
+
+  Run 'nomad node <subcommand> -help' for a subcommand's flags.
+`
+
+const allocGroupHelp = `
+Usage: nomad alloc <subcommand> [options] [args]
+
+  Inspect and stop allocations, the task groups placed on nodes.
+
+      $ nomad alloc status <alloc-id>
+      $ nomad alloc stop <alloc-id>
+
+  Run 'nomad alloc <subcommand> -help' for a subcommand's flags.
+`
+
+const evalGroupHelp = `
+Usage: nomad eval <subcommand> [options] [args]
+
+  Inspect evaluations, the servers' units of scheduling work. An
+  evaluation's status says whether the scheduler placed everything it was
+  asked to, and if not, why.
+
+      $ nomad eval list
+      $ nomad eval status <eval-id>
+
+  Run 'nomad eval <subcommand> -help' for a subcommand's flags.
+`
+
+const serverGroupHelp = `
+Usage: nomad server <subcommand> [options] [args]
+
+  Inspect the servers of the region.
+
+      $ nomad server members
+
+  Run 'nomad server <subcommand> -help' for a subcommand's flags.
+`
+
+const operatorGroupHelp = `
+Usage: nomad operator <subcommand> [options] [args]
+
+  Commands for cluster operators: the Raft peer set, the cluster-wide
+  scheduler configuration and the scheduler workers of each server.
+
+      $ nomad operator raft list-peers
+      $ nomad operator scheduler get-config
+      $ nomad operator scheduler workers
+
+  Run 'nomad operator <subcommand> -help' for a subcommand's flags.
+`
+
+const operatorRaftGroupHelp = `
+Usage: nomad operator raft <subcommand> [options]
+
+  Inspect the servers' Raft configuration.
+
+      $ nomad operator raft list-peers
+`
+
+const operatorSchedulerGroupHelp = `
+Usage: nomad operator scheduler <subcommand> [options]
+
+  Read and change the cluster-wide scheduler configuration (stored in
+  Raft, the same on every server), and list, pause, resume or resize the
+  scheduler workers of one server.
+
+      $ nomad operator scheduler get-config
+      $ nomad operator scheduler set-config -scheduler-algorithm=spread
+      $ nomad operator scheduler workers -num 4
+`
+
+const systemGroupHelp = `
+Usage: nomad system <subcommand> [options]
+
+  Cluster-wide maintenance.
+
+      $ nomad system gc
+`

@@ -1,0 +1,261 @@
+package command
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/hashicorp/cli"
+
+	"github.com/opennomad/nomad/api"
+)
+
+// Meta is what every command shares: where it writes, the clock and
+// environment it reads, and the flags common to all commands that talk to
+// an agent. Each command gets its own copy, so flag parsing in one never
+// leaks into another.
+type Meta struct {
+	// Ui receives all output: Output and Info go to stdout, Error and Warn
+	// to stderr.
+	Ui cli.Ui
+
+	// Ctx is cancelled when the user interrupts the command; long waits
+	// (monitors, blocking queries) stop when it is done.
+	Ctx context.Context
+
+	// Now is the clock of monitor lines and deadlines; nil means time.Now.
+	Now func() time.Time
+
+	// Environ returns the process environment, read for NOMAD_VAR_*; nil
+	// means os.Environ.
+	Environ func() []string
+
+	// Stdin is read when a job file is given as "-"; nil means os.Stdin.
+	Stdin io.Reader
+
+	// waitBound bounds each blocking query of a monitor; zero means
+	// defaultMonitorWait. Tests shorten it.
+	waitBound time.Duration
+
+	// Common flags; empty means "take it from the environment".
+	address   string
+	region    string
+	namespace string
+	token     string
+	noColor   bool
+}
+
+// flagSetOpts chooses which common flags a command accepts.
+type flagSetOpts int
+
+const (
+	// flagsNone: the command does not talk to an agent.
+	flagsNone flagSetOpts = iota
+	// flagsClient: -address, -region, -namespace, -token, -no-color.
+	flagsClient
+)
+
+// flagSet returns a flag set for the named command with the common flags
+// registered. Parse errors are reported by the caller through the Ui, so
+// the flag package itself prints nothing.
+func (m *Meta) flagSet(name string, opts flagSetOpts) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	if opts == flagsClient {
+		fs.StringVar(&m.address, "address", "", "")
+		fs.StringVar(&m.region, "region", "", "")
+		fs.StringVar(&m.namespace, "namespace", "", "")
+		fs.StringVar(&m.token, "token", "", "")
+		fs.BoolVar(&m.noColor, "no-color", false, "")
+	}
+	return fs
+}
+
+// parseFlags parses args and reports a bad flag through the Ui. It
+// returns false when the command must stop with exit code 1.
+func (m *Meta) parseFlags(fs *flag.FlagSet, args []string, name string) bool {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			m.Ui.Error(fmt.Sprintf("For usage, run 'nomad %s -help'", name))
+			return false
+		}
+		m.Ui.Error(fmt.Sprintf("Error parsing flags: %s", err))
+		m.Ui.Error(commandErrorText(name))
+		return false
+	}
+	return true
+}
+
+// commandErrorText is the hint printed after a usage error.
+func commandErrorText(name string) string {
+	return fmt.Sprintf("For additional help try 'nomad %s -help'", name)
+}
+
+// usageError reports a wrong number or kind of arguments.
+func (m *Meta) usageError(name, problem string) int {
+	m.Ui.Error(problem)
+	m.Ui.Error(commandErrorText(name))
+	return 1
+}
+
+// clientConfig merges the environment (NOMAD_ADDR, NOMAD_TOKEN,
+// NOMAD_REGION, NOMAD_NAMESPACE) with the common flags; flags win.
+func (m *Meta) clientConfig() *api.Config {
+	c := api.DefaultConfig()
+	if m.address != "" {
+		c.Address = m.address
+	}
+	if m.region != "" {
+		c.Region = m.region
+	}
+	if m.namespace != "" {
+		c.Namespace = m.namespace
+	}
+	if m.token != "" {
+		c.SecretID = m.token
+	}
+	return c
+}
+
+// Client returns an API client for the agent the flags and environment
+// name.
+func (m *Meta) Client() (*api.Client, error) {
+	return api.NewClient(m.clientConfig())
+}
+
+// clientOrError builds the client and reports a failure through the Ui.
+func (m *Meta) clientOrError() (*api.Client, bool) {
+	c, err := m.Client()
+	if err != nil {
+		m.Ui.Error(fmt.Sprintf("Error initializing client: %s", err))
+		return nil, false
+	}
+	return c, true
+}
+
+// namespaceOrDefault is the namespace requests go to, for display.
+func (m *Meta) namespaceOrDefault() string {
+	if ns := m.clientConfig().Namespace; ns != "" {
+		return ns
+	}
+	return api.DefaultNamespace
+}
+
+// allNamespaces reports whether the user asked to list every namespace.
+func (m *Meta) allNamespaces() bool {
+	return m.clientConfig().Namespace == api.AllNamespaces
+}
+
+func (m *Meta) now() time.Time {
+	if m.Now != nil {
+		return m.Now()
+	}
+	return time.Now()
+}
+
+// monitorWait is the bound of one blocking query of a monitor.
+func (m *Meta) monitorWait() time.Duration {
+	if m.waitBound > 0 {
+		return m.waitBound
+	}
+	return defaultMonitorWait
+}
+
+func (m *Meta) ctx() context.Context {
+	if m.Ctx != nil {
+		return m.Ctx
+	}
+	return context.Background()
+}
+
+func (m *Meta) environ() []string {
+	if m.Environ != nil {
+		return m.Environ()
+	}
+	return os.Environ()
+}
+
+func (m *Meta) stdin() io.Reader {
+	if m.Stdin != nil {
+		return m.Stdin
+	}
+	return os.Stdin
+}
+
+// query returns read options bound to the command's context.
+func (m *Meta) query() *api.QueryOptions {
+	return (&api.QueryOptions{}).WithContext(m.ctx())
+}
+
+// write returns write options bound to the command's context.
+func (m *Meta) write() *api.WriteOptions {
+	return (&api.WriteOptions{}).WithContext(m.ctx())
+}
+
+// describe explains an API error for a person: an unreachable agent is
+// named with the address and how to point the CLI elsewhere, instead of a
+// bare "connection refused".
+func (m *Meta) describe(err error) string {
+	var uerr *url.Error
+	var operr *net.OpError
+	switch {
+	case errors.Is(err, context.Canceled):
+		return "interrupted"
+	case errors.Is(err, syscall.ECONNREFUSED), errors.As(err, &operr) && operr.Op == "dial":
+		return fmt.Sprintf("cannot reach the agent at %s (is it running? set -address or %s): %v",
+			m.clientConfig().Address, api.EnvAddress, rootCause(err))
+	case errors.As(err, &uerr):
+		return fmt.Sprintf("request to %s failed: %v", m.clientConfig().Address, uerr.Err)
+	}
+	return err.Error()
+}
+
+// rootCause unwraps to the innermost error, whose text is the useful part
+// of a dial failure.
+func rootCause(err error) error {
+	for {
+		next := errors.Unwrap(err)
+		if next == nil {
+			return err
+		}
+		err = next
+	}
+}
+
+// generalOptionsUsage documents the common flags in every help text.
+func generalOptionsUsage() string {
+	return strings.TrimSpace(`
+General Options:
+
+  -address=<addr>
+    The address of the agent's HTTP API.
+    Overrides the NOMAD_ADDR environment variable if set.
+    Default = http://127.0.0.1:4646
+
+  -region=<region>
+    The region of the servers to forward commands to.
+    Overrides the NOMAD_REGION environment variable if set.
+    Defaults to the agent's local region.
+
+  -namespace=<namespace>
+    The target namespace for queries and actions bound to a namespace.
+    Overrides the NOMAD_NAMESPACE environment variable if set.
+    If set to '*', job and alloc listings cover every namespace.
+    Default = default
+
+  -token=<secret-id>
+    The ACL token's secret ID to send with every request.
+    Overrides the NOMAD_TOKEN environment variable if set.
+
+  -no-color
+    Accepted for compatibility; output is never colored.
+`)
+}

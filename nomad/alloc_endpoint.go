@@ -1,0 +1,130 @@
+package nomad
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/go-memdb"
+	"github.com/hashicorp/go-metrics"
+
+	"github.com/opennomad/nomad/nomad/state"
+	"github.com/opennomad/nomad/structs"
+)
+
+// AllocEndpoint serves the Alloc.* RPCs.
+type AllocEndpoint struct {
+	srv *Server
+}
+
+// GetAlloc returns an alloc, nil when unknown.
+func (a *AllocEndpoint) GetAlloc(args *structs.AllocSpecificRequest, reply *structs.SingleAllocResponse) error {
+	if done, err := a.srv.forward("Alloc.GetAlloc", args, args, reply); done {
+		return err
+	}
+	return a.srv.blockingQuery(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
+		alloc, err := store.AllocByID(ws, args.AllocID)
+		if err != nil {
+			return 0, err
+		}
+		reply.Alloc = alloc
+		if alloc != nil {
+			return alloc.ModifyIndex, nil
+		}
+		return store.Index(state.TableAllocs)
+	})
+}
+
+// GetAllocs returns the named allocs that exist; clients fetch the allocs
+// that changed with it.
+func (a *AllocEndpoint) GetAllocs(args *structs.AllocsGetRequest, reply *structs.AllocsGetResponse) error {
+	if done, err := a.srv.forward("Alloc.GetAllocs", args, args, reply); done {
+		return err
+	}
+	return a.srv.blockingQuery(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
+		allocs := make([]*structs.Allocation, 0, len(args.AllocIDs))
+		for _, id := range args.AllocIDs {
+			alloc, err := store.AllocByID(ws, id)
+			if err != nil {
+				return 0, err
+			}
+			if alloc != nil {
+				allocs = append(allocs, alloc)
+			}
+		}
+		reply.Allocs = allocs
+		return allocsIndex(store, allocs)
+	})
+}
+
+// List returns the stubs of the allocs of a namespace ("*" for all) whose
+// ID starts with Prefix.
+func (a *AllocEndpoint) List(args *structs.AllocListRequest, reply *structs.AllocListResponse) error {
+	if done, err := a.srv.forward("Alloc.List", args, args, reply); done {
+		return err
+	}
+	ns := args.RequestNamespace()
+	return a.srv.blockingQuery(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
+		allocs, err := store.AllocsByIDPrefix(ws, ns, args.Prefix)
+		if err != nil {
+			return 0, err
+		}
+		stubs := make([]*structs.AllocListStub, 0, len(allocs))
+		for _, alloc := range allocs {
+			stub := alloc.Stub()
+			if f := args.Fields; f != nil {
+				if f.Resources {
+					stub.AllocatedResources = alloc.AllocatedResources
+				}
+				if !f.TaskStates {
+					stub.TaskStates = nil
+				}
+			}
+			stubs = append(stubs, stub)
+		}
+		reply.Allocations = stubs
+		return store.Index(state.TableAllocs)
+	})
+}
+
+// Stop stops one alloc so that it is replaced: it is marked to migrate
+// and an alloc-stop eval of its job acts on that, in one Raft entry.
+func (a *AllocEndpoint) Stop(args *structs.AllocStopRequest, reply *structs.AllocStopResponse) error {
+	if done, err := a.srv.forward("Alloc.Stop", args, args, reply); done {
+		return err
+	}
+	defer metrics.MeasureSince([]string{"nomad", "alloc", "stop"}, time.Now())
+	if args.AllocID == "" {
+		return &structs.ValidationError{Problems: []string{"missing alloc ID"}}
+	}
+	store := a.srv.State()
+	alloc, err := store.AllocByID(nil, args.AllocID)
+	if err != nil {
+		return err
+	}
+	if alloc == nil {
+		return fmt.Errorf("alloc %q: %w", args.AllocID, structs.ErrUnknownAlloc)
+	}
+	job, err := store.JobByID(nil, alloc.Namespace, alloc.JobID)
+	if err != nil {
+		return err
+	}
+	if job == nil {
+		job = alloc.Job
+	}
+	if job == nil {
+		return fmt.Errorf("alloc %q: its job %q: %w", alloc.ID, alloc.JobID, structs.ErrUnknownJob)
+	}
+	eval := newJobEval(job, structs.EvalTriggerAllocStop, 0, a.srv.now())
+	yes, noDelay := true, args.NoShutdownDelay
+	req := &structs.AllocUpdateDesiredTransitionRequest{
+		Allocs: map[string]*structs.DesiredTransition{alloc.ID: {Migrate: &yes, NoShutdownDelay: &noDelay}},
+		Evals:  []*structs.Evaluation{eval},
+	}
+	_, index, err := a.srv.raftApply(structs.AllocUpdateDesiredTransitionRequestType, req)
+	if err != nil {
+		return err
+	}
+	reply.EvalID = eval.ID
+	reply.Index = index
+	return nil
+}

@@ -1,0 +1,29 @@
+package nomad
+
+import (
+	"github.com/opennomad/nomad/structs"
+)
+
+// Evaluation entries: the schedulers' writes (status updates, blocked and
+// follow-up evals), the leader's reapers (failed and canceled evals) and
+// the garbage collector's deletions.
+
+func (f *FSM) applyEvalUpdate(body []byte, index uint64) interface{} {
+	var req structs.EvalUpdateRequest
+	if err := decode(body, structs.EvalUpdateRequestType, &req); err != nil {
+		return err
+	}
+	if err := f.State().UpsertEvals(index, req.Evals); err != nil {
+		return err
+	}
+	f.handleEvals(req.Evals)
+	return nil
+}
+
+func (f *FSM) applyEvalDelete(body []byte, index uint64) interface{} {
+	var req structs.EvalDeleteRequest
+	if err := decode(body, structs.EvalDeleteRequestType, &req); err != nil {
+		return err
+	}
+	return f.State().DeleteEvals(index, req.Evals, req.Allocs)
+}

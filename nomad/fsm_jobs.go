@@ -1,0 +1,197 @@
+package nomad
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/opennomad/nomad/nomad/state"
+	"github.com/opennomad/nomad/structs"
+)
+
+// Job entries. Registration and deregistration carry the evaluation that
+// acts on them, written in the same transaction: no reader ever sees a
+// new job version without the eval that will schedule it.
+
+// EnforceIndexErrPrefix starts every error of a registration refused by
+// its EnforceIndex check; the CLI recognises it.
+const EnforceIndexErrPrefix = "Enforcing job modify index"
+
+// checkEnforceIndex applies a registration's check-and-set on the job's
+// modify index: 0 means the job must not exist, any other value must be
+// the current JobModifyIndex.
+func checkEnforceIndex(want uint64, existing *structs.Job) error {
+	switch {
+	case existing != nil && want == 0:
+		return fmt.Errorf("%s 0: job already exists", EnforceIndexErrPrefix)
+	case existing != nil && want != existing.JobModifyIndex:
+		return fmt.Errorf("%s %d: job exists with conflicting job modify index: %d",
+			EnforceIndexErrPrefix, want, existing.JobModifyIndex)
+	case existing == nil && want != 0:
+		return fmt.Errorf("%s %d: job does not exist", EnforceIndexErrPrefix, want)
+	}
+	return nil
+}
+
+func (f *FSM) applyJobRegister(body []byte, index uint64) interface{} {
+	var req structs.JobRegisterRequest
+	if err := decode(body, structs.JobRegisterRequestType, &req); err != nil {
+		return err
+	}
+	if req.Job == nil {
+		return errMissing(structs.JobRegisterRequestType, "job")
+	}
+	job := req.Job
+	err := f.State().WithWriteTxn(index, func(tx *state.Txn) error {
+		// The endpoint checked EnforceIndex already; checking again here
+		// makes the check atomic with the write.
+		if req.EnforceIndex {
+			existing, err := tx.JobByID(job.Namespace, job.ID)
+			if err != nil {
+				return err
+			}
+			if err := checkEnforceIndex(req.JobModifyIndex, existing); err != nil {
+				return err
+			}
+		}
+		if err := tx.UpsertJob(job); err != nil {
+			return err
+		}
+		for _, u := range req.DeploymentUpdates {
+			// A deployment collected since the endpoint looked needs no
+			// cancelling.
+			if d, err := tx.DeploymentByID(u.DeploymentID); err != nil || d == nil {
+				if err != nil {
+					return err
+				}
+				continue
+			}
+			if err := tx.UpdateDeploymentStatus(u); err != nil {
+				return err
+			}
+		}
+		return upsertJobEval(tx, job.Namespace, job.ID, req.Eval)
+	})
+	if err != nil {
+		return err
+	}
+	if req.Eval != nil {
+		f.handleEvals([]*structs.Evaluation{req.Eval})
+	}
+	return nil
+}
+
+// upsertJobEval writes the eval that rides with a job change, stamped
+// with the job's modify index as stored (unchanged when the resubmitted
+// spec was identical).
+func upsertJobEval(tx *state.Txn, namespace, jobID string, eval *structs.Evaluation) error {
+	if eval == nil {
+		return nil
+	}
+	stored, err := tx.JobByID(namespace, jobID)
+	if err != nil {
+		return err
+	}
+	if stored != nil {
+		eval.JobModifyIndex = stored.JobModifyIndex
+	}
+	return tx.UpsertEvals([]*structs.Evaluation{eval})
+}
+
+func (f *FSM) applyJobDeregister(body []byte, index uint64) interface{} {
+	var req structs.JobDeregisterRequest
+	if err := decode(body, structs.JobDeregisterRequestType, &req); err != nil {
+		return err
+	}
+	ns := req.RequestNamespace()
+	err := f.State().WithWriteTxn(index, func(tx *state.Txn) error {
+		if err := deregisterJob(tx, ns, req.JobID, req.Purge, req.SubmitTime); err != nil {
+			return err
+		}
+		return upsertJobEval(tx, ns, req.JobID, req.Eval)
+	})
+	if err != nil {
+		return err
+	}
+	if req.Eval != nil {
+		f.handleEvals([]*structs.Evaluation{req.Eval})
+	}
+	return nil
+}
+
+// deregisterJob purges a job, or stops it by registering a stopped copy
+// (a new version, submitted at submitTime).
+func deregisterJob(tx *state.Txn, namespace, id string, purge bool, submitTime int64) error {
+	job, err := tx.JobByID(namespace, id)
+	if err != nil {
+		return err
+	}
+	if job == nil {
+		return fmt.Errorf("deregister job %q in namespace %q: %w", id, namespace, structs.ErrUnknownJob)
+	}
+	if purge {
+		return tx.DeleteJob(namespace, id)
+	}
+	if job.Stop {
+		return nil
+	}
+	stopped := job.Copy()
+	stopped.Stop = true
+	if submitTime != 0 {
+		stopped.SubmitTime = submitTime
+	}
+	return tx.UpsertJob(stopped)
+}
+
+func (f *FSM) applyJobBatchDeregister(body []byte, index uint64) interface{} {
+	var req structs.JobBatchDeregisterRequest
+	if err := decode(body, structs.JobBatchDeregisterRequestType, &req); err != nil {
+		return err
+	}
+	ids := make([]structs.NamespacedID, 0, len(req.Jobs))
+	for id := range req.Jobs {
+		ids = append(ids, id)
+	}
+	// Map order differs between servers; events and errors must not.
+	slices.SortFunc(ids, func(a, b structs.NamespacedID) int {
+		if c := strings.Compare(a.Namespace, b.Namespace); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	err := f.State().WithWriteTxn(index, func(tx *state.Txn) error {
+		for _, id := range ids {
+			// The collector may race a user purge: a job already gone is
+			// what it wanted.
+			if j, err := tx.JobByID(id.Namespace, id.ID); err != nil || j == nil {
+				if err != nil {
+					return err
+				}
+				continue
+			}
+			purge := req.Jobs[id] != nil && req.Jobs[id].Purge
+			if err := deregisterJob(tx, id.Namespace, id.ID, purge, 0); err != nil {
+				return err
+			}
+		}
+		return tx.UpsertEvals(req.Evals)
+	})
+	if err != nil {
+		return err
+	}
+	f.handleEvals(req.Evals)
+	return nil
+}
+
+func (f *FSM) applyJobStability(body []byte, index uint64) interface{} {
+	var req structs.JobStabilityRequest
+	if err := decode(body, structs.JobStabilityRequestType, &req); err != nil {
+		return err
+	}
+	return f.State().UpdateJobStability(index, req.RequestNamespace(), req.JobID, req.JobVersion, req.Stable)
+}
+
+// errMissing reports an entry without the object it must carry.
+func errMissing(t structs.MessageType, what string) error {
+	return fmt.Errorf("%s entry carries no %s", t, what)
+}

@@ -1,0 +1,67 @@
+package nomad
+
+import (
+	"github.com/opennomad/nomad/structs"
+)
+
+// The endpoints the garbage collector deletes through (its workers may
+// run on any server; the deletions must go through the leader), and the
+// one that starts a forced collection.
+
+// DeploymentEndpoint serves Deployment.Reap.
+type DeploymentEndpoint struct {
+	srv *Server
+}
+
+// Reap deletes deployments.
+func (d *DeploymentEndpoint) Reap(args *structs.DeploymentDeleteRequest, reply *structs.GenericResponse) error {
+	if done, err := d.srv.forward("Deployment.Reap", args, args, reply); done {
+		return err
+	}
+	if len(args.Deployments) == 0 {
+		return &structs.ValidationError{Problems: []string{"nothing to reap: no deployment IDs"}}
+	}
+	_, index, err := d.srv.raftApply(structs.DeploymentDeleteRequestType, args)
+	if err != nil {
+		return err
+	}
+	reply.Index = index
+	return nil
+}
+
+// BatchDeregister stops or purges many jobs in one Raft entry, with the
+// evals given.
+func (j *JobEndpoint) BatchDeregister(args *structs.JobBatchDeregisterRequest, reply *structs.GenericResponse) error {
+	if done, err := j.srv.forward("Job.BatchDeregister", args, args, reply); done {
+		return err
+	}
+	if len(args.Jobs) == 0 {
+		return &structs.ValidationError{Problems: []string{"nothing to deregister: no jobs"}}
+	}
+	_, index, err := j.srv.raftApply(structs.JobBatchDeregisterRequestType, args)
+	if err != nil {
+		return err
+	}
+	reply.Index = index
+	return nil
+}
+
+// SystemEndpoint serves System.GarbageCollect.
+type SystemEndpoint struct {
+	srv *Server
+}
+
+// GarbageCollect starts a forced collection of everything terminal,
+// whatever its age: a force-gc core eval goes straight to the leader's
+// broker.
+func (s *SystemEndpoint) GarbageCollect(args *structs.GenericRequest, reply *structs.GenericResponse) error {
+	if done, err := s.srv.forward("System.GarbageCollect", args, args, reply); done {
+		return err
+	}
+	eval, err := s.srv.enqueueCoreJob(structs.CoreJobForceGC)
+	if err != nil {
+		return err
+	}
+	reply.Index = eval.ModifyIndex
+	return nil
+}

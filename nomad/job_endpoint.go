@@ -1,0 +1,459 @@
+package nomad
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/go-memdb"
+	"github.com/hashicorp/go-metrics"
+
+	"github.com/opennomad/nomad/nomad/state"
+	"github.com/opennomad/nomad/structs"
+)
+
+// JobEndpoint serves the Job.* RPCs: registration, deregistration,
+// forced evaluation, dry runs, and reads.
+type JobEndpoint struct {
+	srv *Server
+}
+
+// prepareJob canonicalizes a submitted job and validates it, together
+// with how it changes the job already registered (existing, may be nil).
+// Every problem is reported in one *structs.ValidationError.
+func prepareJob(job *structs.Job, requestNamespace string, evalPriority int, existing func(ns, id string) (*structs.Job, error)) (*structs.Job, error) {
+	if job == nil {
+		return nil, &structs.ValidationError{Problems: []string{"missing job"}}
+	}
+	if job.Namespace == "" {
+		job.Namespace = requestNamespace
+	}
+	job.Canonicalize()
+	var problems []string
+	if err := job.Validate(); err != nil {
+		var v *structs.ValidationError
+		if !errors.As(err, &v) {
+			return nil, err
+		}
+		problems = append(problems, v.Problems...)
+	}
+	if requestNamespace != "" && job.Namespace != requestNamespace {
+		problems = append(problems, fmt.Sprintf("job namespace %q does not match the request namespace %q",
+			job.Namespace, requestNamespace))
+	}
+	if evalPriority != 0 && (evalPriority < structs.JobMinPriority || evalPriority > structs.JobMaxPriority) {
+		problems = append(problems, fmt.Sprintf("eval priority must be between %d and %d, got %d",
+			structs.JobMinPriority, structs.JobMaxPriority, evalPriority))
+	}
+	var old *structs.Job
+	if job.ID != "" {
+		var err error
+		if old, err = existing(job.Namespace, job.ID); err != nil {
+			return nil, err
+		}
+		problems = append(problems, jobUpdateProblems(old, job)...)
+	}
+	if len(problems) > 0 {
+		return nil, &structs.ValidationError{Problems: problems}
+	}
+	return old, nil
+}
+
+// jobUpdateProblems lists the changes a job may not make to its
+// registered version: its type and its nature as a template.
+func jobUpdateProblems(old, job *structs.Job) []string {
+	if old == nil {
+		return nil
+	}
+	var p []string
+	if old.Type != job.Type {
+		p = append(p, fmt.Sprintf("cannot update job from type %q to %q", old.Type, job.Type))
+	}
+	if old.IsPeriodic() != job.IsPeriodic() {
+		if job.IsPeriodic() {
+			p = append(p, "cannot update non-periodic job to being periodic")
+		} else {
+			p = append(p, "cannot update periodic job to being non-periodic")
+		}
+	}
+	if old.IsParameterized() != job.IsParameterized() {
+		if job.IsParameterized() {
+			p = append(p, "cannot update non-parameterized job to being parameterized")
+		} else {
+			p = append(p, "cannot update parameterized job to being non-parameterized")
+		}
+	}
+	if old.Dispatched {
+		p = append(p, "cannot update a dispatched job")
+	}
+	return p
+}
+
+// newJobEval returns the pending eval a job change creates.
+func newJobEval(job *structs.Job, triggeredBy string, priority int, now time.Time) *structs.Evaluation {
+	if priority == 0 {
+		priority = job.Priority
+	}
+	return &structs.Evaluation{
+		ID:          structs.GenerateUUID(),
+		Namespace:   job.Namespace,
+		Priority:    priority,
+		Type:        job.Type,
+		TriggeredBy: triggeredBy,
+		JobID:       job.ID,
+		Status:      structs.EvalStatusPending,
+		CreateTime:  now.UnixNano(),
+		ModifyTime:  now.UnixNano(),
+	}
+}
+
+// Register registers a job or a new version of it, and the eval that
+// schedules it, in one Raft entry. Templates (periodic and parameterized
+// jobs) get no eval. Submitting an unchanged job writes no new version but
+// still a fresh eval: re-registering forces an evaluation.
+func (j *JobEndpoint) Register(args *structs.JobRegisterRequest, reply *structs.JobRegisterResponse) error {
+	if done, err := j.srv.forward("Job.Register", args, args, reply); done {
+		return err
+	}
+	defer metrics.MeasureSince([]string{"nomad", "job", "register"}, time.Now())
+
+	store := j.srv.State()
+	existing, err := prepareJob(args.Job, args.Namespace, args.EvalPriority, func(ns, id string) (*structs.Job, error) {
+		return store.JobByID(nil, ns, id)
+	})
+	if err != nil {
+		return err
+	}
+	job := args.Job
+	if _, cfg, err := store.SchedulerConfig(nil); err != nil {
+		return err
+	} else if cfg != nil && cfg.RejectJobRegistration {
+		return structs.ErrJobRegistrationOff
+	}
+	if args.EnforceIndex {
+		if err := checkEnforceIndex(args.JobModifyIndex, existing); err != nil {
+			return err
+		}
+	}
+	if args.PreserveCounts && existing != nil {
+		for _, tg := range job.TaskGroups {
+			if old := existing.LookupTaskGroup(tg.Name); old != nil {
+				tg.Count = old.Count
+			}
+		}
+	}
+
+	now := j.srv.now()
+	job.SubmitTime = now.UnixNano()
+	args.Eval = nil
+	if job.RequiresEval() {
+		args.Eval = newJobEval(job, structs.EvalTriggerJobRegister, args.EvalPriority, now)
+	}
+	args.DeploymentUpdates = nil
+	if existing != nil && existing.SpecChanged(job) {
+		d, err := store.LatestDeploymentByJobID(nil, job.Namespace, job.ID)
+		if err != nil {
+			return err
+		}
+		if d != nil && d.Active() {
+			args.DeploymentUpdates = []*structs.DeploymentStatusUpdate{{
+				DeploymentID:      d.ID,
+				Status:            structs.DeploymentStatusCancelled,
+				StatusDescription: structs.DeploymentStatusDescriptionNewerJob,
+			}}
+		}
+	}
+
+	_, index, err := j.srv.raftApply(structs.JobRegisterRequestType, args)
+	if err != nil {
+		return err
+	}
+	stored, err := j.srv.State().JobByID(nil, job.Namespace, job.ID)
+	if err != nil {
+		return err
+	}
+	if stored != nil {
+		reply.JobModifyIndex = stored.JobModifyIndex
+	}
+	if args.Eval != nil {
+		reply.EvalID = args.Eval.ID
+		reply.EvalCreateIndex = index
+	}
+	reply.Index = index
+	j.srv.setQueryMeta(&reply.QueryMeta)
+	return nil
+}
+
+// Deregister stops a job (a new version with Stop set) or purges it, and
+// writes the eval that stops its allocations, in one Raft entry.
+func (j *JobEndpoint) Deregister(args *structs.JobDeregisterRequest, reply *structs.JobDeregisterResponse) error {
+	if done, err := j.srv.forward("Job.Deregister", args, args, reply); done {
+		return err
+	}
+	defer metrics.MeasureSince([]string{"nomad", "job", "deregister"}, time.Now())
+	var problems []string
+	if args.JobID == "" {
+		problems = append(problems, "missing job ID for deregistering")
+	}
+	if p := args.EvalPriority; p != 0 && (p < structs.JobMinPriority || p > structs.JobMaxPriority) {
+		problems = append(problems, fmt.Sprintf("eval priority must be between %d and %d, got %d",
+			structs.JobMinPriority, structs.JobMaxPriority, p))
+	}
+	if len(problems) > 0 {
+		return &structs.ValidationError{Problems: problems}
+	}
+	ns := args.RequestNamespace()
+	job, err := j.srv.State().JobByID(nil, ns, args.JobID)
+	if err != nil {
+		return err
+	}
+	if job == nil {
+		return fmt.Errorf("job %q in namespace %q: %w", args.JobID, ns, structs.ErrUnknownJob)
+	}
+	now := j.srv.now()
+	args.SubmitTime = now.UnixNano()
+	args.Eval = nil
+	if job.RequiresEval() {
+		args.Eval = newJobEval(job, structs.EvalTriggerJobDeregister, args.EvalPriority, now)
+	}
+	_, index, err := j.srv.raftApply(structs.JobDeregisterRequestType, args)
+	if err != nil {
+		return err
+	}
+	reply.JobModifyIndex = index
+	if stored, err := j.srv.State().JobByID(nil, ns, args.JobID); err != nil {
+		return err
+	} else if stored != nil {
+		reply.JobModifyIndex = stored.JobModifyIndex
+	}
+	if args.Eval != nil {
+		reply.EvalID = args.Eval.ID
+		reply.EvalCreateIndex = index
+	}
+	reply.Index = index
+	j.srv.setQueryMeta(&reply.QueryMeta)
+	return nil
+}
+
+// Evaluate forces a new evaluation of a job. With ForceReschedule, its
+// failed allocations are also marked to be replaced now, whatever their
+// reschedule policy says, in the same Raft entry.
+func (j *JobEndpoint) Evaluate(args *structs.JobEvaluateRequest, reply *structs.JobRegisterResponse) error {
+	if done, err := j.srv.forward("Job.Evaluate", args, args, reply); done {
+		return err
+	}
+	defer metrics.MeasureSince([]string{"nomad", "job", "evaluate"}, time.Now())
+	if args.JobID == "" {
+		return &structs.ValidationError{Problems: []string{"missing job ID for evaluation"}}
+	}
+	ns := args.RequestNamespace()
+	store := j.srv.State()
+	job, err := store.JobByID(nil, ns, args.JobID)
+	if err != nil {
+		return err
+	}
+	if job == nil {
+		return fmt.Errorf("job %q in namespace %q: %w", args.JobID, ns, structs.ErrUnknownJob)
+	}
+	switch {
+	case job.IsPeriodic():
+		return fmt.Errorf("job %q: can't evaluate periodic job", job.ID)
+	case job.IsParameterized():
+		return fmt.Errorf("job %q: can't evaluate parameterized job", job.ID)
+	}
+	eval := newJobEval(job, structs.EvalTriggerJobRegister, 0, j.srv.now())
+	eval.JobModifyIndex = job.JobModifyIndex
+
+	var index uint64
+	if args.EvalOptions.ForceReschedule {
+		allocs, err := store.AllocsByJob(nil, ns, job.ID, false)
+		if err != nil {
+			return err
+		}
+		yes := true
+		transitions := make(map[string]*structs.DesiredTransition)
+		for _, a := range allocs {
+			if a.ClientStatus == structs.AllocClientStatusFailed && a.NextAllocation == "" && !a.ServerTerminalStatus() {
+				transitions[a.ID] = &structs.DesiredTransition{ForceReschedule: &yes}
+			}
+		}
+		req := &structs.AllocUpdateDesiredTransitionRequest{Allocs: transitions, Evals: []*structs.Evaluation{eval}}
+		_, index, err = j.srv.raftApply(structs.AllocUpdateDesiredTransitionRequestType, req)
+		if err != nil {
+			return err
+		}
+	} else {
+		req := &structs.EvalUpdateRequest{Evals: []*structs.Evaluation{eval}}
+		if _, index, err = j.srv.raftApply(structs.EvalUpdateRequestType, req); err != nil {
+			return err
+		}
+	}
+	reply.EvalID = eval.ID
+	reply.EvalCreateIndex = index
+	reply.JobModifyIndex = job.JobModifyIndex
+	reply.Index = index
+	j.srv.setQueryMeta(&reply.QueryMeta)
+	return nil
+}
+
+// Validate checks a job without registering it. Problems are answered in
+// the reply, not as an error, so the caller can list them.
+func (j *JobEndpoint) Validate(args *structs.JobValidateRequest, reply *structs.JobValidateResponse) error {
+	// Validation reads nothing but the registered version, which any
+	// server has; it need not reach the leader.
+	_, err := prepareJob(args.Job, args.Namespace, 0, func(ns, id string) (*structs.Job, error) {
+		return j.srv.State().JobByID(nil, ns, id)
+	})
+	reply.DriverConfigValidated = false
+	reply.ValidationErrors, reply.Error, reply.Warnings = nil, "", ""
+	var v *structs.ValidationError
+	switch {
+	case errors.As(err, &v):
+		reply.ValidationErrors = v.Problems
+		reply.Error = v.Error()
+	case err != nil:
+		return err
+	}
+	return nil
+}
+
+// GetJob returns a job, nil when it does not exist.
+func (j *JobEndpoint) GetJob(args *structs.JobSpecificRequest, reply *structs.SingleJobResponse) error {
+	if done, err := j.srv.forward("Job.GetJob", args, args, reply); done {
+		return err
+	}
+	ns := args.RequestNamespace()
+	return j.srv.blockingQuery(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
+		job, err := store.JobByID(ws, ns, args.JobID)
+		if err != nil {
+			return 0, err
+		}
+		reply.Job = job
+		if job != nil {
+			return job.ModifyIndex, nil
+		}
+		return store.Index(state.TableJobs)
+	})
+}
+
+// List returns the stubs of the jobs of a namespace ("*" for all) whose
+// ID starts with Prefix, each with its summary.
+func (j *JobEndpoint) List(args *structs.JobListRequest, reply *structs.JobListResponse) error {
+	if done, err := j.srv.forward("Job.List", args, args, reply); done {
+		return err
+	}
+	ns := args.RequestNamespace()
+	return j.srv.blockingQuery(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
+		jobs, err := store.JobsByIDPrefix(ws, ns, args.Prefix)
+		if err != nil {
+			return 0, err
+		}
+		stubs := make([]*structs.JobListStub, 0, len(jobs))
+		for _, job := range jobs {
+			summary, err := store.JobSummaryByID(ws, job.Namespace, job.ID)
+			if err != nil {
+				return 0, err
+			}
+			stub := job.Stub(summary)
+			if args.Fields != nil && args.Fields.Meta {
+				stub.Meta = job.Meta
+			}
+			stubs = append(stubs, stub)
+		}
+		reply.Jobs = stubs
+		return maxTableIndex(store, state.TableJobs, state.TableJobSummary)
+	})
+}
+
+// Allocations returns the stubs of a job's allocations; with All, also
+// those of earlier, purged jobs with the same ID.
+func (j *JobEndpoint) Allocations(args *structs.JobSpecificRequest, reply *structs.JobAllocationsResponse) error {
+	if done, err := j.srv.forward("Job.Allocations", args, args, reply); done {
+		return err
+	}
+	ns := args.RequestNamespace()
+	return j.srv.blockingQuery(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
+		allocs, err := store.AllocsByJob(ws, ns, args.JobID, args.All)
+		if err != nil {
+			return 0, err
+		}
+		stubs := make([]*structs.AllocListStub, 0, len(allocs))
+		for _, a := range allocs {
+			stubs = append(stubs, a.Stub())
+		}
+		reply.Allocations = stubs
+		return store.Index(state.TableAllocs)
+	})
+}
+
+// Evaluations returns a job's evaluations.
+func (j *JobEndpoint) Evaluations(args *structs.JobSpecificRequest, reply *structs.JobEvaluationsResponse) error {
+	if done, err := j.srv.forward("Job.Evaluations", args, args, reply); done {
+		return err
+	}
+	ns := args.RequestNamespace()
+	return j.srv.blockingQuery(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
+		evals, err := store.EvalsByJob(ws, ns, args.JobID)
+		if err != nil {
+			return 0, err
+		}
+		reply.Evaluations = evals
+		return store.Index(state.TableEvals)
+	})
+}
+
+// Summary returns a job's summary, nil when the job does not exist.
+func (j *JobEndpoint) Summary(args *structs.JobSpecificRequest, reply *structs.JobSummaryResponse) error {
+	if done, err := j.srv.forward("Job.Summary", args, args, reply); done {
+		return err
+	}
+	ns := args.RequestNamespace()
+	return j.srv.blockingQuery(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
+		summary, err := store.JobSummaryByID(ws, ns, args.JobID)
+		if err != nil {
+			return 0, err
+		}
+		reply.JobSummary = summary
+		if summary != nil {
+			return summary.ModifyIndex, nil
+		}
+		return store.Index(state.TableJobSummary)
+	})
+}
+
+// GetJobVersions returns a job's stored versions, newest first, and with
+// Diffs the difference between each version and the one before it.
+func (j *JobEndpoint) GetJobVersions(args *structs.JobVersionsRequest, reply *structs.JobVersionsResponse) error {
+	if done, err := j.srv.forward("Job.GetJobVersions", args, args, reply); done {
+		return err
+	}
+	ns := args.RequestNamespace()
+	return j.srv.blockingQuery(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
+		versions, err := store.JobVersionsByID(ws, ns, args.JobID)
+		if err != nil {
+			return 0, err
+		}
+		reply.Versions = versions
+		reply.Diffs = nil
+		if args.Diffs {
+			for i := 0; i+1 < len(versions); i++ {
+				d, err := versions[i+1].Diff(versions[i], true)
+				if err != nil {
+					return 0, fmt.Errorf("job %q: diffing versions %d and %d: %w",
+						args.JobID, versions[i+1].Version, versions[i].Version, err)
+				}
+				reply.Diffs = append(reply.Diffs, d)
+			}
+		}
+		var index uint64
+		for _, v := range versions {
+			if v.ModifyIndex > index {
+				index = v.ModifyIndex
+			}
+		}
+		if index == 0 {
+			return store.Index(state.TableJobVersion)
+		}
+		return index, nil
+	})
+}

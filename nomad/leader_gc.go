@@ -1,0 +1,42 @@
+package nomad
+
+import (
+	"context"
+	"errors"
+
+	"github.com/opennomad/nomad/structs"
+)
+
+// coreJobTicks arms the timers of the periodic garbage collections, one
+// per kind on its own interval of the server's clock, until ctx ends.
+func (s *Server) coreJobTicks(ctx context.Context) map[string]<-chan struct{} {
+	return map[string]<-chan struct{}{
+		structs.CoreJobEvalGC:       clockTicks(ctx, s.clock, s.config.EvalGCInterval),
+		structs.CoreJobJobGC:        clockTicks(ctx, s.clock, s.config.JobGCInterval),
+		structs.CoreJobNodeGC:       clockTicks(ctx, s.clock, s.config.NodeGCInterval),
+		structs.CoreJobDeploymentGC: clockTicks(ctx, s.clock, s.config.DeploymentGCInterval),
+	}
+}
+
+// scheduleCoreJobs enqueues a garbage collection of a kind whenever its
+// timer ticks, while this server leads.
+func (s *Server) scheduleCoreJobs(ctx context.Context, ticks map[string]<-chan struct{}) {
+	for {
+		var kind string
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticks[structs.CoreJobEvalGC]:
+			kind = structs.CoreJobEvalGC
+		case <-ticks[structs.CoreJobJobGC]:
+			kind = structs.CoreJobJobGC
+		case <-ticks[structs.CoreJobNodeGC]:
+			kind = structs.CoreJobNodeGC
+		case <-ticks[structs.CoreJobDeploymentGC]:
+			kind = structs.CoreJobDeploymentGC
+		}
+		if _, err := s.enqueueCoreJob(kind); err != nil && !errors.Is(err, structs.ErrBrokerDisabled) {
+			s.logger.Error("failed to schedule garbage collection", "kind", kind, "error", err)
+		}
+	}
+}

@@ -1,0 +1,54 @@
+package nomad
+
+import (
+	"github.com/hashicorp/go-memdb"
+
+	"github.com/opennomad/nomad/nomad/state"
+	"github.com/opennomad/nomad/structs"
+)
+
+// OperatorEndpoint serves the Operator.* RPCs: the cluster-wide scheduler
+// configuration.
+type OperatorEndpoint struct {
+	srv *Server
+}
+
+// SchedulerGetConfiguration returns the cluster's scheduler configuration.
+func (o *OperatorEndpoint) SchedulerGetConfiguration(args *structs.GenericRequest, reply *structs.SchedulerConfigurationResponse) error {
+	if done, err := o.srv.forward("Operator.SchedulerGetConfiguration", args, args, reply); done {
+		return err
+	}
+	return o.srv.blockingQuery(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
+		index, cfg, err := store.SchedulerConfig(ws)
+		if err != nil {
+			return 0, err
+		}
+		reply.SchedulerConfig = cfg
+		if cfg == nil {
+			return store.Index(state.TableSchedulerConfig)
+		}
+		return index, nil
+	})
+}
+
+// SchedulerSetConfiguration replaces the scheduler configuration, with CAS
+// only if its ModifyIndex is still Config.ModifyIndex; Updated reports
+// whether a CAS write applied. Pausing or resuming the eval broker takes
+// effect on the leader at once.
+func (o *OperatorEndpoint) SchedulerSetConfiguration(args *structs.SchedulerSetConfigRequest, reply *structs.SchedulerSetConfigurationResponse) error {
+	if done, err := o.srv.forward("Operator.SchedulerSetConfiguration", args, args, reply); done {
+		return err
+	}
+	if err := args.Config.Validate(); err != nil {
+		return &structs.ValidationError{Problems: []string{err.Error()}}
+	}
+	resp, index, err := o.srv.raftApply(structs.SchedulerConfigRequestType, args)
+	if err != nil {
+		return err
+	}
+	if args.CAS {
+		reply.Updated, _ = resp.(bool)
+	}
+	reply.Index = index
+	return o.srv.handleSchedulerConfigChange()
+}

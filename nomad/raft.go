@@ -1,0 +1,206 @@
+package nomad
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-metrics"
+	"github.com/hashicorp/raft"
+	wal "github.com/hashicorp/raft-wal"
+	"github.com/hashicorp/raft-wal/metadb"
+
+	"github.com/opennomad/nomad/structs"
+)
+
+// raftEnqueueLimit bounds how long a write waits for Raft to accept it
+// (not to commit it) before failing.
+const raftEnqueueLimit = 30 * time.Second
+
+// raftStores are the storage behind Raft: a durable log, stable store
+// and snapshot store under the data dir, or in-memory ones in dev mode.
+type raftStores struct {
+	logs   raft.LogStore
+	stable raft.StableStore
+	snaps  raft.SnapshotStore
+	// closer releases the durable stores on shutdown; nil in memory.
+	closer io.Closer
+}
+
+// openRaftStores opens the stores. On disk, raft-wal holds the log and
+// the stable store in <data_dir>/raft/wal (every append is fsync'd before
+// Raft considers it stored) and snapshots live in <data_dir>/raft/snapshots.
+func openRaftStores(cfg *Config) (*raftStores, error) {
+	if cfg.DevMode {
+		store := raft.NewInmemStore()
+		return &raftStores{logs: store, stable: store, snaps: raft.NewInmemSnapshotStore()}, nil
+	}
+	base := filepath.Join(cfg.DataDir, "raft")
+	walDir := filepath.Join(base, "wal")
+	if err := os.MkdirAll(walDir, 0o700); err != nil {
+		return nil, fmt.Errorf("creating raft directory: %w", err)
+	}
+	logger := cfg.Logger.Named("raft")
+	// The WAL does not close a metadata store it opened itself, which
+	// would keep the directory locked for the process's lifetime: open it
+	// here and close it after the WAL.
+	meta := &metadb.BoltMetaDB{}
+	log, err := wal.Open(walDir, wal.WithLogger(logger.Named("wal")), wal.WithMetaStore(meta))
+	if err != nil {
+		meta.Close()
+		return nil, fmt.Errorf("opening raft log in %s: %w", walDir, err)
+	}
+	closer := closerFunc(func() error { return errors.Join(log.Close(), meta.Close()) })
+	snaps, err := raft.NewFileSnapshotStoreWithLogger(base, cfg.RaftSnapshotsRetained, logger.Named("snapshots"))
+	if err != nil {
+		closer.Close()
+		return nil, fmt.Errorf("opening raft snapshots in %s: %w", base, err)
+	}
+	return &raftStores{logs: log, stable: log, snaps: snaps, closer: closer}, nil
+}
+
+// closerFunc adapts a function to io.Closer.
+type closerFunc func() error
+
+// Close calls the function.
+func (f closerFunc) Close() error { return f() }
+
+// serverID returns the server's Raft ID. It must survive restarts, since
+// the Raft configuration names servers by it: in dev mode it is fresh,
+// otherwise it is read from (or first written to) <data_dir>/node-id.
+func serverID(cfg *Config) (string, error) {
+	if cfg.DevMode {
+		return structs.GenerateUUID(), nil
+	}
+	path := filepath.Join(cfg.DataDir, "node-id")
+	buf, err := os.ReadFile(path)
+	switch {
+	case err == nil:
+		id := strings.TrimSpace(string(buf))
+		if id == "" {
+			return "", fmt.Errorf("server ID file %s is empty", path)
+		}
+		return id, nil
+	case !errors.Is(err, os.ErrNotExist):
+		return "", fmt.Errorf("reading server ID: %w", err)
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return "", fmt.Errorf("creating data dir: %w", err)
+	}
+	id := structs.GenerateUUID()
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(id), 0o600); err != nil {
+		return "", fmt.Errorf("writing server ID: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return "", fmt.Errorf("writing server ID: %w", err)
+	}
+	return id, nil
+}
+
+// setupRaft opens the stores, builds the transport and starts Raft,
+// bootstrapping a single-server cluster when the data dir holds no Raft
+// state yet. A server restarted from its data dir restores its last
+// snapshot and replays the log after it.
+func (s *Server) setupRaft() error {
+	conf := DefaultRaftConfig()
+	if s.config.RaftConfig != nil {
+		c := *s.config.RaftConfig
+		conf = &c
+	}
+	conf.LocalID = raft.ServerID(s.id)
+	conf.Logger = s.logger.Named("raft")
+	conf.NotifyCh = s.raftNotifyCh
+
+	stores, err := openRaftStores(s.config)
+	if err != nil {
+		return err
+	}
+	trans := s.config.RaftTransport
+	if trans == nil {
+		_, trans = raft.NewInmemTransport(raft.ServerAddress(s.id))
+	}
+
+	// A single server bootstraps itself; larger clusters wait for the
+	// membership layer to bootstrap them with every expected server.
+	if s.config.BootstrapExpect == 1 {
+		if err := bootstrapSingle(conf, stores, trans); err != nil {
+			closeRaft(stores, trans)
+			return err
+		}
+	}
+	r, err := raft.NewRaft(conf, s.fsm, stores.logs, stores.stable, stores.snaps, trans)
+	if err != nil {
+		closeRaft(stores, trans)
+		return fmt.Errorf("starting raft: %w", err)
+	}
+	s.raft = r
+	s.raftStores = stores
+	s.raftTransport = trans
+	return nil
+}
+
+// bootstrapSingle makes this server the only voter of a new cluster. A
+// data dir that already holds Raft state keeps its configuration.
+func bootstrapSingle(conf *raft.Config, stores *raftStores, trans raft.Transport) error {
+	exists, err := raft.HasExistingState(stores.logs, stores.stable, stores.snaps)
+	if err != nil {
+		return fmt.Errorf("reading raft state: %w", err)
+	}
+	if exists {
+		return nil
+	}
+	configuration := raft.Configuration{Servers: []raft.Server{{
+		ID: conf.LocalID, Address: trans.LocalAddr(), Suffrage: raft.Voter,
+	}}}
+	if err := raft.BootstrapCluster(conf, stores.logs, stores.stable, stores.snaps, trans, configuration); err != nil {
+		return fmt.Errorf("bootstrapping raft: %w", err)
+	}
+	return nil
+}
+
+// closeRaft releases stores and transport after Raft stopped (or failed
+// to start).
+func closeRaft(stores *raftStores, trans raft.Transport) error {
+	var errs []error
+	if c, ok := trans.(raft.WithClose); ok {
+		errs = append(errs, c.Close())
+	}
+	if stores != nil && stores.closer != nil {
+		errs = append(errs, stores.closer.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// raftApply replicates one entry and waits until this server's FSM applied
+// it. It returns the FSM's response and the entry's index. An error the
+// FSM returned (a refused entry) comes back as the error; losing
+// leadership meanwhile is reported as structs.ErrNoLeader, which callers
+// may retry.
+func (s *Server) raftApply(t structs.MessageType, msg interface{}) (interface{}, uint64, error) {
+	buf, err := structs.Encode(t, msg)
+	if err != nil {
+		return nil, 0, err
+	}
+	start := time.Now()
+	future := s.raft.Apply(buf, raftEnqueueLimit)
+	if err := future.Error(); err != nil {
+		switch {
+		case errors.Is(err, raft.ErrNotLeader), errors.Is(err, raft.ErrLeadershipLost),
+			errors.Is(err, raft.ErrLeadershipTransferInProgress), errors.Is(err, raft.ErrRaftShutdown):
+			return nil, 0, fmt.Errorf("%w: %s: %v", structs.ErrNoLeader, t, err)
+		}
+		return nil, 0, fmt.Errorf("raft apply of %s: %w", t, err)
+	}
+	metrics.MeasureSinceWithLabels([]string{"nomad", "raft", "apply"}, start,
+		[]metrics.Label{{Name: "type", Value: t.String()}})
+	resp := future.Response()
+	if err, ok := resp.(error); ok {
+		return nil, future.Index(), err
+	}
+	return resp, future.Index(), nil
+}

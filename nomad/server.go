@@ -1,0 +1,179 @@
+package nomad
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/raft"
+
+	"github.com/opennomad/nomad/nomad/clock"
+	"github.com/opennomad/nomad/nomad/state"
+)
+
+// Server is one Nomad server. Create it with NewServer; it joins (or, as
+// a single server, bootstraps) Raft at once and takes on the leader's
+// duties whenever Raft elects it. Stop it with Shutdown.
+type Server struct {
+	config *Config
+	logger hclog.Logger
+	clock  clock.Clock
+	// id is the server's Raft ID, stable across restarts.
+	id string
+
+	fsm           *FSM
+	raft          *raft.Raft
+	raftStores    *raftStores
+	raftTransport raft.Transport
+	raftNotifyCh  chan bool
+
+	// The leader-only scheduling pipeline; fields may be nil.
+	evalBroker   evalBroker
+	blockedEvals blockedEvalTracker
+	planQueue    planQueue
+
+	rpc          *rpcRegistry
+	heartbeats   *heartbeater
+	allocUpdates *allocUpdateBatcher
+
+	leader leadership
+	// reapKick wakes the leader's cancelable-eval reaper (Eval.Ack).
+	reapKick chan struct{}
+
+	// shutdownCtx ends when Shutdown starts; every goroutine of the
+	// server watches it.
+	shutdownCtx    context.Context
+	shutdownCancel context.CancelFunc
+	shutdownOnce   sync.Once
+	shutdownErr    error
+	wg             sync.WaitGroup
+}
+
+// NewServer validates cfg, starts Raft from cfg.DataDir (or in memory)
+// and returns a running server with its eval broker, blocked-evals
+// tracker and plan queue.
+func NewServer(cfg *Config) (*Server, error) {
+	return newServer(cfg, nil)
+}
+
+// newServer builds a server around the leader components p returns for
+// the completed configuration (newPipeline when p is nil).
+func newServer(cfg *Config, components func(*Config) (pipeline, error)) (*Server, error) {
+	if cfg == nil {
+		return nil, errors.New("server configuration is required")
+	}
+	c := *cfg
+	if c.Logger == nil {
+		c.Logger = hclog.NewNullLogger()
+	}
+	if c.Clock == nil {
+		c.Clock = clock.Real{}
+	}
+	if c.DevMode && c.BootstrapExpect == 0 {
+		c.BootstrapExpect = 1
+	}
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	if components == nil {
+		components = newPipeline
+	}
+	p, err := components(&c)
+	if err != nil {
+		return nil, err
+	}
+	id, err := serverID(&c)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &Server{
+		config:         &c,
+		logger:         c.Logger.Named("server"),
+		clock:          c.Clock,
+		id:             id,
+		raftNotifyCh:   make(chan bool, 1),
+		reapKick:       make(chan struct{}, 1),
+		evalBroker:     p.broker,
+		blockedEvals:   p.blocked,
+		planQueue:      p.plans,
+		shutdownCtx:    ctx,
+		shutdownCancel: cancel,
+	}
+	fsmCfg := FSMConfig{
+		EvalBroker:   p.broker,
+		BlockedEvals: p.blocked,
+		StateConfig:  state.Config{Logger: c.Logger, Publisher: c.EventPublisher},
+		Logger:       c.Logger,
+		OnRestore:    s.rebuildAfterRestore,
+	}
+	if s.fsm, err = NewFSM(fsmCfg); err != nil {
+		cancel()
+		return nil, err
+	}
+	s.heartbeats = newHeartbeater(s)
+	s.allocUpdates = newAllocUpdateBatcher(s)
+	if s.rpc, err = newRPCRegistry(s); err != nil {
+		cancel()
+		return nil, err
+	}
+	if err := s.setupRaft(); err != nil {
+		cancel()
+		return nil, err
+	}
+	s.wg.Add(1)
+	go s.monitorLeadership()
+	s.logger.Info("server started", "id", s.id, "region", c.Region, "datacenter", c.Datacenter,
+		"dev_mode", c.DevMode, "data_dir", c.DataDir)
+	return s, nil
+}
+
+// Shutdown stops the server: it gives up leadership duties, stops Raft and
+// closes the Raft stores and transport. It is safe to call more than once.
+func (s *Server) Shutdown() error {
+	s.shutdownOnce.Do(func() {
+		s.logger.Info("shutting down server")
+		s.shutdownCancel()
+		s.wg.Wait()
+		var errs []error
+		if err := s.raft.Shutdown().Error(); err != nil {
+			errs = append(errs, fmt.Errorf("stopping raft: %w", err))
+		}
+		if err := closeRaft(s.raftStores, s.raftTransport); err != nil {
+			errs = append(errs, fmt.Errorf("closing raft stores: %w", err))
+		}
+		s.shutdownErr = errors.Join(errs...)
+	})
+	return s.shutdownErr
+}
+
+// ID returns the server's Raft ID.
+func (s *Server) ID() string { return s.id }
+
+// State returns the server's current state store. Reads may use it
+// directly; it is replaced when a Raft snapshot is restored, so fetch it
+// per use.
+func (s *Server) State() *state.StateStore { return s.fsm.State() }
+
+// Raft returns the server's Raft instance, for membership management and
+// operator tooling.
+func (s *Server) Raft() *raft.Raft { return s.raft }
+
+// IsLeader reports whether Raft considers this server the leader.
+func (s *Server) IsLeader() bool { return s.raft.State() == raft.Leader }
+
+// Leader returns the Raft address of the current leader, "" when none is
+// known.
+func (s *Server) Leader() string {
+	addr, _ := s.raft.LeaderWithID()
+	return string(addr)
+}
+
+// Config returns a copy of the configuration the server runs with.
+func (s *Server) Config() Config { return *s.config }
+
+// now reads the server's clock.
+func (s *Server) now() time.Time { return s.clock.Now() }

@@ -1,0 +1,111 @@
+package scheduler
+
+import (
+	"fmt"
+	"runtime"
+	"testing"
+
+	"github.com/opennomad/nomad/scheduler/schedtest"
+	"github.com/opennomad/nomad/structs"
+)
+
+// Benchmarks of evaluations other than W1: the small jobs that make up
+// most of a busy cluster's traffic, the evaluation that finds nothing to
+// do (node updates, re-registering an unchanged job), and system jobs.
+
+// benchCluster writes n default nodes and the job to a store.
+func benchCluster(b *testing.B, n int, job *structs.Job, allocs func(nodes []*structs.Node) []*structs.Allocation) State {
+	h := NewHarness(b)
+	nodes := make([]*structs.Node, n)
+	for i := range nodes {
+		nodes[i] = schedtest.MakeNode().ID(schedtest.IDFor(uint64(2_000_000+i))).Meta("rack", fmt.Sprintf("r%d", i%20)).Obj()
+	}
+	h.UpsertNode(nodes...)
+	h.UpsertJob(job)
+	if allocs != nil {
+		h.UpsertAllocs(allocs(nodes)...)
+	}
+	return h.Snapshot()
+}
+
+func benchProcess(b *testing.B, snap State, job *structs.Job) {
+	planner := &recordingPlanner{}
+	eval := schedtest.Eval(job, structs.EvalTriggerJobRegister)
+	runtime.GC()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		s, err := NewScheduler(job.Type, &Config{}, snap, planner)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := s.Process(eval); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkServiceSmallJob(b *testing.B) {
+	for _, nodes := range []int{1000, 5000} {
+		for _, count := range []int{1, 10} {
+			b.Run(fmt.Sprintf("nodes=%d/count=%d", nodes, count), func(b *testing.B) {
+				job := schedtest.Job()
+				job.TaskGroups[0].Count = count
+				benchProcess(b, benchCluster(b, nodes, job, nil), job)
+			})
+		}
+	}
+}
+
+// BenchmarkServiceNoChange is an eval of a job whose allocs are all in
+// place: reconcile, find nothing to do, write the eval back.
+func BenchmarkServiceNoChange(b *testing.B) {
+	for _, count := range []int{100, 1000} {
+		b.Run(fmt.Sprintf("nodes=5000/count=%d", count), func(b *testing.B) {
+			job := schedtest.Job()
+			job.TaskGroups[0].Count = count
+			snap := benchCluster(b, 5000, job, func(nodes []*structs.Node) []*structs.Allocation {
+				var out []*structs.Allocation
+				for i := range count {
+					out = append(out, schedtest.Alloc(job, nodes[i], i))
+				}
+				return out
+			})
+			benchProcess(b, snap, job)
+		})
+	}
+}
+
+func BenchmarkServiceSpreadAffinity(b *testing.B) {
+	job := schedtest.Job()
+	job.TaskGroups[0].Count = 500
+	job.Spreads = []*structs.Spread{{Attribute: "${meta.rack}", Weight: 50}}
+	job.Affinities = []*structs.Affinity{{LTarget: "${meta.rack}", RTarget: "r1,r2,r3", Operand: structs.ConstraintSetContainsAny, Weight: 50}}
+	benchProcess(b, benchCluster(b, 5000, job, nil), job)
+}
+
+func BenchmarkSystemJob(b *testing.B) {
+	for _, nodes := range []int{1000, 5000} {
+		b.Run(fmt.Sprintf("nodes=%d", nodes), func(b *testing.B) {
+			job := schedtest.SystemJob()
+			benchProcess(b, benchCluster(b, nodes, job, nil), job)
+		})
+	}
+}
+
+func BenchmarkReconcile(b *testing.B) {
+	node := schedtest.Node()
+	old := versioned(schedtest.Job(), 0, 10)
+	old.TaskGroups[0].Count = 1000
+	allocs := allocsOn(old, node, 1000)
+	job := versioned(old.Copy(), 1, 20)
+	job.TaskGroups[0].Tasks[0].Env["V"] = "2"
+	job.TaskGroups[0].Update = &structs.UpdateStrategy{MaxParallel: 10}
+	b.ReportAllocs()
+	for range b.N {
+		r := runReconcile(job, allocs, nil, nil)
+		if len(r.destructive) != 10 {
+			b.Fatalf("destructive %d", len(r.destructive))
+		}
+	}
+}

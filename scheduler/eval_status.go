@@ -1,0 +1,80 @@
+package scheduler
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/opennomad/nomad/structs"
+)
+
+// Attempts per evaluation before a scheduler gives up on a job whose
+// plans keep being rejected. Service and system jobs try harder than
+// batch ones, as in Nomad.
+const (
+	maxServiceScheduleAttempts  = 5
+	maxBatchScheduleAttempts    = 2
+	maxSystemScheduleAttempts   = 5
+	maxSysBatchScheduleAttempts = 2
+)
+
+// errMaxAttempts is wrapped by the error retryMax returns on exhaustion.
+var errMaxAttempts = errors.New("maximum attempts reached")
+
+// retryMax calls pass until it reports done, at most max times in a row
+// without progress; progress resets the count. pass errors end the loop.
+func retryMax(max int, pass func() (bool, error), progress func() bool) error {
+	attempts := 0
+	for attempts < max {
+		done, err := pass()
+		if err != nil {
+			return err
+		}
+		if done {
+			return nil
+		}
+		if progress != nil && progress() {
+			attempts = 0
+		} else {
+			attempts++
+		}
+	}
+	return fmt.Errorf("%w (%d)", errMaxAttempts, max)
+}
+
+// progressMade reports whether a plan result committed anything.
+func progressMade(r *structs.PlanResult) bool {
+	return r != nil && (len(r.NodeUpdate) > 0 || len(r.NodeAllocation) > 0 ||
+		r.Deployment != nil || len(r.DeploymentUpdates) > 0)
+}
+
+// evalOutcome is what a scheduler writes back on the eval it processed.
+type evalOutcome struct {
+	status       string
+	desc         string
+	blocked      *structs.Evaluation
+	failed       map[string]*structs.AllocMetric
+	queued       map[string]int
+	annotations  *structs.PlanAnnotations
+	deploymentID string
+}
+
+// setStatus writes the final state of the eval through the planner.
+func setStatus(planner Planner, eval *structs.Evaluation, o evalOutcome, now time.Time) error {
+	n := eval.Copy()
+	n.Status = o.status
+	n.StatusDescription = o.desc
+	n.FailedTGAllocs = o.failed
+	n.QueuedAllocations = o.queued
+	if o.blocked != nil {
+		n.BlockedEval = o.blocked.ID
+	}
+	if o.annotations != nil {
+		n.PlanAnnotations = o.annotations
+	}
+	if o.deploymentID != "" {
+		n.DeploymentID = o.deploymentID
+	}
+	n.UpdateModifyTime(now)
+	return planner.UpdateEval(n)
+}

@@ -1,0 +1,681 @@
+package scheduler
+
+import (
+	"cmp"
+	"slices"
+	"time"
+
+	"github.com/opennomad/nomad/structs"
+)
+
+const (
+	// allocReconnected describes the stop of a replacement whose original
+	// came back from a disconnected node.
+	allocReconnected = "alloc not needed due to disconnected client reconnect"
+
+	// rescheduleWindow: a failed alloc due for replacement within this
+	// window of now is replaced now rather than by a follow-up eval.
+	rescheduleWindow = time.Second
+	// followupBatchWindow: failed allocs due within this window of one
+	// another share one follow-up eval.
+	followupBatchWindow = 5 * time.Second
+)
+
+// allocUpdateFn decides how an alloc of an older job version reaches the
+// current one: ignore (nothing to do), destructive (replace), or an
+// in-place update, returning the updated alloc. The scheduler supplies it
+// because in-place updates must re-check the node.
+type allocUpdateFn func(existing *structs.Allocation, job *structs.Job, tg *structs.TaskGroup) (ignore, destructive bool, updated *structs.Allocation)
+
+// reconcileInput is everything the reconciler decides from. It is a pure
+// function of this input: no state reads, no clock.
+type reconcileInput struct {
+	job          *structs.Job // nil when purged
+	jobID        string
+	namespace    string
+	batch        bool
+	evalID       string
+	evalPriority int
+	now          time.Time
+	// allocs are all the job's allocs, terminal or not.
+	allocs []*structs.Allocation
+	// tainted maps the node of every alloc that sits on a node unable to
+	// run it (down, disconnected, draining) to that node; a nil node
+	// means it no longer exists.
+	tainted map[string]*structs.Node
+	// deployment is the job's latest deployment, or nil.
+	deployment *structs.Deployment
+	update     allocUpdateFn
+}
+
+// placeRequest asks for one new alloc.
+type placeRequest struct {
+	name   string
+	group  *structs.TaskGroup
+	canary bool
+	// previous is the alloc this one replaces (lost, migrated, failed).
+	previous *structs.Allocation
+	// reschedule marks the replacement of a failed alloc: it inherits the
+	// reschedule history and avoids the nodes that failed.
+	reschedule bool
+	// stopPrevious, when set, is the description under which previous is
+	// stopped together with the placement (and kept if it fails).
+	stopPrevious string
+}
+
+// stopRequest asks to stop one alloc.
+type stopRequest struct {
+	alloc          *structs.Allocation
+	clientStatus   string
+	desc           string
+	followupEvalID string
+}
+
+// destructiveRequest asks to replace an alloc with one of the new version.
+type destructiveRequest struct {
+	name  string
+	group *structs.TaskGroup
+	alloc *structs.Allocation
+}
+
+// reconcileResult is what the scheduler must do.
+type reconcileResult struct {
+	// deployment is a new deployment to create, or nil.
+	deployment        *structs.Deployment
+	deploymentUpdates []*structs.DeploymentStatusUpdate
+	// currentDeployment is the deployment placements belong to, if any.
+	currentDeployment *structs.Deployment
+
+	place       []placeRequest
+	destructive []destructiveRequest
+	inplace     []*structs.Allocation
+	stop        []stopRequest
+	// attributeUpdates change server-owned fields of existing allocs
+	// (follow-up eval IDs, client status unknown) without a new version.
+	attributeUpdates []*structs.Allocation
+	followupEvals    []*structs.Evaluation
+
+	desiredTGUpdates map[string]*structs.DesiredUpdates
+}
+
+type reconciler struct {
+	in     reconcileInput
+	result *reconcileResult
+
+	deployment       *structs.Deployment // for this job version, or nil
+	deploymentPaused bool
+	deploymentFailed bool
+}
+
+// reconcile compares the job's desired state with its allocs and returns
+// the decisions, group by group.
+func reconcile(in reconcileInput) *reconcileResult {
+	r := &reconciler{in: in, result: &reconcileResult{desiredTGUpdates: map[string]*structs.DesiredUpdates{}}}
+	r.cancelStaleDeployment()
+
+	byGroup := map[string][]*structs.Allocation{}
+	for _, a := range in.allocs {
+		byGroup[a.TaskGroup] = append(byGroup[a.TaskGroup], a)
+	}
+	var groups []string
+	if in.job != nil {
+		for _, tg := range in.job.TaskGroups {
+			groups = append(groups, tg.Name)
+		}
+	}
+	for name := range byGroup {
+		if !slices.Contains(groups, name) {
+			groups = append(groups, name)
+		}
+	}
+	slices.Sort(groups)
+	complete := true
+	for _, name := range groups {
+		if !r.computeGroup(name, byGroup[name]) {
+			complete = false
+		}
+	}
+	r.result.currentDeployment = r.deployment
+	if complete && r.deployment != nil && r.deployment.Status == structs.DeploymentStatusRunning && r.result.deployment == nil {
+		r.result.deploymentUpdates = append(r.result.deploymentUpdates, &structs.DeploymentStatusUpdate{
+			DeploymentID:      r.deployment.ID,
+			Status:            structs.DeploymentStatusSuccessful,
+			StatusDescription: structs.DeploymentStatusDescriptionSuccessful,
+		})
+	}
+	return r.result
+}
+
+// cancelStaleDeployment cancels an active deployment of a stopped job or
+// of an older job version, and decides which deployment is current.
+func (r *reconciler) cancelStaleDeployment() {
+	d := r.in.deployment
+	if d == nil {
+		return
+	}
+	job := r.in.job
+	cancel := func(desc string) {
+		if d.Active() {
+			r.result.deploymentUpdates = append(r.result.deploymentUpdates, &structs.DeploymentStatusUpdate{
+				DeploymentID: d.ID, Status: structs.DeploymentStatusCancelled, StatusDescription: desc,
+			})
+		}
+	}
+	switch {
+	case job.Stopped():
+		cancel(structs.DeploymentStatusDescriptionStoppedJob)
+	case d.JobCreateIndex != job.CreateIndex || d.JobVersion != job.Version:
+		cancel(structs.DeploymentStatusDescriptionNewerJob)
+	case d.Status == structs.DeploymentStatusSuccessful, d.Status == structs.DeploymentStatusCancelled:
+		// Done with: a later change starts a new deployment if needed.
+	default:
+		r.deployment = d
+		r.deploymentPaused = d.Status == structs.DeploymentStatusPaused
+		r.deploymentFailed = d.Status == structs.DeploymentStatusFailed
+	}
+}
+
+// slot categories, in the order excess allocs are given up.
+const (
+	slotLost = iota
+	slotDisconnecting
+	slotReschedule
+	slotMigrate
+	slotUntainted
+	slotReconnecting
+)
+
+// slot is an alloc that holds one name of the group: it runs, or will be
+// replaced under the same name.
+type slot struct {
+	alloc *structs.Allocation
+	kind  int
+	index int
+	// rescheduleAt is set for a failed alloc to be replaced later.
+	rescheduleAt time.Time
+}
+
+// laterAlloc is a failed alloc to be replaced at a later time.
+type laterAlloc struct {
+	alloc *structs.Allocation
+	at    time.Time
+}
+
+// computeGroup decides one group. It reports whether the group is done
+// as far as a deployment is concerned (nothing left to do).
+func (r *reconciler) computeGroup(name string, allocs []*structs.Allocation) bool {
+	du := &structs.DesiredUpdates{}
+	r.result.desiredTGUpdates[name] = du
+	job := r.in.job
+	tg := job.LookupTaskGroup(name)
+	if job.Stopped() || tg == nil {
+		r.stopAll(allocs, du)
+		return true
+	}
+
+	dstate, existingDeployment := r.groupDeploymentState(tg)
+	canaryOf := func(a *structs.Allocation) bool {
+		return r.deployment != nil && existingDeployment && !dstate.Promoted &&
+			a.DeploymentID == r.deployment.ID && a.DeploymentStatus != nil && a.DeploymentStatus.Canary
+	}
+
+	var slots []slot
+	var canaries []*structs.Allocation
+	hadRunning := false
+	for _, a := range allocs {
+		if a.Job != nil && a.Job.Version == job.Version && a.Job.CreateIndex == job.CreateIndex {
+			hadRunning = true
+		}
+		if a.TerminalStatus() && a.NextAllocation != "" {
+			continue // already replaced
+		}
+		s := slot{alloc: a, index: a.Index()}
+		if node, tainted := r.in.tainted[a.NodeID]; tainted && !a.TerminalStatus() {
+			switch {
+			case node == nil || node.Status == structs.NodeStatusDown:
+				s.kind = slotLost
+			case node.Status == structs.NodeStatusDisconnected:
+				if tg.MaxClientDisconnect == nil || r.disconnectExpired(a, tg) {
+					s.kind = slotLost
+				} else if a.ClientStatus == structs.AllocClientStatusUnknown {
+					continue // its replacement holds the name until it returns or expires
+				} else {
+					s.kind = slotDisconnecting
+				}
+			case node.DrainStrategy != nil && a.DesiredTransition.ShouldMigrate():
+				s.kind = slotMigrate
+			default:
+				s.kind = slotUntainted
+			}
+			slots = append(slots, s)
+			continue
+		}
+		if !a.TerminalStatus() && a.ClientStatus == structs.AllocClientStatusUnknown {
+			s.kind = slotReconnecting
+			slots = append(slots, s)
+			continue
+		}
+		if !r.holdsName(a) {
+			continue
+		}
+		if a.ClientStatus == structs.AllocClientStatusFailed && a.DesiredStatus == structs.AllocDesiredStatusRun {
+			now, at, ok := r.rescheduleTime(a)
+			switch {
+			case ok && now:
+				s.kind = slotReschedule
+			case ok:
+				s.rescheduleAt = at
+				s.kind = slotUntainted
+			default:
+				s.kind = slotUntainted
+			}
+			slots = append(slots, s)
+			continue
+		}
+		if canaryOf(a) {
+			canaries = append(canaries, a)
+			continue
+		}
+		s.kind = slotUntainted
+		slots = append(slots, s)
+	}
+
+	kept := r.dropExcess(slots, tg.Count, du)
+
+	// Replacements and updates of the allocs that keep their names.
+	var untainted []*structs.Allocation
+	var destructive []destructiveRequest
+	var replacements []placeRequest
+	var later []laterAlloc
+	inplace := 0
+	for _, s := range kept {
+		a := s.alloc
+		if !s.rescheduleAt.IsZero() {
+			later = append(later, laterAlloc{alloc: a, at: s.rescheduleAt})
+		}
+		switch s.kind {
+		case slotLost:
+			r.result.stop = append(r.result.stop, stopRequest{alloc: a, clientStatus: structs.AllocClientStatusLost, desc: structs.AllocLost})
+			du.Stop++
+			replacements = append(replacements, placeRequest{name: a.Name, group: tg, previous: a})
+		case slotDisconnecting:
+			r.markUnknown(a, tg, du)
+			replacements = append(replacements, placeRequest{name: a.Name, group: tg, previous: a})
+		case slotReschedule:
+			du.RescheduleNow++
+			replacements = append(replacements, placeRequest{name: a.Name, group: tg, previous: a,
+				reschedule: true, stopPrevious: structs.AllocRescheduled})
+		case slotMigrate:
+			du.Migrate++
+			replacements = append(replacements, placeRequest{name: a.Name, group: tg, previous: a,
+				stopPrevious: structs.AllocMigrating})
+		case slotReconnecting:
+			du.Reconnect++
+			untainted = append(untainted, a)
+		default:
+			untainted = append(untainted, a)
+		}
+	}
+	r.followups(later, du)
+
+	for _, a := range untainted {
+		if a.TerminalStatus() {
+			du.Ignore++
+			continue
+		}
+		ignore, destroy, updated := r.in.update(a, job, tg)
+		switch {
+		case ignore:
+			du.Ignore++
+		case destroy:
+			destructive = append(destructive, destructiveRequest{name: a.Name, group: tg, alloc: a})
+		default:
+			inplace++
+			du.InPlaceUpdate++
+			r.result.inplace = append(r.result.inplace, updated)
+		}
+	}
+	slices.SortFunc(destructive, func(a, b destructiveRequest) int { return cmp.Compare(a.alloc.Index(), b.alloc.Index()) })
+
+	// Canaries go first when the group asks for them and its allocs are
+	// about to be replaced.
+	var canaryPlace []placeRequest
+	if u := tg.Update; u != nil && u.Canary > 0 && len(destructive) > 0 && !dstate.Promoted {
+		dstate.DesiredCanaries = u.Canary
+		used := map[string]bool{}
+		for _, c := range canaries {
+			used[c.Name] = true
+		}
+		for _, d := range destructive {
+			if len(canaries)+len(canaryPlace) >= u.Canary {
+				break
+			}
+			if !used[d.name] {
+				canaryPlace = append(canaryPlace, placeRequest{name: d.name, group: tg, canary: true})
+			}
+		}
+		du.Canary += uint64(len(canaryPlace))
+	}
+	canarying := dstate.DesiredCanaries > 0 && !dstate.Promoted
+
+	// New names to reach the count.
+	var fresh []placeRequest
+	if missing := tg.Count - len(kept); missing > 0 && !canarying && !r.deploymentPaused && !r.deploymentFailed {
+		used := map[int]bool{}
+		for _, s := range kept {
+			used[s.index] = true
+		}
+		for _, c := range canaries {
+			used[c.Index()] = true
+		}
+		for i := 0; missing > 0; i++ {
+			if !used[i] {
+				fresh = append(fresh, placeRequest{name: structs.AllocName(job.ID, name, i), group: tg})
+				missing--
+			}
+		}
+	}
+	place := append(append(canaryPlace, replacements...), fresh...)
+	for _, p := range place {
+		if !p.canary && p.stopPrevious != structs.AllocMigrating {
+			du.Place++
+		}
+	}
+
+	limit := r.rollingLimit(tg, untainted, len(destructive), du.Migrate > 0, canarying)
+	n := min(limit, len(destructive))
+	du.DestructiveUpdate += uint64(n)
+	du.Ignore += uint64(len(destructive) - n)
+	destructive = destructive[:n]
+
+	// Start a deployment when this version changes running allocs or
+	// places the group for the first time.
+	if !existingDeployment && !tg.Update.IsEmpty() && !r.in.batch && tg.Count > 0 &&
+		(!hadRunning || len(destructive) > 0 || inplace > 0) {
+		if r.deployment == nil {
+			r.deployment = structs.NewDeployment(job, r.in.evalPriority, r.in.now)
+			r.result.deployment = r.deployment
+		}
+		r.deployment.TaskGroups[name] = dstate
+		existingDeployment = true
+	}
+	if existingDeployment && r.result.deployment != nil && r.deployment == r.result.deployment {
+		dstate.DesiredTotal = tg.Count
+	}
+
+	r.result.place = append(r.result.place, place...)
+	r.result.destructive = append(r.result.destructive, destructive...)
+
+	done := len(place) == 0 && len(destructive) == 0 && inplace == 0 && len(later) == 0 && !canarying
+	if done && existingDeployment {
+		done = dstate.HealthyAllocs >= max(dstate.DesiredTotal, dstate.DesiredCanaries) && dstate.DesiredTotal > 0
+	}
+	return done
+}
+
+// groupDeploymentState returns the group's state in the current
+// deployment, or a fresh one to attach if a deployment is started.
+func (r *reconciler) groupDeploymentState(tg *structs.TaskGroup) (*structs.DeploymentState, bool) {
+	if r.deployment != nil {
+		if ds, ok := r.deployment.TaskGroups[tg.Name]; ok {
+			return ds, true
+		}
+	}
+	ds := &structs.DeploymentState{}
+	if u := tg.Update; u != nil {
+		ds.AutoRevert, ds.AutoPromote, ds.ProgressDeadline = u.AutoRevert, u.AutoPromote, u.ProgressDeadline
+		if u.ProgressDeadline > 0 {
+			ds.RequireProgressBy = r.in.now.Add(u.ProgressDeadline)
+		}
+	}
+	return ds, false
+}
+
+// holdsName applies the terminal-status rules: which allocs still hold
+// their name (and so are not replaced).
+func (r *reconciler) holdsName(a *structs.Allocation) bool {
+	if r.in.batch {
+		// Batch work that finished successfully is never run again; work
+		// stopped before it finished, or evicted, is replaced.
+		switch a.DesiredStatus {
+		case structs.AllocDesiredStatusStop:
+			return ranSuccessfully(a)
+		case structs.AllocDesiredStatusEvict:
+			return false
+		}
+		return a.ClientStatus != structs.AllocClientStatusLost
+	}
+	if a.ServerTerminalStatus() {
+		return false
+	}
+	switch a.ClientStatus {
+	case structs.AllocClientStatusComplete, structs.AllocClientStatusLost:
+		return false
+	}
+	return true
+}
+
+// ranSuccessfully reports whether every task of the alloc finished
+// without failing.
+func ranSuccessfully(a *structs.Allocation) bool {
+	if a.ClientStatus == structs.AllocClientStatusComplete {
+		return true
+	}
+	if len(a.TaskStates) == 0 {
+		return false
+	}
+	for _, s := range a.TaskStates {
+		if !s.Successful() {
+			return false
+		}
+	}
+	return true
+}
+
+// rescheduleTime decides whether a failed alloc is replaced now, later
+// (at the time returned), or never (ok false).
+func (r *reconciler) rescheduleTime(a *structs.Allocation) (now bool, at time.Time, ok bool) {
+	if a.DesiredTransition.ShouldForceReschedule() {
+		return true, r.in.now, true
+	}
+	at, ok = a.NextRescheduleTime()
+	if !ok {
+		return false, at, false
+	}
+	if a.FollowupEvalID != "" && a.FollowupEvalID == r.in.evalID {
+		return true, at, true
+	}
+	if !at.After(r.in.now.Add(rescheduleWindow)) {
+		return true, at, true
+	}
+	return false, at, true
+}
+
+// disconnectExpired reports whether an alloc on a disconnected node has
+// been unknown for longer than the group tolerates.
+func (r *reconciler) disconnectExpired(a *structs.Allocation, tg *structs.TaskGroup) bool {
+	if a.ClientStatus != structs.AllocClientStatusUnknown || tg.MaxClientDisconnect == nil {
+		return false
+	}
+	since := time.Unix(0, a.ModifyTime)
+	return !r.in.now.Before(since.Add(*tg.MaxClientDisconnect))
+}
+
+// markUnknown records that an alloc's node disconnected: the alloc turns
+// unknown and a follow-up eval fires when its grace period ends.
+func (r *reconciler) markUnknown(a *structs.Allocation, tg *structs.TaskGroup, du *structs.DesiredUpdates) {
+	du.Disconnect++
+	ev := r.followupEval(structs.EvalTriggerMaxDisconnectTimeout, r.in.now.Add(*tg.MaxClientDisconnect))
+	ev.StatusDescription = ""
+	r.result.followupEvals = append(r.result.followupEvals, ev)
+	u := a.CopySkipJob()
+	u.ClientStatus = structs.AllocClientStatusUnknown
+	u.ClientDescription = structs.AllocUnknown
+	u.FollowupEvalID = ev.ID
+	r.result.attributeUpdates = append(r.result.attributeUpdates, u)
+}
+
+// followups creates delayed evals for failed allocs to be replaced later.
+// Allocs due within a short window of one another share one eval, so a
+// burst of failures does not flood the broker.
+func (r *reconciler) followups(later []laterAlloc, du *structs.DesiredUpdates) {
+	slices.SortStableFunc(later, func(a, b laterAlloc) int { return a.at.Compare(b.at) })
+	var ev *structs.Evaluation
+	for _, l := range later {
+		du.RescheduleLater++
+		if l.alloc.FollowupEvalID != "" {
+			continue // an eval is already waiting for it
+		}
+		if ev == nil || l.at.Sub(ev.WaitUntil) > followupBatchWindow {
+			ev = r.followupEval(structs.EvalTriggerAllocReschedule, l.at)
+			r.result.followupEvals = append(r.result.followupEvals, ev)
+		}
+		u := l.alloc.CopySkipJob()
+		u.FollowupEvalID = ev.ID
+		r.result.attributeUpdates = append(r.result.attributeUpdates, u)
+	}
+}
+
+func (r *reconciler) followupEval(trigger string, at time.Time) *structs.Evaluation {
+	job := r.in.job
+	return &structs.Evaluation{
+		ID:                structs.GenerateUUID(),
+		Namespace:         r.in.namespace,
+		Priority:          r.in.evalPriority,
+		Type:              job.Type,
+		TriggeredBy:       trigger,
+		JobID:             r.in.jobID,
+		JobModifyIndex:    job.JobModifyIndex,
+		Status:            structs.EvalStatusPending,
+		StatusDescription: structs.EvalDescDelayedResched,
+		WaitUntil:         at,
+		PreviousEval:      r.in.evalID,
+		CreateTime:        r.in.now.UnixNano(),
+		ModifyTime:        r.in.now.UnixNano(),
+	}
+}
+
+// dropExcess keeps at most count names. Duplicates of one name are
+// resolved first (a returning original wins over its replacement, the
+// current job version over an older one), then names beyond the count,
+// then lost, failed and migrating allocs before healthy ones, highest
+// index first. Everything dropped is stopped.
+func (r *reconciler) dropExcess(slots []slot, count int, du *structs.DesiredUpdates) []slot {
+	job := r.in.job
+	rank := func(s slot) int {
+		k := s.kind * 4
+		if s.alloc.Job != nil && s.alloc.Job.Version == job.Version && s.alloc.Job.CreateIndex == job.CreateIndex {
+			k += 2
+		}
+		if s.alloc.ClientStatus == structs.AllocClientStatusRunning {
+			k++
+		}
+		return k
+	}
+	// Best first within a name.
+	slices.SortStableFunc(slots, func(a, b slot) int {
+		if a.index != b.index {
+			return cmp.Compare(a.index, b.index)
+		}
+		return cmp.Compare(rank(b), rank(a))
+	})
+	var kept []slot
+	for i, s := range slots {
+		if i > 0 && s.index == slots[i-1].index && s.index >= 0 {
+			desc := structs.AllocNotNeeded
+			if kept[len(kept)-1].kind == slotReconnecting {
+				desc = allocReconnected
+			}
+			r.stopSlot(s, desc, du)
+			continue
+		}
+		kept = append(kept, s)
+	}
+	if excess := len(kept) - count; excess > 0 {
+		order := slices.Clone(kept)
+		slices.SortStableFunc(order, func(a, b slot) int {
+			ab, bb := a.index >= count || a.index < 0, b.index >= count || b.index < 0
+			if ab != bb {
+				if ab {
+					return -1
+				}
+				return 1
+			}
+			if a.kind != b.kind {
+				return cmp.Compare(a.kind, b.kind)
+			}
+			return cmp.Compare(b.index, a.index)
+		})
+		drop := map[*structs.Allocation]bool{}
+		for _, s := range order[:excess] {
+			drop[s.alloc] = true
+			r.stopSlot(s, structs.AllocNotNeeded, du)
+		}
+		kept = slices.DeleteFunc(kept, func(s slot) bool { return drop[s.alloc] })
+	}
+	return kept
+}
+
+// stopSlot stops an alloc that no longer holds a name.
+func (r *reconciler) stopSlot(s slot, desc string, du *structs.DesiredUpdates) {
+	a := s.alloc
+	switch {
+	case s.kind == slotLost:
+		r.result.stop = append(r.result.stop, stopRequest{alloc: a, clientStatus: structs.AllocClientStatusLost, desc: structs.AllocLost})
+	case a.TerminalStatus() && a.ClientTerminalStatus():
+		// Finished or failed for good: nothing runs that could be stopped.
+		du.Ignore++
+		return
+	default:
+		r.result.stop = append(r.result.stop, stopRequest{alloc: a, desc: desc})
+	}
+	du.Stop++
+}
+
+// stopAll stops every alloc of a group that is no longer wanted.
+func (r *reconciler) stopAll(allocs []*structs.Allocation, du *structs.DesiredUpdates) {
+	for _, a := range allocs {
+		if a.TerminalStatus() {
+			continue
+		}
+		if node, tainted := r.in.tainted[a.NodeID]; tainted && (node == nil || node.Status == structs.NodeStatusDown) {
+			r.result.stop = append(r.result.stop, stopRequest{alloc: a, clientStatus: structs.AllocClientStatusLost, desc: structs.AllocLost})
+		} else {
+			r.result.stop = append(r.result.stop, stopRequest{alloc: a, desc: structs.AllocNotNeeded})
+		}
+		du.Stop++
+	}
+}
+
+// rollingLimit is how many destructive updates the group may start now.
+// Without an update block everything is replaced at once; otherwise at
+// most max_parallel allocs of the deployment may be unhealthy at a time,
+// none while it is paused, failed, waiting for canary promotion, or has
+// an unhealthy alloc.
+func (r *reconciler) rollingLimit(tg *structs.TaskGroup, untainted []*structs.Allocation, destructive int, migrating, canarying bool) int {
+	if tg.Update.IsEmpty() || (destructive == 0 && !migrating) {
+		return tg.Count
+	}
+	if canarying {
+		return 0
+	}
+	if r.deployment == nil {
+		return tg.Update.MaxParallel
+	}
+	if r.deploymentPaused || r.deploymentFailed {
+		return 0
+	}
+	limit := tg.Update.MaxParallel
+	for _, a := range untainted {
+		if a.DeploymentID != r.deployment.ID {
+			continue
+		}
+		if a.DeploymentStatus.IsUnhealthy() {
+			return 0
+		}
+		if !a.DeploymentStatus.IsHealthy() {
+			limit--
+		}
+	}
+	return max(0, limit)
+}
