@@ -7,6 +7,7 @@ import (
 	"maps"
 	"runtime"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -38,7 +39,6 @@ var (
 	metricPlanWaitForIndex = []string{"nomad", "plan", "wait_for_index"}
 	metricPlanEvaluate     = []string{"nomad", "plan", "evaluate"}
 	metricPlanApply        = []string{"nomad", "plan", "apply"}
-	metricPlanSubmit       = []string{"nomad", "plan", "submit"}
 	metricPlanInflight     = []string{"nomad", "plan", "inflight"}
 	metricPlanNodeRejected = []string{"nomad", "plan", "node_rejected"}
 )
@@ -101,6 +101,10 @@ type PlanApplier struct {
 	snapTimeout time.Duration
 
 	running atomic.Bool
+	// termMu guards termDone, closed when the Run started by
+	// LeadershipGained returns.
+	termMu   sync.Mutex
+	termDone chan struct{}
 	// waitHook, set by tests only, is called when a plan starts waiting
 	// for the commit of the pending result seq.
 	waitHook func(seq uint64)
@@ -162,6 +166,37 @@ func NewPlanApplier(cfg PlanApplierConfig) (*PlanApplier, error) {
 	}
 	return a, nil
 }
+
+// LeadershipGained starts Run for the new term in a goroutine of its own
+// (LeadershipObserver); ctx ends with the term.
+func (a *PlanApplier) LeadershipGained(ctx context.Context) {
+	done := make(chan struct{})
+	a.termMu.Lock()
+	a.termDone = done
+	a.termMu.Unlock()
+	go func() {
+		defer close(done)
+		if err := a.Run(ctx); err != nil {
+			a.logger.Error("plan applier stopped", "error", err)
+		}
+	}()
+}
+
+// LeadershipLost waits until the term's Run has answered every plan it
+// took and returned (LeadershipObserver). The server calls it after the
+// term's context ended and before it disables the plan queue, which then
+// flushes the plans never taken.
+func (a *PlanApplier) LeadershipLost() {
+	a.termMu.Lock()
+	done := a.termDone
+	a.termDone = nil
+	a.termMu.Unlock()
+	if done != nil {
+		<-done
+	}
+}
+
+var _ LeadershipObserver = (*PlanApplier)(nil)
 
 // Run applies plans until ctx ends or the plan queue is disabled, and
 // returns once every plan it took from the queue has been answered

@@ -113,6 +113,5 @@ func (r *planResponder) answer(resp *planResponse) {
 	if res.RefreshIndex != 0 {
 		res.RefreshIndex = max(res.RefreshIndex, r.lastIndex)
 	}
-	emitDuration(metricPlanSubmit, r.clock.Now().Sub(resp.pending.EnqueueTime), nil)
 	resp.pending.Respond(res, nil)
 }

@@ -541,8 +541,41 @@ func TestPlanApplier_Metrics(t *testing.T) {
 	raft.commit()
 	_, err := answer(t, f)
 	must.NoError(t, err)
-	for _, name := range []string{"wait_for_index", "evaluate", "apply", "submit"} {
+	for _, name := range []string{"wait_for_index", "evaluate", "apply"} {
 		count, _ := inmemSample(t, sink, "nomad.nomad.plan."+name)
 		must.Eq(t, 1, count, must.Sprintf("nomad.plan.%s", name))
 	}
+}
+
+// TestPlanApplier_LeadershipTerms: as a LeadershipObserver the applier
+// runs for each term and is done when LeadershipLost returns.
+func TestPlanApplier_LeadershipTerms(t *testing.T) {
+	s := newTestState(t)
+	raft := newManualPlanRaft(t, s)
+	clk := clock.NewFake(testEpoch)
+	q := NewPlanQueue(clk)
+	evals := &fakeOutstanding{}
+	a, err := NewPlanApplier(PlanApplierConfig{Queue: q, Evals: evals, Raft: raft, State: func() *state.StateStore { return s.store }, Clock: clk})
+	must.NoError(t, err)
+	n, j := s.node(), s.job()
+
+	for term := range 2 {
+		q.SetEnabled(true)
+		ctx, cancel := context.WithCancel(context.Background())
+		a.LeadershipGained(ctx)
+		p := planFor(s, j).place(newTestAlloc(j, n, 100)).build()
+		p.EvalToken = "t"
+		evals.set(p.EvalID, "t")
+		f, err := q.Enqueue(p)
+		must.NoError(t, err)
+		raft.waitDispatched(term + 1)
+		raft.commit()
+		_, err = answer(t, f)
+		must.NoError(t, err)
+		cancel()
+		a.LeadershipLost()
+		must.False(t, a.running.Load())
+		q.SetEnabled(false)
+	}
+	a.LeadershipLost() // no term running: returns at once
 }

@@ -22,15 +22,6 @@ var ErrInvalidSchedulerConfig = errors.New("invalid scheduler worker configurati
 // applier.
 const DefaultLeaderPausedFraction = 0.75
 
-// BuiltinSchedulerTypes are the eval types a worker may be enabled for.
-var BuiltinSchedulerTypes = []string{
-	structs.JobTypeService,
-	structs.JobTypeBatch,
-	structs.JobTypeSystem,
-	structs.JobTypeSysBatch,
-	structs.JobTypeCore,
-}
-
 // WorkerPoolConfig configures a WorkerPool.
 type WorkerPoolConfig struct {
 	// NumSchedulers is how many workers run (num_schedulers).
@@ -53,7 +44,7 @@ type WorkerPoolConfig struct {
 func DefaultWorkerPoolConfig(w WorkerConfig) WorkerPoolConfig {
 	return WorkerPoolConfig{
 		NumSchedulers:        runtime.NumCPU(),
-		EnabledSchedulers:    slices.Clone(BuiltinSchedulerTypes),
+		EnabledSchedulers:    AllSchedulers(),
 		LeaderPausedFraction: DefaultLeaderPausedFraction,
 		Worker:               w,
 	}
@@ -110,7 +101,7 @@ func (p *WorkerPool) validate(num int, enabled []string) error {
 		errs = append(errs, fmt.Errorf("enabled_schedulers must include %q", structs.JobTypeCore))
 	}
 	for _, s := range enabled {
-		if !slices.Contains(BuiltinSchedulerTypes, s) {
+		if !slices.Contains(AllSchedulers(), s) {
 			errs = append(errs, fmt.Errorf("enabled_schedulers: unknown scheduler %q", s))
 		}
 	}
@@ -203,6 +194,13 @@ func (p *WorkerPool) Workers() []WorkerInfo {
 	return out
 }
 
+// LeadershipGained pauses the leader's share of the workers
+// (LeadershipObserver).
+func (p *WorkerPool) LeadershipGained(context.Context) { p.SetLeader(true) }
+
+// LeadershipLost resumes them (LeadershipObserver).
+func (p *WorkerPool) LeadershipLost() { p.SetLeader(false) }
+
 // Shutdown stops every worker and waits until all have exited, including
 // those stopped earlier that were still finishing an eval.
 func (p *WorkerPool) Shutdown() {
@@ -271,3 +269,5 @@ func sameSet(a, b []string) bool {
 	slices.Sort(b)
 	return slices.Equal(slices.Compact(a), slices.Compact(b))
 }
+
+var _ LeadershipObserver = (*WorkerPool)(nil)

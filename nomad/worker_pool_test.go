@@ -45,9 +45,9 @@ func waitPaused(t *testing.T, ws []*Worker, paused int) {
 	t.Helper()
 	for i, w := range ws {
 		if i < paused {
-			waitFor(t, w, "paused", func(st WorkerStatus, _ WorkloadStatus) bool { return st == WorkerPaused })
+			waitForWorker(t, w, "paused", func(st WorkerStatus, _ WorkloadStatus) bool { return st == WorkerPaused })
 		} else {
-			waitFor(t, w, "started", func(st WorkerStatus, _ WorkloadStatus) bool { return st == WorkerStarted })
+			waitForWorker(t, w, "started", func(st WorkerStatus, _ WorkloadStatus) bool { return st == WorkerStarted })
 		}
 	}
 }
@@ -57,12 +57,12 @@ func TestWorkerPool_StartsAndLists(t *testing.T) {
 	infos := p.Workers()
 	must.Len(t, 3, infos)
 	for _, w := range poolWorkers(p) {
-		waitFor(t, w, "idle", idle)
+		waitForWorker(t, w, "idle", idle)
 	}
 	for _, info := range p.Workers() {
 		must.Eq(t, "Started", info.Status)
 		must.Eq(t, "WaitingToDequeue", info.WorkloadStatus)
-		must.Eq(t, BuiltinSchedulerTypes, info.EnabledSchedulers)
+		must.Eq(t, AllSchedulers(), info.EnabledSchedulers)
 		must.UUIDv4(t, info.ID)
 	}
 	// They work.
@@ -97,13 +97,13 @@ func TestWorkerPool_Resize(t *testing.T) {
 	p.SetLeader(true)
 	before := poolWorkers(p)
 
-	must.NoError(t, p.SetSchedulerConfig(4, BuiltinSchedulerTypes))
+	must.NoError(t, p.SetSchedulerConfig(4, AllSchedulers()))
 	after := poolWorkers(p)
 	must.Len(t, 4, after)
 	must.Eq(t, before, after[:2]) // grown, not replaced
 	waitPaused(t, after, 3)       // the leader's share follows the size
 
-	must.NoError(t, p.SetSchedulerConfig(1, BuiltinSchedulerTypes))
+	must.NoError(t, p.SetSchedulerConfig(1, AllSchedulers()))
 	must.Len(t, 1, poolWorkers(p))
 	for _, w := range after[1:] {
 		<-w.Done()
@@ -134,8 +134,8 @@ func TestWorkerPool_RejectsBadConfig(t *testing.T) {
 		enabled []string
 		want    string
 	}{
-		"too many":     {17, BuiltinSchedulerTypes, "num_schedulers must be between 0 and 16, got 17"},
-		"negative":     {-1, BuiltinSchedulerTypes, "got -1"},
+		"too many":     {17, AllSchedulers(), "num_schedulers must be between 0 and 16, got 17"},
+		"negative":     {-1, AllSchedulers(), "got -1"},
 		"without core": {1, []string{structs.JobTypeService}, `must include "_core"`},
 		"unknown":      {1, []string{"_core", "gpu"}, `unknown scheduler "gpu"`},
 	}
@@ -148,8 +148,16 @@ func TestWorkerPool_RejectsBadConfig(t *testing.T) {
 			must.Eq(t, 1, num) // unchanged
 		})
 	}
-	_, err := NewWorkerPool(WorkerPoolConfig{NumSchedulers: 1, EnabledSchedulers: BuiltinSchedulerTypes, LeaderPausedFraction: 2})
+	_, err := NewWorkerPool(WorkerPoolConfig{NumSchedulers: 1, EnabledSchedulers: AllSchedulers(), LeaderPausedFraction: 2})
 	must.ErrorContains(t, err, "LeaderPausedFraction")
-	_, err = NewWorkerPool(WorkerPoolConfig{NumSchedulers: 1, EnabledSchedulers: BuiltinSchedulerTypes})
+	_, err = NewWorkerPool(WorkerPoolConfig{NumSchedulers: 1, EnabledSchedulers: AllSchedulers()})
 	must.ErrorContains(t, err, "Endpoints is required")
+}
+
+func TestWorkerPool_LeadershipObserver(t *testing.T) {
+	p, _ := newTestPool(t, 4)
+	p.LeadershipGained(context.Background())
+	waitPaused(t, poolWorkers(p), 3)
+	p.LeadershipLost()
+	waitPaused(t, poolWorkers(p), 0)
 }

@@ -131,7 +131,7 @@ func (h *workerHarness) register(job *structs.Job) *structs.Evaluation {
 }
 
 // waitFor waits until the worker's status and workload satisfy ok.
-func waitFor(t *testing.T, w *Worker, what string, ok func(WorkerStatus, WorkloadStatus) bool) {
+func waitForWorker(t *testing.T, w *Worker, what string, ok func(WorkerStatus, WorkloadStatus) bool) {
 	t.Helper()
 	deadline := time.After(10 * time.Second)
 	for {
@@ -174,7 +174,7 @@ func TestWorker_SchedulesAndAcks(t *testing.T) {
 		}
 		return completeEval(p, eval)
 	})
-	waitFor(t, w, "idle", idle)
+	waitForWorker(t, w, "idle", idle)
 	info := w.Info()
 	must.Eq(t, w.ID(), info.ID)
 	must.Eq(t, testEpoch, info.Started)
@@ -196,7 +196,7 @@ func TestWorker_SchedulesAndAcks(t *testing.T) {
 	allocs, err := h.s.store.AllocsByJob(nil, j.Namespace, j.ID, false)
 	must.NoError(t, err)
 	must.Len(t, 1, allocs)
-	waitFor(t, w, "idle again", idle)
+	waitForWorker(t, w, "idle again", idle)
 }
 
 func TestWorker_NacksOnFailure(t *testing.T) {
@@ -231,7 +231,7 @@ func TestWorker_WaitsForTheEvalsIndex(t *testing.T) {
 		return completeEval(p, eval)
 	})
 	e := h.register(j)
-	waitFor(t, w, "waiting for raft", func(_ WorkerStatus, wl WorkloadStatus) bool { return wl == WorkloadWaitingForRaft })
+	waitForWorker(t, w, "waiting for raft", func(_ WorkerStatus, wl WorkloadStatus) bool { return wl == WorkloadWaitingForRaft })
 	want := h.s.latest() + 1
 	h.s.job() // the store reaches the wait index
 	must.GreaterEq(t, want, receive(t, scheduled, "scheduling"))
@@ -240,7 +240,7 @@ func TestWorker_WaitsForTheEvalsIndex(t *testing.T) {
 	// Now a wait index the store never reaches.
 	ahead.extra = 1000
 	e2 := h.register(h.s.job())
-	waitFor(t, w, "waiting for raft", func(_ WorkerStatus, wl WorkloadStatus) bool { return wl == WorkloadWaitingForRaft })
+	waitForWorker(t, w, "waiting for raft", func(_ WorkerStatus, wl WorkloadStatus) bool { return wl == WorkloadWaitingForRaft })
 	must.NoError(t, h.clock.BlockUntil(context.Background(), 1))
 	h.clock.Advance(workerRaftSyncLimit)
 	must.Eq(t, e2.ID, receive(t, h.ep.nacks, "nack"))
@@ -314,17 +314,17 @@ func TestWorker_PauseResumeStop(t *testing.T) {
 		<-release
 		return completeEval(p, eval)
 	})
-	waitFor(t, w, "idle", idle)
+	waitForWorker(t, w, "idle", idle)
 
 	// Paused while idle: parks at once, takes nothing.
 	w.Pause()
-	waitFor(t, w, "paused", func(st WorkerStatus, wl WorkloadStatus) bool {
+	waitForWorker(t, w, "paused", func(st WorkerStatus, wl WorkloadStatus) bool {
 		return st == WorkerPaused && wl == WorkloadPaused
 	})
 	e1 := h.register(j)
 	w.Resume()
 	must.Eq(t, e1.ID, receive(t, inScheduler, "scheduling"))
-	waitFor(t, w, "started", func(st WorkerStatus, wl WorkloadStatus) bool {
+	waitForWorker(t, w, "started", func(st WorkerStatus, wl WorkloadStatus) bool {
 		return st == WorkerStarted && wl == WorkloadScheduling
 	})
 
@@ -334,7 +334,7 @@ func TestWorker_PauseResumeStop(t *testing.T) {
 	e2 := h.register(h.s.job())
 	release <- struct{}{}
 	must.Eq(t, e1.ID, receive(t, h.ep.acks, "ack"))
-	waitFor(t, w, "paused", func(st WorkerStatus, _ WorkloadStatus) bool { return st == WorkerPaused })
+	waitForWorker(t, w, "paused", func(st WorkerStatus, _ WorkloadStatus) bool { return st == WorkerPaused })
 	select {
 	case id := <-inScheduler:
 		t.Fatalf("a paused worker took eval %s", id)
@@ -412,7 +412,7 @@ func TestWorker_DequeueBackoff(t *testing.T) {
 	w := h.workerWith(ep, nil)
 	for _, d := range []time.Duration{20 * time.Millisecond, 40 * time.Millisecond, 80 * time.Millisecond} {
 		receive(t, ep.dequeueCall, "dequeue")
-		waitFor(t, w, "backoff", func(_ WorkerStatus, wl WorkloadStatus) bool { return wl == WorkloadBackoff })
+		waitForWorker(t, w, "backoff", func(_ WorkerStatus, wl WorkloadStatus) bool { return wl == WorkloadBackoff })
 		h.clock.Advance(d - time.Millisecond)
 		select {
 		case <-ep.dequeueCall:
@@ -422,7 +422,7 @@ func TestWorker_DequeueBackoff(t *testing.T) {
 		h.clock.Advance(time.Millisecond)
 	}
 	receive(t, ep.dequeueCall, "dequeue")
-	waitFor(t, w, "idle", idle)
+	waitForWorker(t, w, "idle", idle)
 }
 
 // TestWorker_RetriesWhileNoLeader: plan submission is retried, 500 ms then
@@ -513,10 +513,10 @@ func TestWorker_Metrics(t *testing.T) {
 		}
 		return completeEval(p, eval)
 	})
-	waitFor(t, w, "idle", idle)
+	waitForWorker(t, w, "idle", idle)
 	h.register(j)
 	receive(t, h.ep.acks, "ack")
-	waitFor(t, w, "idle", idle) // the ack's timing is recorded after the call
+	waitForWorker(t, w, "idle", idle) // the ack's timing is recorded after the call
 	for _, name := range []string{"dequeue_eval", "wait_for_index", "invoke_scheduler.service", "submit_plan", "update_eval", "send_ack"} {
 		count, _ := inmemSample(t, sink, "nomad.nomad.worker."+name)
 		must.Eq(t, 1, count, must.Sprintf("nomad.worker.%s", name))
