@@ -396,7 +396,10 @@ func (w *Worker) dequeueFailed(ctx context.Context, err error) {
 	if w.dequeueFailingAt.IsZero() {
 		w.dequeueFailingAt = now
 	}
-	if now.Sub(w.dequeueFailingAt) < workerDequeueErrGrace {
+	// A paused broker (PauseEvalBroker) is an operator's choice, not a
+	// fault: it is never logged as an error.
+	paused := strings.Contains(err.Error(), structs.ErrBrokerDisabled.Error())
+	if paused || now.Sub(w.dequeueFailingAt) < workerDequeueErrGrace {
 		w.logger.Debug("failed to dequeue evaluation", "error", err)
 	} else {
 		w.logger.Error("failed to dequeue evaluation", "error", err)
