@@ -52,6 +52,8 @@ type planEvaluation struct {
 
 // nodeVerdict is the judgement of one node of a plan.
 type nodeVerdict struct {
+	// judged is false for a node an AllAtOnce plan never got to.
+	judged  bool
 	fits    bool
 	reason  string
 	waitFor uint64
@@ -90,11 +92,10 @@ func evaluatePlan(v planView, plan *structs.Plan, parallelism int) (*planEvaluat
 		if vd.err != nil {
 			return nil, fmt.Errorf("plan for eval %q: node %q: %w", plan.EvalID, id, vd.err)
 		}
+		if !vd.judged {
+			continue // an AllAtOnce plan stopped at an earlier rejection
+		}
 		if !vd.fits {
-			if vd.reason == "" {
-				// An AllAtOnce plan stopped the other goroutines early.
-				continue
-			}
 			result.RejectedNodes = append(result.RejectedNodes, id)
 			ev.reasons = append(ev.reasons, vd.reason)
 			ev.waitFor = max(ev.waitFor, vd.waitFor)
@@ -151,7 +152,7 @@ func evaluateNodesSerial(v planView, plan *structs.Plan, nodes []string) []nodeV
 // evaluateNodesParallel judges the nodes on n goroutines that take nodes
 // from a shared counter, so one slow node does not idle the others. An
 // AllAtOnce plan stops handing out nodes after the first rejection; the
-// verdicts not reached stay zero (not fitting, no reason).
+// verdicts not reached stay zero (not judged).
 func evaluateNodesParallel(v planView, plan *structs.Plan, nodes []string, n int) []nodeVerdict {
 	verdicts := make([]nodeVerdict, len(nodes))
 	var (
@@ -193,7 +194,18 @@ func planNodes(plan *structs.Plan) []string {
 	return nodes
 }
 
-// evaluateNode judges the plan's part on one node:
+// evaluateNode judges the plan's part on one node (see judgeNode). Every
+// rejection carries a reason, so that a rejected node is always reported.
+func (v planView) evaluateNode(plan *structs.Plan, nodeID string) nodeVerdict {
+	vd := v.judgeNode(plan, nodeID)
+	vd.judged = true
+	if !vd.fits && vd.err == nil && vd.reason == "" {
+		vd.reason = "resources exhausted"
+	}
+	return vd
+}
+
+// judgeNode applies the rules to the plan's part on one node:
 //
 //  1. nothing placed or updated on it: fits (stops always succeed);
 //  2. the node is gone: rejected;
@@ -208,7 +220,7 @@ func planNodes(plan *structs.Plan) []string {
 // In 6 the allocs in flight to the node count, and their stops do not
 // (see pendingPlans); a rejection that those stops could reverse carries
 // the plan to wait for.
-func (v planView) evaluateNode(plan *structs.Plan, nodeID string) nodeVerdict {
+func (v planView) judgeNode(plan *structs.Plan, nodeID string) nodeVerdict {
 	placing := plan.NodeAllocation[nodeID]
 	if len(placing) == 0 {
 		return nodeVerdict{fits: true}
