@@ -182,6 +182,14 @@ func (p *WorkerPool) Resume() {
 	p.applyPausesLocked()
 }
 
+// Paused reports whether an operator paused the pool (the leader's own
+// pauses do not count).
+func (p *WorkerPool) Paused() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.paused
+}
+
 // Workers describes the current workers, for /v1/agent/schedulers.
 func (p *WorkerPool) Workers() []WorkerInfo {
 	p.mu.Lock()

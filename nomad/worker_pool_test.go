@@ -84,7 +84,9 @@ func TestWorkerPool_LeaderPausesThreeQuarters(t *testing.T) {
 func TestWorkerPool_OperatorPause(t *testing.T) {
 	p, h := newTestPool(t, 4)
 	p.SetLeader(true)
+	must.False(t, p.Paused())
 	p.Pause()
+	must.True(t, p.Paused())
 	waitPaused(t, poolWorkers(p), 4)
 	e := h.register(h.s.job())
 	p.Resume() // the leader still keeps 3 paused
