@@ -19,9 +19,11 @@ import (
 // release anything until the commit is seen: counting on capacity that a
 // failing commit never frees would let the next plan overcommit the node.
 // A plan that needs such capacity waits for the releasing commit (see
-// planEvaluation.waitFor). So no plan's verdict depends on whether an
-// earlier, still uncommitted one commits, and a Raft failure needs no
-// unwinding of later plans.
+// planEvaluation.waitFor). So no plan is accepted on the strength of an
+// earlier, still uncommitted one, and a Raft failure needs no unwinding
+// of the plans judged after it: what they commit fits whether or not the
+// failed one did. (A rejection may rest on a pending plan that then fails;
+// the scheduler refreshes and tries again.)
 //
 // The same rule makes overlap with committed state harmless. A commit
 // lands in the state store before the applier hears of it; meanwhile the
