@@ -92,6 +92,12 @@ func nodesTableSchema() *memdb.TableSchema {
 				AllowMissing: true,
 				Indexer:      strField(func(n *structs.Node) string { return n.NodePool }),
 			},
+			// drain lets the drainer read, and watch, the draining nodes
+			// only: in a big cluster the other nodes change far more often.
+			"drain": {
+				Name:    "drain",
+				Indexer: boolField(func(n *structs.Node) bool { return n.DrainStrategy != nil }),
+			},
 		},
 	}
 }
