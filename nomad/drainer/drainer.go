@@ -1,16 +1,15 @@
 package drainer
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-memdb"
 
 	"github.com/opennomad/nomad/nomad/clock"
+	"github.com/opennomad/nomad/nomad/passloop"
 	"github.com/opennomad/nomad/nomad/state"
 	"github.com/opennomad/nomad/structs"
 )
@@ -56,19 +55,7 @@ type Config struct {
 type Drainer struct {
 	cfg    Config
 	logger hclog.Logger
-	clock  clock.Clock
-
-	mu      sync.Mutex
-	enabled bool
-	stop    chan struct{}
-	done    chan struct{}
-	// pokes asks for a pass now (buffered: one pending poke is enough).
-	pokes chan struct{}
-
-	// afterPass, when set (by tests), is called from the drainer's
-	// goroutine after every pass, with the state index the pass read and
-	// its error, once the pass's wake-up timer is armed.
-	afterPass func(index uint64, err error)
+	loop   *passloop.Loop
 }
 
 // New returns a disabled drainer.
@@ -94,104 +81,22 @@ func New(cfg Config) (*Drainer, error) {
 	if cfg.RetryInterval <= 0 {
 		cfg.RetryInterval = DefaultRetryInterval
 	}
-	return &Drainer{cfg: cfg, logger: cfg.Logger.Named("drainer"), clock: cfg.Clock, pokes: make(chan struct{}, 1)}, nil
+	d := &Drainer{cfg: cfg, logger: cfg.Logger.Named("drainer")}
+	d.loop = passloop.New(passloop.Config{
+		Name: "drainer", Logger: d.logger, Clock: cfg.Clock, Pass: d.pass,
+		MinInterval: cfg.MinPassInterval, RetryInterval: cfg.RetryInterval,
+	})
+	return d, nil
 }
 
 // SetEnabled starts (true) or stops (false) the drainer. Stopping waits
-// until its goroutine has exited, so no write follows the return. Since
+// until its pass in progress ended, so no write follows the return. Since
 // every decision is read back from state, enabling after a leadership
 // change resumes every drain where it stood.
-func (d *Drainer) SetEnabled(enabled bool) {
-	d.mu.Lock()
-	if d.enabled == enabled {
-		d.mu.Unlock()
-		return
-	}
-	d.enabled = enabled
-	if enabled {
-		d.stop, d.done = make(chan struct{}), make(chan struct{})
-		go d.run(d.stop, d.done)
-		d.mu.Unlock()
-		return
-	}
-	stop, done := d.stop, d.done
-	d.mu.Unlock()
-	close(stop)
-	<-done
-}
+func (d *Drainer) SetEnabled(enabled bool) { d.loop.SetEnabled(enabled) }
 
 // Enabled reports whether the drainer is running.
-func (d *Drainer) Enabled() bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.enabled
-}
-
-// run passes until stop closes: after each pass it waits for a change to
-// anything the pass read, for the pass's wake-up time, or for stop.
-func (d *Drainer) run(stop <-chan struct{}, done chan<- struct{}) {
-	defer close(done)
-	var last time.Time
-	for {
-		if d.cfg.MinPassInterval > 0 && !last.IsZero() {
-			if !d.wait(stop, nil, last.Add(d.cfg.MinPassInterval), nil) {
-				return
-			}
-		}
-		last = d.clock.Now()
-		ws := memdb.NewWatchSet()
-		wakeAt, index, err := d.pass(ws, last)
-		if err != nil {
-			d.logger.Error("drain pass failed", "error", err)
-			wakeAt = last.Add(d.cfg.RetryInterval)
-		}
-		var armed func()
-		if d.afterPass != nil {
-			armed = func() { d.afterPass(index, err) }
-		}
-		if !d.wait(stop, ws, wakeAt, armed) {
-			return
-		}
-	}
-}
-
-// wait blocks until something in ws changes, the clock reaches at (when
-// not zero), or stop closes; it reports false for stop. armed, if set,
-// is called once the timer is armed, just before blocking.
-func (d *Drainer) wait(stop <-chan struct{}, ws memdb.WatchSet, at time.Time, armed func()) bool {
-	var wsCh <-chan error
-	if ws != nil {
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		wsCh = ws.WatchCh(ctx)
-	}
-	var timerCh chan struct{}
-	if !at.IsZero() {
-		timerCh = make(chan struct{}, 1)
-		t := d.clock.AfterFunc(at.Sub(d.clock.Now()), func() { timerCh <- struct{}{} })
-		defer t.Stop()
-	}
-	if armed != nil {
-		armed()
-	}
-	select {
-	case <-stop:
-		return false
-	case <-wsCh:
-	case <-timerCh:
-	case <-d.pokes:
-	}
-	return true
-}
-
-// poke makes the drainer pass at once, or right after the pass in
-// progress.
-func (d *Drainer) poke() {
-	select {
-	case d.pokes <- struct{}{}:
-	default:
-	}
-}
+func (d *Drainer) Enabled() bool { return d.loop.Enabled() }
 
 // pass runs one pass at now and returns when to wake if nothing changes,
 // and the state index it read.

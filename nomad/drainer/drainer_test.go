@@ -20,7 +20,7 @@ import (
 func running(t *testing.T, d *Drainer) *leadertest.Probe {
 	t.Helper()
 	probe := leadertest.NewProbe(t)
-	d.afterPass = probe.Record
+	d.loop.SetOnPass(probe.Record)
 	d.SetEnabled(true)
 	t.Cleanup(func() { d.SetEnabled(false) })
 	return probe
@@ -29,10 +29,10 @@ func running(t *testing.T, d *Drainer) *leadertest.Probe {
 // step brings the drainer up to date, runs the scheduler and the
 // clients, brings the drainer up to date again, and moves the clock.
 func step(c *leadertest.Cluster, d *Drainer, probe *leadertest.Probe, by time.Duration) {
-	probe.Sync(c, d.poke)
+	probe.Sync(c, d.loop.Poke)
 	c.Schedule()
 	c.RunClients()
-	probe.Sync(c, d.poke)
+	probe.Sync(c, d.loop.Poke)
 	probe.Advance(c, by)
 }
 
@@ -107,13 +107,13 @@ func TestDrainer_CancelMidDrain(t *testing.T) {
 	must.NoError(t, err)
 	probe := running(t, d)
 	c.Drain(busy, 0, false)
-	probe.Sync(c, d.poke)
+	probe.Sync(c, d.loop.Poke)
 	must.Len(t, 1, raft.TransitionRequests(), must.Sprint("max_parallel 1: one alloc marked"))
 
 	// The operator cancels before the migration happened.
 	c.CancelDrain(busy, true)
 	step(c, d, probe, time.Minute)
-	probe.Sync(c, d.poke)
+	probe.Sync(c, d.loop.Poke)
 	must.Len(t, 1, raft.TransitionRequests(), must.Sprint("nothing more is marked"))
 	must.Len(t, 0, raft.DrainRequests(), must.Sprint("a canceled drain is not completed"))
 	n := c.Node(busy)
@@ -168,7 +168,7 @@ func TestDrainer_LeaderChangeResumesFromState(t *testing.T) {
 	must.NoError(t, err)
 	probe := running(t, old)
 	c.Drain(busy, 0, false)
-	probe.Sync(c, old.poke)
+	probe.Sync(c, old.loop.Poke)
 	must.Len(t, 1, raft.TransitionRequests())
 	old.SetEnabled(false) // leadership lost
 
