@@ -189,20 +189,24 @@ func TestDecide(t *testing.T) {
 			},
 		},
 		{
-			name:  "a client's verdict no eval saw: an eval",
-			build: func(f *fixture) []*structs.Allocation { return []*structs.Allocation{verdict(f.alloc(at(0)), true, 31)} },
-			edit:  func(v *view) { v.lastEvalIndex = 30 },
-			now:   at(time.Minute),
+			name: "a client's verdict no eval saw: an eval",
+			build: func(f *fixture) []*structs.Allocation {
+				return []*structs.Allocation{verdict(f.alloc(at(0)), true, 31)}
+			},
+			edit: func(v *view) { v.lastEvalIndex = 30 },
+			now:  at(time.Minute),
 			check: func(t *testing.T, f *fixture, allocs []*structs.Allocation, dec decision) {
 				must.False(t, dec.verdicts())
 				must.True(t, dec.eval)
 			},
 		},
 		{
-			name:  "a verdict an eval saw: nothing to do",
-			build: func(f *fixture) []*structs.Allocation { return []*structs.Allocation{verdict(f.alloc(at(0)), true, 31)} },
-			edit:  func(v *view) { v.lastEvalIndex = 31 },
-			now:   at(time.Minute),
+			name: "a verdict an eval saw: nothing to do",
+			build: func(f *fixture) []*structs.Allocation {
+				return []*structs.Allocation{verdict(f.alloc(at(0)), true, 31)}
+			},
+			edit: func(v *view) { v.lastEvalIndex = 31 },
+			now:  at(time.Minute),
 			check: func(t *testing.T, f *fixture, allocs []*structs.Allocation, dec decision) {
 				must.Eq(t, decision{}, dec)
 			},

@@ -5,10 +5,11 @@ import (
 	"time"
 )
 
-// Pass is one pass of a leader component's loop: the state index it read
-// and its error.
+// Pass is one pass of a leader component's loop: the state index it
+// read, the number of the last poke before it started, and its error.
 type Pass struct {
 	Index uint64
+	Poke  uint64
 	Err   error
 }
 
@@ -31,8 +32,8 @@ func NewProbe(t testing.TB) *Probe {
 }
 
 // Record notes a pass; safe to call from any goroutine.
-func (p *Probe) Record(index uint64, err error) {
-	p.passes <- Pass{Index: index, Err: err}
+func (p *Probe) Record(index, poke uint64, err error) {
+	p.passes <- Pass{Index: index, Poke: poke, Err: err}
 }
 
 // Next waits for the next pass and returns it.
@@ -48,23 +49,24 @@ func (p *Probe) Next() Pass {
 }
 
 // Sync brings the component up to date with the cluster: it pokes the
-// component (poke must make it pass at once, or right after the pass in
-// progress) and waits for a pass that read the latest state, again until
-// a pass wrote nothing. A pass that failed fails the test.
-func (p *Probe) Sync(c *Cluster, poke func()) {
+// component (poke returns the poke's number, see passloop.Loop.Poke) and
+// waits for the pass that started after the poke, again until such a
+// pass wrote nothing. No pass is pending when it returns. A pass that
+// failed fails the test.
+func (p *Probe) Sync(c *Cluster, poke func() uint64) {
 	p.t.Helper()
 	for {
 		latest, err := c.Store.LatestIndex()
 		if err != nil {
 			p.t.Fatal(err)
 		}
-		poke()
+		seq := poke()
 		for {
 			ps := p.Next()
 			if ps.Err != nil {
 				p.t.Fatalf("pass at index %d: %v", ps.Index, ps.Err)
 			}
-			if ps.Index >= latest {
+			if ps.Poke >= seq {
 				break
 			}
 		}

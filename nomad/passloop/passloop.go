@@ -9,6 +9,7 @@ package passloop
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -50,15 +51,22 @@ type Loop struct {
 	enabled bool
 	stop    chan struct{}
 	done    chan struct{}
+	onPass  OnPassFunc
+
+	// pokes signals a poke; pokeSeq numbers them, so a caller can tell
+	// the pass that started after its poke.
 	pokes   chan struct{}
-	onPass  func(index uint64, err error)
+	pokeSeq atomic.Uint64
 }
 
+// OnPassFunc observes a finished pass: the state index it read, the
+// number of the last poke made before it started, and its error.
+type OnPassFunc func(index, poke uint64, err error)
+
 // SetOnPass sets a function the loop calls on its goroutine after every
-// pass, with the index the pass read and its error, once the wake-up
-// timer is armed and just before it blocks: tests follow passes with it.
-// It applies from the next SetEnabled(true).
-func (l *Loop) SetOnPass(f func(index uint64, err error)) {
+// pass, once the wake-up timer is armed and just before it blocks: tests
+// follow passes with it. It applies from the next SetEnabled(true).
+func (l *Loop) SetOnPass(f OnPassFunc) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.onPass = f
@@ -103,15 +111,19 @@ func (l *Loop) Enabled() bool {
 	return l.enabled
 }
 
-// Poke makes the loop pass at once, or right after the pass in progress.
-func (l *Loop) Poke() {
+// Poke makes the loop pass at once, or right after the pass in progress,
+// and returns the poke's number: the first pass whose OnPassFunc sees a
+// number at least as high started after the poke.
+func (l *Loop) Poke() uint64 {
+	seq := l.pokeSeq.Add(1)
 	select {
 	case l.pokes <- struct{}{}:
 	default:
 	}
+	return seq
 }
 
-func (l *Loop) run(stop <-chan struct{}, done chan<- struct{}, onPass func(uint64, error)) {
+func (l *Loop) run(stop <-chan struct{}, done chan<- struct{}, onPass OnPassFunc) {
 	defer close(done)
 	var last time.Time
 	for {
@@ -120,6 +132,12 @@ func (l *Loop) run(stop <-chan struct{}, done chan<- struct{}, onPass func(uint6
 				return
 			}
 		}
+		// A pass starting now answers every poke made so far.
+		select {
+		case <-l.pokes:
+		default:
+		}
+		poked := l.pokeSeq.Load()
 		last = l.clock.Now()
 		ws := memdb.NewWatchSet()
 		wakeAt, index, err := l.cfg.Pass(ws, last)
@@ -133,7 +151,7 @@ func (l *Loop) run(stop <-chan struct{}, done chan<- struct{}, onPass func(uint6
 		}
 		var armed func()
 		if onPass != nil {
-			armed = func() { onPass(index, err) }
+			armed = func() { onPass(index, poked, err) }
 		}
 		if !l.wait(stop, ws, wakeAt, armed) {
 			return

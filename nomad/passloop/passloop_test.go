@@ -59,7 +59,7 @@ func newHarness(t *testing.T, minInterval time.Duration) *harness {
 			}
 			return at, 1, nil
 		}})
-	h.loop.SetOnPass(func(_ uint64, _ error) { h.passes <- h.clock.Now() })
+	h.loop.SetOnPass(func(_, _ uint64, _ error) { h.passes <- h.clock.Now() })
 	t.Cleanup(func() { h.loop.SetEnabled(false) })
 	return h
 }
