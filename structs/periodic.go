@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/cronexpr"
@@ -26,16 +27,25 @@ type PeriodicLaunch struct {
 	ModifyIndex uint64
 }
 
+// locations caches loaded time zones by name: time.LoadLocation reads
+// the zone database from disk on every call, and the periodic dispatcher
+// asks for every template's zone on every pass.
+var locations sync.Map // string -> *time.Location
+
 // Location returns the time zone the cron specs are read in: TimeZone,
 // or UTC when it is empty.
 func (p *PeriodicConfig) Location() (*time.Location, error) {
 	if p == nil || p.TimeZone == "" {
 		return time.UTC, nil
 	}
+	if loc, ok := locations.Load(p.TimeZone); ok {
+		return loc.(*time.Location), nil
+	}
 	loc, err := time.LoadLocation(p.TimeZone)
 	if err != nil {
 		return nil, fmt.Errorf("periodic: invalid time zone %q: %w", p.TimeZone, err)
 	}
+	locations.Store(p.TimeZone, loc)
 	return loc, nil
 }
 
@@ -66,18 +76,55 @@ func (p *PeriodicConfig) Next(from time.Time) (time.Time, error) {
 	}
 	var next time.Time
 	for _, s := range specs {
-		// Parsed per call: an Expression caches per-month data while it
-		// computes, so one shared between goroutines would race.
-		expr, err := cronexpr.Parse(s)
+		n, err := cronNext(s, from.In(loc))
 		if err != nil {
-			return time.Time{}, fmt.Errorf("periodic: invalid cron spec %q: %w", s, err)
+			return time.Time{}, err
 		}
-		n := expr.Next(from.In(loc))
 		if !n.IsZero() && (next.IsZero() || n.Before(next)) {
 			next = n
 		}
 	}
 	return next, nil
+}
+
+// cronExpr is a parsed spec. An Expression keeps scratch state while it
+// computes, so each is used under its lock.
+type cronExpr struct {
+	mu   sync.Mutex
+	expr *cronexpr.Expression
+}
+
+// cronExprs caches parsed specs by their text: parsing costs tens of
+// microseconds, and the dispatcher asks for every template's next launch
+// on every pass. maxCronExprs bounds it; past that it starts over.
+var (
+	cronExprsMu sync.Mutex
+	cronExprs   = map[string]*cronExpr{}
+)
+
+const maxCronExprs = 10_000
+
+// cronNext returns the first time after from that spec names.
+func cronNext(spec string, from time.Time) (time.Time, error) {
+	cronExprsMu.Lock()
+	c, ok := cronExprs[spec]
+	cronExprsMu.Unlock()
+	if !ok {
+		expr, err := cronexpr.Parse(spec)
+		if err != nil {
+			return time.Time{}, fmt.Errorf("periodic: invalid cron spec %q: %w", spec, err)
+		}
+		c = &cronExpr{expr: expr}
+		cronExprsMu.Lock()
+		if len(cronExprs) >= maxCronExprs {
+			cronExprs = map[string]*cronExpr{}
+		}
+		cronExprs[spec] = c
+		cronExprsMu.Unlock()
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.expr.Next(from), nil
 }
 
 // PeriodicChildID is the ID of the job a template launches at launch.

@@ -112,3 +112,25 @@ func TestPeriodicChildIDRoundTrip(t *testing.T) {
 		must.False(t, ok, must.Sprint(other))
 	}
 }
+
+// Parsed specs are shared between callers; concurrent use must not race
+// (run with -race).
+func TestPeriodicConfig_NextConcurrent(t *testing.T) {
+	cfg := &PeriodicConfig{Spec: "0 9 L * *", TimeZone: "Europe/Berlin"}
+	from := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	want, err := cfg.Next(from)
+	must.NoError(t, err)
+	done := make(chan time.Time, 8)
+	for i := 0; i < 8; i++ {
+		go func() {
+			var got time.Time
+			for k := 0; k < 50; k++ {
+				got, _ = cfg.Next(from)
+			}
+			done <- got
+		}()
+	}
+	for i := 0; i < 8; i++ {
+		must.True(t, (<-done).Equal(want))
+	}
+}
