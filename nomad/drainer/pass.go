@@ -176,6 +176,14 @@ func planReevaluations(store *state.StateStore, awaiting map[structs.NamespacedI
 // otherwise asks p to wake at the deadline.
 func deadlinePassed(d *structs.DrainStrategy, now time.Time, p *passPlan) bool {
 	infinite, deadline := d.DeadlineTime()
+	if !infinite && deadline.IsZero() && d.Deadline > 0 {
+		// A writer that did not set ForceDeadline: count from the start;
+		// without a start there is no deadline to hold to.
+		if d.StartedAt.IsZero() {
+			return false
+		}
+		deadline = d.StartedAt.Add(d.Deadline)
+	}
 	switch {
 	case d.Deadline < 0:
 		return true

@@ -257,6 +257,20 @@ func TestPlanPass(t *testing.T) {
 			},
 		},
 		{
+			// A strategy written without ForceDeadline counts from its start.
+			name: "deadline from StartedAt when ForceDeadline is unset",
+			setup: func(w *world) {
+				w.c.Drain(w.n2.ID, hour, false)
+				n := w.c.Node(w.n2.ID).Copy()
+				n.DrainStrategy.ForceDeadline = time.Time{}
+				w.c.Write(func(tx *state.Txn) error {
+					return tx.UpdateNodeDrain(n.ID, n.DrainStrategy, false, w.c.Now().Unix(), nil, nil)
+				})
+			},
+			wantMarks: func(w *world) []*structs.Allocation { return []*structs.Allocation{w.a[2]} },
+			wantWake:  func(w *world) time.Time { return w.c.Now().Add(hour) },
+		},
+		{
 			name:  "forced drain: everything at once, system too",
 			setup: func(w *world) { w.c.Drain(w.n2.ID, -time.Second, false) },
 			wantMarks: func(w *world) []*structs.Allocation {
