@@ -80,7 +80,8 @@ type destructiveRequest struct {
 
 // reconcileResult is what the scheduler must do.
 type reconcileResult struct {
-	// deployment is a new deployment to create, or nil.
+	// deployment is a deployment for the plan to write: a new one, or a
+	// changed copy of the current one; nil when neither.
 	deployment        *structs.Deployment
 	deploymentUpdates []*structs.DeploymentStatusUpdate
 	// currentDeployment is the deployment placements belong to, if any.
@@ -102,9 +103,15 @@ type reconciler struct {
 	in     reconcileInput
 	result *reconcileResult
 
-	deployment       *structs.Deployment // for this job version, or nil
+	// deployment is the deployment of this job version, or nil. Until the
+	// reconciler changes it, it is the object read from state and shared
+	// with every other reader, so it is never written: ownDeployment
+	// swaps in a copy first.
+	deployment       *structs.Deployment
 	deploymentPaused bool
 	deploymentFailed bool
+	// created: deployment was started by this pass.
+	created bool
 }
 
 // reconcile compares the job's desired state with its allocs and returns
@@ -136,7 +143,7 @@ func reconcile(in reconcileInput) *reconcileResult {
 		}
 	}
 	r.result.currentDeployment = r.deployment
-	if complete && r.deployment != nil && r.deployment.Status == structs.DeploymentStatusRunning && r.result.deployment == nil {
+	if complete && r.deployment != nil && r.deployment.Status == structs.DeploymentStatusRunning && !r.created {
 		r.result.deploymentUpdates = append(r.result.deploymentUpdates, &structs.DeploymentStatusUpdate{
 			DeploymentID:      r.deployment.ID,
 			Status:            structs.DeploymentStatusSuccessful,
@@ -341,7 +348,12 @@ func (r *reconciler) computeGroup(name string, allocs []*structs.Allocation) boo
 	// about to be replaced.
 	var canaryPlace []placeRequest
 	if u := tg.Update; u != nil && u.Canary > 0 && len(destructive) > 0 && !dstate.Promoted {
-		dstate.DesiredCanaries = u.Canary
+		if dstate.DesiredCanaries != u.Canary {
+			if existingDeployment {
+				dstate = r.ownDeployment().TaskGroups[name]
+			}
+			dstate.DesiredCanaries = u.Canary
+		}
 		used := map[string]bool{}
 		for _, c := range canaries {
 			used[c.Name] = true
@@ -395,12 +407,13 @@ func (r *reconciler) computeGroup(name string, allocs []*structs.Allocation) boo
 		if r.deployment == nil {
 			r.deployment = structs.NewDeployment(job, r.in.evalPriority, r.in.now)
 			r.result.deployment = r.deployment
+			r.created = true
 		}
-		r.deployment.TaskGroups[name] = dstate
-		existingDeployment = true
-	}
-	if existingDeployment && r.result.deployment != nil && r.deployment == r.result.deployment {
+		r.ownDeployment().TaskGroups[name] = dstate
+		// Set for a group joining an existing deployment too: without it
+		// the group could never count as done.
 		dstate.DesiredTotal = tg.Count
+		existingDeployment = true
 	}
 
 	r.result.place = append(r.result.place, place...)
@@ -413,8 +426,21 @@ func (r *reconciler) computeGroup(name string, allocs []*structs.Allocation) boo
 	return done
 }
 
+// ownDeployment returns the current deployment in a form the reconciler
+// may change: the one it created, or else a copy of the stored one, which
+// from then on is the current deployment and goes into the plan so that
+// the change reaches every server through Raft.
+func (r *reconciler) ownDeployment() *structs.Deployment {
+	if r.result.deployment == nil {
+		r.result.deployment = r.deployment.Copy()
+		r.deployment = r.result.deployment
+	}
+	return r.deployment
+}
+
 // groupDeploymentState returns the group's state in the current
-// deployment, or a fresh one to attach if a deployment is started.
+// deployment (read-only unless the deployment is owned, see
+// ownDeployment), or a fresh one to attach if a deployment is started.
 func (r *reconciler) groupDeploymentState(tg *structs.TaskGroup) (*structs.DeploymentState, bool) {
 	if r.deployment != nil {
 		if ds, ok := r.deployment.TaskGroups[tg.Name]; ok {

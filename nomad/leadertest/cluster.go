@@ -170,8 +170,7 @@ func (c *Cluster) Schedule() int {
 		slices.SortFunc(evals, func(a, b *structs.Evaluation) int { return cmp.Compare(a.CreateIndex, b.CreateIndex) })
 		ev := evals[0].Copy()
 		p := &planner{c: c}
-		view := copyingView{c.Store.Snapshot().SchedulerView()}
-		s, err := scheduler.NewScheduler(ev.Type, &scheduler.Config{Now: c.Now}, view, p)
+		s, err := scheduler.NewScheduler(ev.Type, &scheduler.Config{Now: c.Now}, c.Store.Snapshot().SchedulerView(), p)
 		if err != nil {
 			c.t.Fatalf("eval %s: %v", ev.ID, err)
 		}
@@ -376,23 +375,4 @@ func (p *planner) ReblockEval(e *structs.Evaluation) error { return p.upsert(e) 
 func (p *planner) upsert(e *structs.Evaluation) error {
 	p.c.Write(func(tx *state.Txn) error { return tx.UpsertEvals([]*structs.Evaluation{e}) })
 	return nil
-}
-
-// copyingView hands the scheduler copies of deployments. The reconciler
-// writes into the deployment state it reads (DesiredCanaries of an
-// existing deployment, a group added to one), which would change objects
-// shared with the store and race with the leader's readers. Until the
-// scheduler copies before it writes, the copies keep these tests honest.
-type copyingView struct {
-	*state.SchedulerView
-}
-
-func (v copyingView) LatestDeploymentByJobID(namespace, jobID string) (*structs.Deployment, error) {
-	d, err := v.SchedulerView.LatestDeploymentByJobID(namespace, jobID)
-	return d.Copy(), err
-}
-
-func (v copyingView) DeploymentByID(id string) (*structs.Deployment, error) {
-	d, err := v.SchedulerView.DeploymentByID(id)
-	return d.Copy(), err
 }
