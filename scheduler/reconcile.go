@@ -58,6 +58,9 @@ type placeRequest struct {
 	// reschedule marks the replacement of a failed alloc: it inherits the
 	// reschedule history and avoids the nodes that failed.
 	reschedule bool
+	// migrating marks the replacement of an alloc stopped for migration
+	// (counted as Migrate, not Place).
+	migrating bool
 	// stopPrevious, when set, is the description under which previous is
 	// stopped together with the placement (and kept if it fails).
 	stopPrevious string
@@ -237,27 +240,39 @@ func (r *reconciler) computeGroup(name string, allocs []*structs.Allocation) boo
 			continue // already replaced
 		}
 		s := slot{alloc: a, index: a.Index()}
-		if node, tainted := r.in.tainted[a.NodeID]; tainted && !a.TerminalStatus() {
+		node, onTainted := r.in.tainted[a.NodeID]
+		live := !a.TerminalStatus()
+		switch {
+		case live && onTainted && (node == nil || node.Status == structs.NodeStatusDown):
+			// Lost even when marked for migration: nothing on the node
+			// can act on a stop, and "lost" is what became of it.
+			s.kind = slotLost
+			slots = append(slots, s)
+			continue
+		case live && onTainted && node.Status == structs.NodeStatusDisconnected:
 			switch {
-			case node == nil || node.Status == structs.NodeStatusDown:
+			case tg.MaxClientDisconnect == nil || r.disconnectExpired(a, tg):
 				s.kind = slotLost
-			case node.Status == structs.NodeStatusDisconnected:
-				if tg.MaxClientDisconnect == nil || r.disconnectExpired(a, tg) {
-					s.kind = slotLost
-				} else if a.ClientStatus == structs.AllocClientStatusUnknown {
-					continue // its replacement holds the name until it returns or expires
-				} else {
-					s.kind = slotDisconnecting
-				}
-			case node.DrainStrategy != nil && a.DesiredTransition.ShouldMigrate():
-				s.kind = slotMigrate
+			case a.ClientStatus == structs.AllocClientStatusUnknown:
+				continue // its replacement holds the name until it returns or expires
 			default:
-				s.kind = slotUntainted
+				s.kind = slotDisconnecting
 			}
 			slots = append(slots, s)
 			continue
-		}
-		if !a.TerminalStatus() && a.ClientStatus == structs.AllocClientStatusUnknown {
+		case live && a.DesiredTransition.ShouldMigrate():
+			// Marked by the drainer, or by an operator's alloc stop on a
+			// node that is not draining at all: either way it goes.
+			if canaryOf(a) {
+				// An unpromoted canary is not moved under its name: it is
+				// stopped, and the group places a new canary in its stead.
+				r.result.stop = append(r.result.stop, stopRequest{alloc: a, desc: structs.AllocMigrating})
+				continue
+			}
+			s.kind = slotMigrate
+			slots = append(slots, s)
+			continue
+		case live && !onTainted && a.ClientStatus == structs.AllocClientStatusUnknown:
 			s.kind = slotReconnecting
 			slots = append(slots, s)
 			continue
@@ -313,9 +328,15 @@ func (r *reconciler) computeGroup(name string, allocs []*structs.Allocation) boo
 			replacements = append(replacements, placeRequest{name: a.Name, group: tg, previous: a,
 				reschedule: true, stopPrevious: structs.AllocRescheduled})
 		case slotMigrate:
+			// A plain stop, kept whether or not the replacement finds a
+			// node, as Nomad does: a drain's deadline (or -force) and an
+			// operator's stop must take effect even on a full cluster. A
+			// replacement without room fails like any placement and
+			// waits in the blocked eval; the stopped alloc no longer
+			// holds its name, so that eval places it afresh.
 			du.Migrate++
-			replacements = append(replacements, placeRequest{name: a.Name, group: tg, previous: a,
-				stopPrevious: structs.AllocMigrating})
+			r.result.stop = append(r.result.stop, stopRequest{alloc: a, desc: structs.AllocMigrating})
+			replacements = append(replacements, placeRequest{name: a.Name, group: tg, previous: a, migrating: true})
 		case slotReconnecting:
 			du.Reconnect++
 			untainted = append(untainted, a)
@@ -389,7 +410,7 @@ func (r *reconciler) computeGroup(name string, allocs []*structs.Allocation) boo
 	}
 	place := append(append(canaryPlace, replacements...), fresh...)
 	for _, p := range place {
-		if !p.canary && p.stopPrevious != structs.AllocMigrating {
+		if !p.canary && !p.migrating {
 			du.Place++
 		}
 	}

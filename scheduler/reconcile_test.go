@@ -266,10 +266,11 @@ func TestReconcile(t *testing.T) {
 				as[0].DesiredTransition.Migrate = &yes
 				return job, as, map[string]*structs.Node{draining.ID: draining}, nil
 			},
-			want: want{place: []string{"[0]"}, du: structs.DesiredUpdates{Migrate: 1, Ignore: 1}},
+			want: want{place: []string{"[0]"}, stop: []string{"[0]:" + structs.AllocMigrating},
+				du: structs.DesiredUpdates{Migrate: 1, Ignore: 1}},
 			inspect: func(t *testing.T, r *reconcileResult) {
-				if r.place[0].stopPrevious != structs.AllocMigrating {
-					t.Errorf("migration must stop the old alloc with the placement")
+				if p := r.place[0]; !p.migrating || p.stopPrevious != "" || p.previous != r.stop[0].alloc {
+					t.Errorf("a migration is a plain stop plus a replacement: %+v", p)
 				}
 			},
 		},

@@ -150,6 +150,32 @@ func (c *Cluster) CancelDrain(nodeID string, markEligible bool) {
 	})
 }
 
+// MarkMigrate marks allocs to migrate and writes one eval per job with
+// the trigger, in one write: what the drainer does (node-drain) and what
+// the Alloc.Stop endpoint does for one alloc (alloc-stop).
+func (c *Cluster) MarkMigrate(trigger string, allocIDs ...string) {
+	c.t.Helper()
+	yes := true
+	transitions := map[string]*structs.DesiredTransition{}
+	evals := map[structs.NamespacedID]*structs.Evaluation{}
+	for _, id := range allocIDs {
+		a, err := c.Store.AllocByID(nil, id)
+		if err != nil || a == nil {
+			c.t.Fatalf("alloc %s: %v (found: %v)", id, err, a != nil)
+		}
+		transitions[id] = &structs.DesiredTransition{Migrate: &yes}
+		key := structs.NamespacedID{Namespace: a.Namespace, ID: a.JobID}
+		if evals[key] == nil {
+			evals[key] = c.eval(c.Job(a.Namespace, a.JobID), trigger)
+		}
+	}
+	var list []*structs.Evaluation
+	for _, e := range evals {
+		list = append(list, e)
+	}
+	c.Write(func(tx *state.Txn) error { return tx.UpdateAllocsDesiredTransitions(transitions, list) })
+}
+
 // Schedule runs the real scheduler over every pending eval that is due,
 // oldest first, until none is left, and returns how many it processed.
 // Plans are committed whole: the scheduler already fitted them against
