@@ -12,13 +12,6 @@ const (
 	// allocReconnected describes the stop of a replacement whose original
 	// came back from a disconnected node.
 	allocReconnected = "alloc not needed due to disconnected client reconnect"
-
-	// rescheduleWindow: a failed alloc due for replacement within this
-	// window of now is replaced now rather than by a follow-up eval.
-	rescheduleWindow = time.Second
-	// followupBatchWindow: failed allocs due within this window of one
-	// another share one follow-up eval.
-	followupBatchWindow = 5 * time.Second
 )
 
 // allocUpdateFn decides how an alloc of an older job version reaches the
@@ -156,35 +149,6 @@ func reconcile(in reconcileInput) *reconcileResult {
 	return r.result
 }
 
-// cancelStaleDeployment cancels an active deployment of a stopped job or
-// of an older job version, and decides which deployment is current.
-func (r *reconciler) cancelStaleDeployment() {
-	d := r.in.deployment
-	if d == nil {
-		return
-	}
-	job := r.in.job
-	cancel := func(desc string) {
-		if d.Active() {
-			r.result.deploymentUpdates = append(r.result.deploymentUpdates, &structs.DeploymentStatusUpdate{
-				DeploymentID: d.ID, Status: structs.DeploymentStatusCancelled, StatusDescription: desc,
-			})
-		}
-	}
-	switch {
-	case job.Stopped():
-		cancel(structs.DeploymentStatusDescriptionStoppedJob)
-	case d.JobCreateIndex != job.CreateIndex || d.JobVersion != job.Version:
-		cancel(structs.DeploymentStatusDescriptionNewerJob)
-	case d.Status == structs.DeploymentStatusSuccessful, d.Status == structs.DeploymentStatusCancelled:
-		// Done with: a later change starts a new deployment if needed.
-	default:
-		r.deployment = d
-		r.deploymentPaused = d.Status == structs.DeploymentStatusPaused
-		r.deploymentFailed = d.Status == structs.DeploymentStatusFailed
-	}
-}
-
 // slot categories, in the order excess allocs are given up.
 const (
 	slotLost = iota
@@ -203,12 +167,6 @@ type slot struct {
 	index int
 	// rescheduleAt is set for a failed alloc to be replaced later.
 	rescheduleAt time.Time
-}
-
-// laterAlloc is a failed alloc to be replaced at a later time.
-type laterAlloc struct {
-	alloc *structs.Allocation
-	at    time.Time
 }
 
 // computeGroup decides one group. It reports whether the group is done
@@ -231,6 +189,9 @@ func (r *reconciler) computeGroup(name string, allocs []*structs.Allocation) boo
 
 	var slots []slot
 	var canaries []*structs.Allocation
+	// canaryReplacements replace unpromoted canaries rescheduled now.
+	var canaryReplacements []placeRequest
+	var later []laterAlloc
 	hadRunning := false
 	for _, a := range allocs {
 		if a.Job != nil && a.Job.Version == job.Version && a.Job.CreateIndex == job.CreateIndex {
@@ -280,26 +241,29 @@ func (r *reconciler) computeGroup(name string, allocs []*structs.Allocation) boo
 		if !r.holdsName(a) {
 			continue
 		}
-		if a.ClientStatus == structs.AllocClientStatusFailed && a.DesiredStatus == structs.AllocDesiredStatusRun {
-			now, at, ok := r.rescheduleTime(a)
-			switch {
-			case ok && now:
-				s.kind = slotReschedule
-			case ok:
-				s.rescheduleAt = at
-				s.kind = slotUntainted
-			default:
-				s.kind = slotUntainted
-			}
-			slots = append(slots, s)
-			continue
-		}
-		if canaryOf(a) {
+		now, at, replace := r.rescheduleTime(a)
+		switch {
+		case canaryOf(a) && replace && now:
+			// An unpromoted canary is replaced by a canary; it is kept out
+			// of the slots, where the old alloc of its name would win.
+			du.RescheduleNow++
+			canaryReplacements = append(canaryReplacements, placeRequest{name: a.Name, group: tg, canary: true,
+				previous: a, reschedule: true, stopPrevious: structs.AllocRescheduled})
+		case canaryOf(a):
 			canaries = append(canaries, a)
-			continue
+			if replace {
+				later = append(later, laterAlloc{alloc: a, at: at})
+			}
+		case replace && now:
+			s.kind = slotReschedule
+			slots = append(slots, s)
+		default:
+			if replace {
+				s.rescheduleAt = at
+			}
+			s.kind = slotUntainted
+			slots = append(slots, s)
 		}
-		s.kind = slotUntainted
-		slots = append(slots, s)
 	}
 
 	kept := r.dropExcess(slots, tg.Count, du)
@@ -308,7 +272,6 @@ func (r *reconciler) computeGroup(name string, allocs []*structs.Allocation) boo
 	var untainted []*structs.Allocation
 	var destructive []destructiveRequest
 	var replacements []placeRequest
-	var later []laterAlloc
 	inplace := 0
 	for _, s := range kept {
 		a := s.alloc
@@ -379,8 +342,11 @@ func (r *reconciler) computeGroup(name string, allocs []*structs.Allocation) boo
 		for _, c := range canaries {
 			used[c.Name] = true
 		}
+		for _, c := range canaryReplacements {
+			used[c.name] = true
+		}
 		for _, d := range destructive {
-			if len(canaries)+len(canaryPlace) >= u.Canary {
+			if len(canaries)+len(canaryReplacements)+len(canaryPlace) >= u.Canary {
 				break
 			}
 			if !used[d.name] {
@@ -408,14 +374,21 @@ func (r *reconciler) computeGroup(name string, allocs []*structs.Allocation) boo
 			}
 		}
 	}
-	place := append(append(canaryPlace, replacements...), fresh...)
+	place := slices.Concat(canaryReplacements, canaryPlace, replacements, fresh)
+	placed := 0 // new allocs of the group, neither canaries nor migrations
 	for _, p := range place {
 		if !p.canary && !p.migrating {
 			du.Place++
+			placed++
 		}
 	}
 
-	limit := r.rollingLimit(tg, untainted, len(destructive), du.Migrate > 0, canarying)
+	limit, bounded := r.rollingLimit(tg, untainted, len(destructive), du.Migrate > 0, canarying)
+	if bounded {
+		// What this pass places is as unproven as what it replaces:
+		// both count against max_parallel.
+		limit = max(0, limit-placed)
+	}
 	n := min(limit, len(destructive))
 	du.DestructiveUpdate += uint64(n)
 	du.Ignore += uint64(len(destructive) - n)
@@ -445,37 +418,6 @@ func (r *reconciler) computeGroup(name string, allocs []*structs.Allocation) boo
 		done = dstate.HealthyAllocs >= max(dstate.DesiredTotal, dstate.DesiredCanaries) && dstate.DesiredTotal > 0
 	}
 	return done
-}
-
-// ownDeployment returns the current deployment in a form the reconciler
-// may change: the one it created, or else a copy of the stored one, which
-// from then on is the current deployment and goes into the plan so that
-// the change reaches every server through Raft.
-func (r *reconciler) ownDeployment() *structs.Deployment {
-	if r.result.deployment == nil {
-		r.result.deployment = r.deployment.Copy()
-		r.deployment = r.result.deployment
-	}
-	return r.deployment
-}
-
-// groupDeploymentState returns the group's state in the current
-// deployment (read-only unless the deployment is owned, see
-// ownDeployment), or a fresh one to attach if a deployment is started.
-func (r *reconciler) groupDeploymentState(tg *structs.TaskGroup) (*structs.DeploymentState, bool) {
-	if r.deployment != nil {
-		if ds, ok := r.deployment.TaskGroups[tg.Name]; ok {
-			return ds, true
-		}
-	}
-	ds := &structs.DeploymentState{}
-	if u := tg.Update; u != nil {
-		ds.AutoRevert, ds.AutoPromote, ds.ProgressDeadline = u.AutoRevert, u.AutoPromote, u.ProgressDeadline
-		if u.ProgressDeadline > 0 {
-			ds.RequireProgressBy = r.in.now.Add(u.ProgressDeadline)
-		}
-	}
-	return ds, false
 }
 
 // holdsName applies the terminal-status rules: which allocs still hold
@@ -517,89 +459,6 @@ func ranSuccessfully(a *structs.Allocation) bool {
 		}
 	}
 	return true
-}
-
-// rescheduleTime decides whether a failed alloc is replaced now, later
-// (at the time returned), or never (ok false).
-func (r *reconciler) rescheduleTime(a *structs.Allocation) (now bool, at time.Time, ok bool) {
-	if a.DesiredTransition.ShouldForceReschedule() {
-		return true, r.in.now, true
-	}
-	at, ok = a.NextRescheduleTime()
-	if !ok {
-		return false, at, false
-	}
-	if a.FollowupEvalID != "" && a.FollowupEvalID == r.in.evalID {
-		return true, at, true
-	}
-	if !at.After(r.in.now.Add(rescheduleWindow)) {
-		return true, at, true
-	}
-	return false, at, true
-}
-
-// disconnectExpired reports whether an alloc on a disconnected node has
-// been unknown for longer than the group tolerates.
-func (r *reconciler) disconnectExpired(a *structs.Allocation, tg *structs.TaskGroup) bool {
-	if a.ClientStatus != structs.AllocClientStatusUnknown || tg.MaxClientDisconnect == nil {
-		return false
-	}
-	since := time.Unix(0, a.ModifyTime)
-	return !r.in.now.Before(since.Add(*tg.MaxClientDisconnect))
-}
-
-// markUnknown records that an alloc's node disconnected: the alloc turns
-// unknown and a follow-up eval fires when its grace period ends.
-func (r *reconciler) markUnknown(a *structs.Allocation, tg *structs.TaskGroup, du *structs.DesiredUpdates) {
-	du.Disconnect++
-	ev := r.followupEval(structs.EvalTriggerMaxDisconnectTimeout, r.in.now.Add(*tg.MaxClientDisconnect))
-	ev.StatusDescription = ""
-	r.result.followupEvals = append(r.result.followupEvals, ev)
-	u := a.CopySkipJob()
-	u.ClientStatus = structs.AllocClientStatusUnknown
-	u.ClientDescription = structs.AllocUnknown
-	u.FollowupEvalID = ev.ID
-	r.result.attributeUpdates = append(r.result.attributeUpdates, u)
-}
-
-// followups creates delayed evals for failed allocs to be replaced later.
-// Allocs due within a short window of one another share one eval, so a
-// burst of failures does not flood the broker.
-func (r *reconciler) followups(later []laterAlloc, du *structs.DesiredUpdates) {
-	slices.SortStableFunc(later, func(a, b laterAlloc) int { return a.at.Compare(b.at) })
-	var ev *structs.Evaluation
-	for _, l := range later {
-		du.RescheduleLater++
-		if l.alloc.FollowupEvalID != "" {
-			continue // an eval is already waiting for it
-		}
-		if ev == nil || l.at.Sub(ev.WaitUntil) > followupBatchWindow {
-			ev = r.followupEval(structs.EvalTriggerAllocReschedule, l.at)
-			r.result.followupEvals = append(r.result.followupEvals, ev)
-		}
-		u := l.alloc.CopySkipJob()
-		u.FollowupEvalID = ev.ID
-		r.result.attributeUpdates = append(r.result.attributeUpdates, u)
-	}
-}
-
-func (r *reconciler) followupEval(trigger string, at time.Time) *structs.Evaluation {
-	job := r.in.job
-	return &structs.Evaluation{
-		ID:                structs.GenerateUUID(),
-		Namespace:         r.in.namespace,
-		Priority:          r.in.evalPriority,
-		Type:              job.Type,
-		TriggeredBy:       trigger,
-		JobID:             r.in.jobID,
-		JobModifyIndex:    job.JobModifyIndex,
-		Status:            structs.EvalStatusPending,
-		StatusDescription: structs.EvalDescDelayedResched,
-		WaitUntil:         at,
-		PreviousEval:      r.in.evalID,
-		CreateTime:        r.in.now.UnixNano(),
-		ModifyTime:        r.in.now.UnixNano(),
-	}
 }
 
 // dropExcess keeps at most count names. Duplicates of one name are
@@ -692,37 +551,4 @@ func (r *reconciler) stopAll(allocs []*structs.Allocation, du *structs.DesiredUp
 		}
 		du.Stop++
 	}
-}
-
-// rollingLimit is how many destructive updates the group may start now.
-// Without an update block everything is replaced at once; otherwise at
-// most max_parallel allocs of the deployment may be unhealthy at a time,
-// none while it is paused, failed, waiting for canary promotion, or has
-// an unhealthy alloc.
-func (r *reconciler) rollingLimit(tg *structs.TaskGroup, untainted []*structs.Allocation, destructive int, migrating, canarying bool) int {
-	if tg.Update.IsEmpty() || (destructive == 0 && !migrating) {
-		return tg.Count
-	}
-	if canarying {
-		return 0
-	}
-	if r.deployment == nil {
-		return tg.Update.MaxParallel
-	}
-	if r.deploymentPaused || r.deploymentFailed {
-		return 0
-	}
-	limit := tg.Update.MaxParallel
-	for _, a := range untainted {
-		if a.DeploymentID != r.deployment.ID {
-			continue
-		}
-		if a.DeploymentStatus.IsUnhealthy() {
-			return 0
-		}
-		if !a.DeploymentStatus.IsHealthy() {
-			limit--
-		}
-	}
-	return max(0, limit)
 }

@@ -176,6 +176,27 @@ func (c *Cluster) MarkMigrate(trigger string, allocIDs ...string) {
 	c.Write(func(tx *state.Txn) error { return tx.UpdateAllocsDesiredTransitions(transitions, list) })
 }
 
+// SetAllocHealth writes health verdicts on allocs of a deployment, timed
+// now, with a deployment-watcher eval of its job in the same write: what
+// the deployment watcher does with the verdicts it reaches.
+func (c *Cluster) SetAllocHealth(deploymentID string, healthy, unhealthy []string) {
+	c.t.Helper()
+	d, err := c.Store.DeploymentByID(nil, deploymentID)
+	if err != nil || d == nil {
+		c.t.Fatalf("deployment %s: %v (found: %v)", deploymentID, err, d != nil)
+	}
+	eval := c.eval(c.Job(d.Namespace, d.JobID), structs.EvalTriggerDeploymentWatcher)
+	eval.DeploymentID = d.ID
+	req := &structs.ApplyDeploymentAllocHealthRequest{
+		DeploymentAllocHealthRequest: structs.DeploymentAllocHealthRequest{
+			DeploymentID: d.ID, HealthyAllocationIDs: healthy, UnhealthyAllocationIDs: unhealthy,
+		},
+		Timestamp: c.Now(),
+		Eval:      eval,
+	}
+	c.Write(func(tx *state.Txn) error { return tx.UpdateDeploymentAllocHealth(req) })
+}
+
 // Schedule runs the real scheduler over every pending eval that is due,
 // oldest first, until none is left, and returns how many it processed.
 // Plans are committed whole: the scheduler already fitted them against
