@@ -105,8 +105,8 @@ func TestServerUnavailable(t *testing.T) {
 func TestIsUnknownNode(t *testing.T) {
 	for err, want := range map[error]bool{
 		fmt.Errorf(`node "x": %w`, structs.ErrUnknownNode): true,
-		errors.New(`rpc: node "x": node not found`):         true,
-		errors.New("No cluster leader"):                      false,
+		errors.New(`rpc: node "x": node not found`):        true,
+		errors.New("No cluster leader"):                    false,
 	} {
 		if got := isUnknownNode(err); got != want {
 			t.Errorf("isUnknownNode(%v) = %v", err, got)
