@@ -3,7 +3,6 @@ package client
 import (
 	"context"
 	"errors"
-	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/opennomad/nomad/nomad"
 	"github.com/opennomad/nomad/structs"
+	"github.com/opennomad/nomad/structs/mock"
 )
 
 // testServer starts a real single server, in memory, with short Raft
@@ -185,17 +185,102 @@ func nodeStatus(t *testing.T, s *nomad.Server, id string) string {
 	return n.Status
 }
 
-// methodsOf lists the methods called, in order, without repeats in a row.
-func methodsOf(w *twin) []string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	var out []string
-	for _, c := range w.calls {
-		if len(out) == 0 || out[len(out)-1] != c.method {
-			out = append(out, c.method)
-		}
+// mockDriverJob is a service job of count allocs whose task "web" runs
+// under mock_driver with cfg (nil: runs until stopped).
+func mockDriverJob(count int, cfg map[string]interface{}) *structs.Job {
+	j := mock.Job(mock.Count(count))
+	tg := j.TaskGroups[0]
+	tg.Networks = nil
+	if cfg == nil {
+		cfg = map[string]interface{}{}
 	}
-	return slices.Clip(out)
+	t := tg.Tasks[0]
+	t.Driver, t.Config = "mock_driver", cfg
+	return j
 }
 
-var errNoLeader = structs.ErrNoLeader
+// asBatch turns a job into a batch job.
+func asBatch(j *structs.Job) *structs.Job {
+	j.Type = structs.JobTypeBatch
+	for _, tg := range j.TaskGroups {
+		tg.Migrate, tg.Update = nil, nil
+	}
+	j.Update = structs.UpdateStrategy{}
+	return j
+}
+
+// registerJob registers a job and returns it as stored.
+func registerJob(t *testing.T, s *nomad.Server, j *structs.Job) *structs.Job {
+	t.Helper()
+	var resp structs.JobRegisterResponse
+	must.NoError(t, s.RPC("Job.Register", &structs.JobRegisterRequest{Job: j}, &resp))
+	stored, err := s.State().JobByID(nil, j.Namespace, j.ID)
+	must.NoError(t, err)
+	must.NotNil(t, stored)
+	return stored
+}
+
+// commitPlan writes a plan result through Raft, as the leader's plan
+// applier does, and returns its index.
+func commitPlan(t *testing.T, s *nomad.Server, req *structs.ApplyPlanResultsRequest) uint64 {
+	t.Helper()
+	buf, err := structs.Encode(structs.ApplyPlanResultsRequestType, req)
+	must.NoError(t, err)
+	f := s.Raft().Apply(buf, 5*time.Second)
+	must.NoError(t, f.Error())
+	if err, ok := f.Response().(error); ok {
+		t.Fatalf("plan result refused: %v", err)
+	}
+	return f.Index()
+}
+
+// place commits count allocs of job on the client's node and returns
+// them as stored; opts apply to every alloc.
+func place(t *testing.T, s *nomad.Server, job *structs.Job, nodeID string, count int, opts ...mock.AllocOption) []*structs.Allocation {
+	t.Helper()
+	node, err := s.State().NodeByID(nil, nodeID)
+	must.NoError(t, err)
+	must.NotNil(t, node)
+	var allocs []*structs.Allocation
+	for i := 0; i < count; i++ {
+		allocs = append(allocs, mock.Alloc(append([]mock.AllocOption{mock.ForJob(job, i), mock.OnNode(node)}, opts...)...))
+	}
+	commitPlan(t, s, &structs.ApplyPlanResultsRequest{
+		AllocUpdateRequest: structs.AllocUpdateRequest{AllocsUpdated: allocs, Job: job},
+	})
+	out := make([]*structs.Allocation, 0, count)
+	for _, a := range allocs {
+		stored, err := s.State().AllocByID(nil, a.ID)
+		must.NoError(t, err)
+		out = append(out, stored)
+	}
+	return out
+}
+
+// stop commits the servers' decision to stop allocs.
+func stop(t *testing.T, s *nomad.Server, ids ...string) {
+	t.Helper()
+	var diffs []*structs.AllocationDiff
+	for _, id := range ids {
+		diffs = append(diffs, &structs.AllocationDiff{ID: id, DesiredDescription: "alloc is being stopped by the test"})
+	}
+	commitPlan(t, s, &structs.ApplyPlanResultsRequest{
+		AllocUpdateRequest: structs.AllocUpdateRequest{AllocsStopped: diffs},
+	})
+}
+
+// serverAlloc reads an alloc from the server's state (nil when gone).
+func serverAlloc(t *testing.T, s *nomad.Server, id string) *structs.Allocation {
+	t.Helper()
+	a, err := s.State().AllocByID(nil, id)
+	must.NoError(t, err)
+	return a
+}
+
+// clientStatusIs reports whether the server holds status for alloc id.
+func clientStatusIs(t *testing.T, s *nomad.Server, id, status string) func() bool {
+	return func() bool {
+		a := serverAlloc(t, s, id)
+		return a != nil && a.ClientStatus == status
+	}
+}
