@@ -1,0 +1,203 @@
+// Package agent is the long-running `nomad agent` process: its HCL
+// configuration, the server and/or client it runs, and the HTTP API in
+// front of them, which speaks Nomad's v1 API.
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/opennomad/nomad/nomad/stream"
+)
+
+// httpShutdownGrace is how long in-flight requests get to finish when the
+// agent stops; blocking queries and event streams are cut after it.
+const httpShutdownGrace = 5 * time.Second
+
+// serverBackend is the in-process server as the agent uses it: the RPC
+// endpoint of the HTTP API and the local reads of the agent endpoints.
+type serverBackend interface {
+	RPCer
+	LocalServer
+	Shutdown() error
+}
+
+// Agent is one running agent: a server, a client or both, and the HTTP
+// API. Create it with NewAgent; stop it with Shutdown.
+type Agent struct {
+	config *Config
+	logger hclog.InterceptLogger
+
+	telemetry *telemetry
+	broker    *stream.EventBroker
+	server    serverBackend
+	http      *HTTPServer
+
+	shutdownOnce sync.Once
+	shutdownErr  error
+}
+
+// NewAgent starts an agent for a validated configuration: metrics, the
+// server when enabled, then the HTTP API on its listener. Logs go to
+// logOutput at the configured level. On error everything started so far
+// is stopped again.
+func NewAgent(cfg *Config, logOutput io.Writer) (*Agent, error) {
+	return newAgent(cfg, logOutput, (*Agent).startServer)
+}
+
+// newAgent is NewAgent with the server construction as a parameter.
+func newAgent(cfg *Config, logOutput io.Writer, startServer func(*Agent) (serverBackend, error)) (*Agent, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.Client.Enabled && !cfg.Server.Enabled {
+		return nil, errors.New("client-only agents are not supported yet: the client cannot reach remote servers; run the client in the same agent as a server (-dev, or -server -client)")
+	}
+	a := &Agent{config: cfg, logger: newLogger(cfg, logOutput)}
+	ok := false
+	defer func() {
+		if !ok {
+			a.Shutdown()
+		}
+	}()
+
+	var err error
+	if a.telemetry, err = setupTelemetry(cfg); err != nil {
+		return nil, err
+	}
+	if cfg.Server.Enabled {
+		if cfg.Server.EnableEventBroker {
+			a.broker = stream.NewEventBroker(stream.Config{EventBufferSize: cfg.Server.EventBufferSize})
+		}
+		if a.server, err = startServer(a); err != nil {
+			return nil, fmt.Errorf("starting server: %w", err)
+		}
+	}
+	if cfg.Client.Enabled {
+		// The node agent's parts (fingerprint, drivers, alloc runners)
+		// exist, but not yet its registration with the servers.
+		a.logger.Warn("client enabled but not started: this build cannot register a node with the servers yet, so no tasks run here")
+	}
+	if err := a.startHTTP(); err != nil {
+		return nil, err
+	}
+	ok = true
+	return a, nil
+}
+
+func newLogger(cfg *Config, out io.Writer) hclog.InterceptLogger {
+	if out == nil {
+		out = os.Stdout
+	}
+	return hclog.NewInterceptLogger(&hclog.LoggerOptions{
+		Name:            "agent",
+		Level:           hclog.LevelFromString(cfg.LogLevel),
+		Output:          out,
+		JSONFormat:      cfg.LogJSON,
+		IncludeLocation: false,
+	})
+}
+
+// httpAddr is where the API listens: addresses.http, else bind_addr,
+// on ports.http (0 picks a free port).
+func (c *Config) httpAddr() string {
+	host := c.Addresses.HTTP
+	if host == "" {
+		host = c.BindAddr
+	}
+	return net.JoinHostPort(host, strconv.Itoa(c.Ports.HTTP))
+}
+
+func (a *Agent) startHTTP() error {
+	cfg := HTTPServerConfig{
+		Agent:      a.config,
+		Metrics:    a.telemetry.inmem,
+		Prometheus: a.telemetry.prometheus,
+		Logger:     a.logger,
+	}
+	if a.server != nil {
+		cfg.RPC = a.server
+		cfg.Server = a.server
+	}
+	srv, err := NewHTTPServer(cfg)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", a.config.httpAddr())
+	if err != nil {
+		return fmt.Errorf("starting HTTP API: %w", err)
+	}
+	srv.Start(ln)
+	a.http = srv
+	a.logger.Info("HTTP API listening", "address", ln.Addr().String())
+	return nil
+}
+
+// HTTPAddr returns the API's listening address ("127.0.0.1:4646").
+func (a *Agent) HTTPAddr() string {
+	if a.http == nil || a.http.Addr() == nil {
+		return ""
+	}
+	return a.http.Addr().String()
+}
+
+// Config returns the configuration the agent runs with.
+func (a *Agent) Config() *Config { return a.config }
+
+// Logger returns the agent's logger.
+func (a *Agent) Logger() hclog.Logger { return a.logger }
+
+// Reload applies what can change without a restart from a new, validated
+// configuration: the log level. Every other difference is logged as
+// needing a restart; the running configuration keeps its old values.
+func (a *Agent) Reload(newCfg *Config) error {
+	if err := newCfg.Validate(); err != nil {
+		return err
+	}
+	if newCfg.LogLevel != a.config.LogLevel {
+		a.logger.SetLevel(hclog.LevelFromString(newCfg.LogLevel))
+		a.logger.Info("log level changed", "from", a.config.LogLevel, "to", newCfg.LogLevel)
+		a.config.LogLevel = newCfg.LogLevel
+	}
+	for _, key := range restartOnlyChanges(a.config, newCfg) {
+		a.logger.Warn("configuration change needs a restart to take effect", "key", key)
+	}
+	return nil
+}
+
+// Shutdown stops the agent: the event streams end, the HTTP API drains
+// (for up to httpShutdownGrace), then the server stops. It is safe to
+// call more than once and returns the first shutdown's error.
+func (a *Agent) Shutdown() error {
+	a.shutdownOnce.Do(func() {
+		a.logger.Info("shutting down agent")
+		var errs []error
+		if a.broker != nil {
+			a.broker.Close()
+		}
+		if a.http != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), httpShutdownGrace)
+			if err := a.http.Shutdown(ctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+				errs = append(errs, fmt.Errorf("stopping HTTP API: %w", err))
+			}
+			cancel()
+		}
+		if a.server != nil {
+			if err := a.server.Shutdown(); err != nil {
+				errs = append(errs, fmt.Errorf("stopping server: %w", err))
+			}
+		}
+		a.shutdownErr = errors.Join(errs...)
+		a.logger.Info("agent stopped")
+	})
+	return a.shutdownErr
+}

@@ -1,0 +1,292 @@
+package agent
+
+import (
+	"fmt"
+	"net"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/opennomad/nomad/structs"
+)
+
+var validNodePool = regexp.MustCompile(`^[a-zA-Z0-9-_]{1,128}$`)
+
+// configProblems collects validation problems, each prefixed with where
+// the offending key was set.
+type configProblems struct {
+	c    *Config
+	list []string
+}
+
+func (p *configProblems) add(key, format string, args ...any) {
+	msg := key + ": " + fmt.Sprintf(format, args...)
+	if where := p.c.origin(key); where != "" {
+		msg = where + ": " + msg
+	}
+	p.list = append(p.list, msg)
+}
+
+// Validate checks the merged configuration and returns a *ConfigError
+// listing every problem, each naming the file:line (or flag) that set the
+// key when it did not come from the defaults.
+func (c *Config) Validate() error {
+	p := &configProblems{c: c}
+	if !c.Server.Enabled && !c.Client.Enabled {
+		p.list = append(p.list, "must enable the server (-server, server { enabled = true }) or the client (-client, client { enabled = true }), or run -dev")
+	}
+	if c.DataDir == "" && !c.DevMode {
+		p.list = append(p.list, "data_dir: required unless running -dev (-data-dir or data_dir = \"/path\")")
+	}
+	for _, k := range []struct{ key, val string }{{"name", c.Name}, {"region", c.Region}, {"datacenter", c.Datacenter}} {
+		if k.val == "" {
+			p.add(k.key, "must not be empty")
+		} else if strings.ContainsAny(k.val, " \t\n\x00") {
+			p.add(k.key, "%q must not contain spaces", k.val)
+		}
+	}
+	if hclog.LevelFromString(c.LogLevel) == hclog.NoLevel {
+		p.add("log_level", "unknown level %q (use TRACE, DEBUG, INFO, WARN or ERROR)", c.LogLevel)
+	}
+	if net.ParseIP(c.BindAddr) == nil {
+		p.add("bind_addr", "%q is not an IP address", c.BindAddr)
+	}
+	for _, port := range []struct {
+		key string
+		val int
+	}{{"ports.http", c.Ports.HTTP}, {"ports.rpc", c.Ports.RPC}, {"ports.serf", c.Ports.Serf}} {
+		if port.val < 0 || port.val > 65535 {
+			p.add(port.key, "must be within [0, 65535] (0 picks a free port), got %d", port.val)
+		}
+	}
+	for _, a := range []struct{ key, val string }{
+		{"addresses.http", c.Addresses.HTTP}, {"addresses.rpc", c.Addresses.RPC}, {"addresses.serf", c.Addresses.Serf},
+	} {
+		if a.val != "" && net.ParseIP(a.val) == nil {
+			p.add(a.key, "%q is not an IP address", a.val)
+		}
+	}
+	for _, a := range []struct{ key, val string }{
+		{"advertise.http", c.Advertise.HTTP}, {"advertise.rpc", c.Advertise.RPC}, {"advertise.serf", c.Advertise.Serf},
+	} {
+		if a.val != "" {
+			if _, _, err := splitHostPortDefault(a.val, 1); err != nil {
+				p.add(a.key, "%v", err)
+			}
+		}
+	}
+	c.validateServer(p)
+	c.validateClient(p)
+	c.validateTelemetry(p)
+	for name := range c.Plugins {
+		if c.Plugins[name] == nil {
+			continue
+		}
+		if v, ok := c.Plugins[name].Config["enabled"]; ok {
+			if _, isBool := v.(bool); !isBool {
+				p.add("plugin."+name+".config.enabled", "must be a bool, got %v", v)
+			}
+		}
+	}
+	if c.ACL.Enabled {
+		p.add("acl.enabled", "ACLs are not supported by this server; remove the acl block or set enabled = false")
+	}
+	if len(p.list) == 0 {
+		return nil
+	}
+	return &ConfigError{Problems: p.list}
+}
+
+func (c *Config) validateServer(p *configProblems) {
+	s := &c.Server
+	if s.BootstrapExpect < 0 {
+		p.add("server.bootstrap_expect", "must be >= 0, got %d", s.BootstrapExpect)
+	}
+	if s.Enabled && c.DevMode && s.BootstrapExpect != 1 {
+		p.add("server.bootstrap_expect", "must be 1 in -dev mode, got %d", s.BootstrapExpect)
+	}
+	if s.NumSchedulers < 0 {
+		p.add("server.num_schedulers", "must be >= 0, got %d", s.NumSchedulers)
+	}
+	if !slices.Contains(s.EnabledSchedulers, structs.JobTypeCore) {
+		p.add("server.enabled_schedulers", "must include %q (garbage collection), got %q", structs.JobTypeCore, s.EnabledSchedulers)
+	}
+	for _, name := range s.EnabledSchedulers {
+		if !slices.Contains(builtinSchedulers(), name) {
+			p.add("server.enabled_schedulers", "unknown scheduler %q (have %s)", name, strings.Join(builtinSchedulers(), ", "))
+		}
+	}
+	positive := []struct {
+		key string
+		val time.Duration
+	}{
+		{"server.min_heartbeat_ttl", s.MinHeartbeatTTL},
+		{"server.failover_heartbeat_ttl", s.FailoverHeartbeatTTL},
+		{"server.eval_gc_threshold", s.EvalGCThreshold},
+		{"server.batch_eval_gc_threshold", s.BatchEvalGCThreshold},
+		{"server.job_gc_interval", s.JobGCInterval},
+		{"server.job_gc_threshold", s.JobGCThreshold},
+		{"server.node_gc_threshold", s.NodeGCThreshold},
+		{"server.deployment_gc_threshold", s.DeploymentGCThreshold},
+		{"server.server_join.retry_interval", s.ServerJoin.RetryInterval},
+	}
+	for _, d := range positive {
+		if d.val <= 0 {
+			p.add(d.key, "must be a positive duration, got %s", d.val)
+		}
+	}
+	if s.HeartbeatGrace < 0 {
+		p.add("server.heartbeat_grace", "must not be negative, got %s", s.HeartbeatGrace)
+	}
+	if s.MaxHeartbeatsPerSecond <= 0 {
+		p.add("server.max_heartbeats_per_second", "must be > 0, got %g", s.MaxHeartbeatsPerSecond)
+	}
+	if s.ServerJoin.RetryMax < 0 {
+		p.add("server.server_join.retry_max", "must be >= 0, got %d", s.ServerJoin.RetryMax)
+	}
+	if s.PlanApplyPipeline < 1 {
+		p.add("server.plan_apply_pipeline", "must be >= 1, got %d", s.PlanApplyPipeline)
+	}
+	if s.RaftProtocol != 3 {
+		p.add("server.raft_protocol", "only Raft protocol 3 is supported, got %d", s.RaftProtocol)
+	}
+	if s.EnableEventBroker && s.EventBufferSize < 1 {
+		p.add("server.event_buffer_size", "must be >= 1, got %d", s.EventBufferSize)
+	}
+	sc := s.DefaultSchedulerConfig
+	switch sc.SchedulerAlgorithm {
+	case structs.SchedulerAlgorithmBinpack, structs.SchedulerAlgorithmSpread:
+	default:
+		p.add("server.default_scheduler_config.scheduler_algorithm", "must be %q or %q, got %q",
+			structs.SchedulerAlgorithmBinpack, structs.SchedulerAlgorithmSpread, sc.SchedulerAlgorithm)
+	}
+	if sc.NodeLimitForFeasibilityChecks < 0 {
+		p.add("server.default_scheduler_config.node_limit_for_feasibility_checks", "must be >= 0, got %d", sc.NodeLimitForFeasibilityChecks)
+	}
+}
+
+func (c *Config) validateClient(p *configProblems) {
+	cl := &c.Client
+	if cl.Enabled && !c.Server.Enabled && len(cl.Servers) == 0 &&
+		len(cl.ServerJoin.RetryJoin) == 0 && len(cl.ServerJoin.StartJoin) == 0 {
+		p.list = append(p.list, "client.servers: a client without a local server needs servers to join (-servers or client { servers = [...] })")
+	}
+	for _, s := range cl.Servers {
+		if _, _, err := splitHostPortDefault(s, DefaultRPCPort); err != nil {
+			p.add("client.servers", "%v", err)
+		}
+	}
+	if !validNodePool.MatchString(cl.NodePool) {
+		p.add("client.node_pool", "%q is not a valid node pool name (letters, digits, - and _, at most 128)", cl.NodePool)
+	}
+	for _, v := range []struct {
+		key string
+		val int
+	}{
+		{"client.reserved.cpu", cl.Reserved.CPU}, {"client.reserved.memory", cl.Reserved.MemoryMB},
+		{"client.reserved.disk", cl.Reserved.DiskMB}, {"client.cpu_total_compute", cl.CPUTotalCompute},
+		{"client.memory_total_mb", cl.MemoryTotalMB}, {"client.gc_max_allocs", cl.GCMaxAllocs},
+	} {
+		if v.val < 0 {
+			p.add(v.key, "must be >= 0, got %d", v.val)
+		}
+	}
+	if _, err := ParsePortSpec(cl.Reserved.ReservedPorts); err != nil {
+		p.add("client.reserved.reserved_ports", "%v", err)
+	}
+	if cl.MinDynamicPort < 1 || cl.MaxDynamicPort > 65535 || cl.MinDynamicPort > cl.MaxDynamicPort {
+		p.add("client.min_dynamic_port", "dynamic port range [%d, %d] must lie within [1, 65535] and not be empty", cl.MinDynamicPort, cl.MaxDynamicPort)
+	}
+	if cl.MaxKillTimeout <= 0 {
+		p.add("client.max_kill_timeout", "must be a positive duration, got %s", cl.MaxKillTimeout)
+	}
+	if cl.GCInterval <= 0 {
+		p.add("client.gc_interval", "must be a positive duration, got %s", cl.GCInterval)
+	}
+	if cl.ServerJoin.RetryInterval <= 0 {
+		p.add("client.server_join.retry_interval", "must be a positive duration, got %s", cl.ServerJoin.RetryInterval)
+	}
+}
+
+func (c *Config) validateTelemetry(p *configProblems) {
+	t := &c.Telemetry
+	for _, d := range []struct {
+		key string
+		val time.Duration
+	}{
+		{"telemetry.collection_interval", t.CollectionInterval},
+		{"telemetry.in_memory_collection_interval", t.InMemoryCollectionInterval},
+		{"telemetry.in_memory_retention_period", t.InMemoryRetentionPeriod},
+	} {
+		if d.val <= 0 {
+			p.add(d.key, "must be a positive duration, got %s", d.val)
+		}
+	}
+}
+
+// ParsePortSpec parses a list of ports and ranges such as "22,80,8000-8010"
+// into the ports it names, sorted and without repeats.
+func ParsePortSpec(spec string) ([]int, error) {
+	seen := map[int]bool{}
+	var out []int
+	for _, part := range strings.Split(spec, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		lo, hi, isRange := strings.Cut(part, "-")
+		start, err := parsePort(lo)
+		if err != nil {
+			return nil, fmt.Errorf("port %q: %w", part, err)
+		}
+		end := start
+		if isRange {
+			if end, err = parsePort(hi); err != nil {
+				return nil, fmt.Errorf("port range %q: %w", part, err)
+			}
+			if end < start {
+				return nil, fmt.Errorf("port range %q ends before it starts", part)
+			}
+		}
+		for port := start; port <= end; port++ {
+			if !seen[port] {
+				seen[port] = true
+				out = append(out, port)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+func parsePort(s string) (int, error) {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil || n < 1 || n > 65535 {
+		return 0, fmt.Errorf("%q is not a port number in [1, 65535]", s)
+	}
+	return n, nil
+}
+
+// splitHostPortDefault splits "host:port" or "host", using port when none
+// is given.
+func splitHostPortDefault(addr string, port int) (string, int, error) {
+	host, p, err := net.SplitHostPort(addr)
+	if err != nil {
+		if strings.Contains(err.Error(), "missing port") {
+			return strings.Trim(addr, "[]"), port, nil
+		}
+		return "", 0, fmt.Errorf("address %q: %w", addr, err)
+	}
+	if host == "" {
+		return "", 0, fmt.Errorf("address %q has no host", addr)
+	}
+	n, err := parsePort(p)
+	if err != nil {
+		return "", 0, fmt.Errorf("address %q: %w", addr, err)
+	}
+	return host, n, nil
+}

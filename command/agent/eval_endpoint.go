@@ -1,0 +1,88 @@
+package agent
+
+import (
+	"net/http"
+
+	"github.com/opennomad/nomad/structs"
+)
+
+var evalSubresources = map[string]bool{"allocations": true}
+
+// evalsRequest serves GET /v1/evaluations (?job=, ?status=).
+func (s *HTTPServer) evalsRequest(w http.ResponseWriter, r *http.Request) (interface{}, error) {
+	switch r.Method {
+	case http.MethodGet:
+	case http.MethodDelete:
+		return nil, codedError(http.StatusNotImplemented, "deleting evaluations is not supported by this server")
+	default:
+		return nil, errInvalidMethod
+	}
+	args := structs.EvalListRequest{
+		FilterJobID:      r.URL.Query().Get("job"),
+		FilterEvalStatus: r.URL.Query().Get("status"),
+	}
+	if err := s.parseQueryOptions(r, &args.QueryOptions); err != nil {
+		return nil, err
+	}
+	lo, err := takeListOptions(&args.QueryOptions)
+	if err != nil {
+		return nil, err
+	}
+	var out structs.EvalListResponse
+	if err := s.rpc.RPC("Eval.List", &args, &out); err != nil {
+		return nil, err
+	}
+	evals, next, err := applyListOptions(lo, out.Evaluations, evalKey)
+	if err != nil {
+		return nil, err
+	}
+	out.NextToken = next
+	setMeta(w, &out.QueryMeta)
+	return evals, nil
+}
+
+// evalSpecificRequest serves GET /v1/evaluation/:id (?related=true) and
+// /v1/evaluation/:id/allocations.
+func (s *HTTPServer) evalSpecificRequest(w http.ResponseWriter, r *http.Request) (interface{}, error) {
+	id, sub := splitObjectPath(r, "/v1/evaluation/", evalSubresources)
+	if id == "" {
+		return nil, codedError(http.StatusBadRequest, "Missing evaluation ID")
+	}
+	if err := requireMethod(r, http.MethodGet); err != nil {
+		return nil, err
+	}
+	args := structs.EvalSpecificRequest{EvalID: id}
+	if err := s.parseQueryOptions(r, &args.QueryOptions); err != nil {
+		return nil, err
+	}
+	if sub == "allocations" {
+		lo, err := takeListOptions(&args.QueryOptions)
+		if err != nil {
+			return nil, err
+		}
+		var out structs.EvalAllocationsResponse
+		if err := s.rpc.RPC("Eval.Allocations", &args, &out); err != nil {
+			return nil, err
+		}
+		allocs, next, err := applyListOptions(lo, out.Allocations, allocStubKey)
+		if err != nil {
+			return nil, err
+		}
+		out.NextToken = next
+		setMeta(w, &out.QueryMeta)
+		return allocs, nil
+	}
+	var err error
+	if args.IncludeRelated, err = boolParam(r, "related"); err != nil {
+		return nil, err
+	}
+	var out structs.SingleEvalResponse
+	if err := s.rpc.RPC("Eval.GetEval", &args, &out); err != nil {
+		return nil, err
+	}
+	setMeta(w, &out.QueryMeta)
+	if out.Eval == nil {
+		return nil, codedError(http.StatusNotFound, structs.ErrUnknownEval.Error())
+	}
+	return out.Eval, nil
+}

@@ -1,0 +1,145 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/opennomad/nomad/nomad/stream"
+	"github.com/opennomad/nomad/structs"
+)
+
+// eventStream serves GET /v1/event/stream: newline-delimited JSON, one
+// line per Raft index ({"Index":n,"Events":[...]}), and "{}" whenever
+// nothing was sent for a heartbeat interval. Query parameters: topic
+// (repeatable, "Topic" or "Topic:key"; none means every topic), index
+// (replay buffered events from it), namespace ("*" for all).
+//
+// The stream ends when the client goes away, the agent shuts down, or
+// the subscriber falls so far behind that events were lost; the client
+// then resubscribes from the last index it saw.
+func (s *HTTPServer) eventStream(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet {
+		writeError(w, http.StatusMethodNotAllowed, errInvalidMethod.Msg)
+		return
+	}
+	req, err := parseEventRequest(r)
+	if err != nil {
+		code, msg := errorStatus(err)
+		writeError(w, code, msg)
+		return
+	}
+	if s.cfg.Server == nil {
+		writeError(w, http.StatusNotImplemented, "the event stream is served by server agents only")
+		return
+	}
+	sub, err := s.cfg.Server.Subscribe(req)
+	if err != nil {
+		var coded *CodedError
+		switch {
+		case errors.As(err, &coded):
+			writeError(w, coded.Code, coded.Msg)
+		case errors.Is(err, stream.ErrSubscriptionClosed):
+			writeError(w, http.StatusServiceUnavailable, err.Error())
+		default:
+			// The broker refuses only requests it cannot serve.
+			writeError(w, http.StatusBadRequest, err.Error())
+		}
+		return
+	}
+	defer sub.Unsubscribe()
+
+	rc := http.NewResponseController(w)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	rc.Flush()
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	for {
+		ctx, cancel := context.WithTimeout(r.Context(), s.cfg.EventHeartbeat)
+		batch, err := sub.Next(ctx)
+		cancel()
+		switch {
+		case err == nil:
+			err = enc.Encode(eventsJSON(batch))
+		case r.Context().Err() != nil:
+			return
+		case errors.Is(err, context.DeadlineExceeded):
+			_, err = w.Write([]byte("{}\n"))
+		default:
+			s.logger.Debug("event stream ended", "error", err)
+			return
+		}
+		if err != nil {
+			s.logger.Debug("event stream write failed", "error", err)
+			return
+		}
+		if err := rc.Flush(); err != nil {
+			return
+		}
+	}
+}
+
+// parseEventRequest reads topic, index and namespace.
+func parseEventRequest(r *http.Request) (*stream.SubscribeRequest, error) {
+	q := r.URL.Query()
+	req := &stream.SubscribeRequest{Namespace: namespace(r), Topics: map[structs.Topic][]string{}}
+	if idx := q.Get("index"); idx != "" {
+		n, err := strconv.ParseUint(idx, 10, 64)
+		if err != nil {
+			return nil, codedError(http.StatusBadRequest, "Invalid index")
+		}
+		req.Index = n
+	}
+	for _, t := range q["topic"] {
+		topic, key, hasKey := strings.Cut(t, ":")
+		if topic == "" || (hasKey && key == "") {
+			return nil, codedError(http.StatusBadRequest, fmt.Sprintf("Invalid topic %q (use Topic or Topic:key)", t))
+		}
+		if !hasKey {
+			key = stream.Wildcard
+		}
+		req.Topics[structs.Topic(topic)] = append(req.Topics[structs.Topic(topic)], key)
+	}
+	return req, nil
+}
+
+// eventJSON is an event as served: node payloads lose their secret and
+// gain the legacy Drain flag, as everywhere else in the API.
+type eventJSON struct {
+	Topic      structs.Topic
+	Type       string
+	Key        string
+	Namespace  string
+	FilterKeys []string
+	Index      uint64
+	Payload    interface{}
+}
+
+type eventsLine struct {
+	Index  uint64
+	Events []eventJSON
+}
+
+type nodeEventJSON struct {
+	Node *nodeJSON
+}
+
+func eventsJSON(b *structs.Events) eventsLine {
+	out := eventsLine{Index: b.Index, Events: make([]eventJSON, len(b.Events))}
+	for i, e := range b.Events {
+		payload := e.Payload
+		if n, ok := payload.(*structs.NodeStreamEvent); ok {
+			payload = nodeEventJSON{Node: newNodeJSON(n.Node)}
+		}
+		out.Events[i] = eventJSON{
+			Topic: e.Topic, Type: e.Type, Key: e.Key, Namespace: e.Namespace,
+			FilterKeys: e.FilterKeys, Index: e.Index, Payload: payload,
+		}
+	}
+	return out
+}

@@ -1,0 +1,466 @@
+package agent
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/opennomad/nomad/api"
+	"github.com/opennomad/nomad/jobspec"
+	"github.com/opennomad/nomad/structs"
+)
+
+// jobSubresources are the paths under /v1/job/:id this agent serves.
+var jobSubresources = map[string]bool{
+	"plan": true, "evaluate": true, "allocations": true, "evaluations": true,
+	"summary": true, "versions": true,
+}
+
+// jobUnsupported are Nomad's other paths under /v1/job/:id; they answer
+// 501 rather than being mistaken for part of a job ID.
+var jobUnsupported = map[string]bool{
+	"dispatch": true, "deployments": true, "deployment": true, "revert": true,
+	"stable": true, "scale": true, "services": true, "submission": true,
+	"actions": true, "action": true, "periodic/force": true, "tag": true,
+}
+
+// splitObjectPath splits "/v1/<kind>/<id>[/<sub>]" into the object ID and
+// the subresource. IDs may contain "/" (dispatched and periodic child
+// jobs), sent either escaped as %2F or raw; the last segment is a
+// subresource only if it is one of subs (or a two-segment one such as
+// "periodic/force").
+func splitObjectPath(r *http.Request, prefix string, subs ...map[string]bool) (id, sub string) {
+	rest := strings.TrimPrefix(r.URL.EscapedPath(), prefix)
+	parts := strings.Split(rest, "/")
+	for i, p := range parts {
+		if u, err := url.PathUnescape(p); err == nil {
+			parts[i] = u
+		}
+	}
+	isSub := func(s string) bool {
+		for _, m := range subs {
+			if m[s] {
+				return true
+			}
+		}
+		return false
+	}
+	if n := len(parts); n >= 3 && isSub(parts[n-2]+"/"+parts[n-1]) {
+		return strings.Join(parts[:n-2], "/"), parts[n-2] + "/" + parts[n-1]
+	}
+	if n := len(parts); n >= 2 && isSub(parts[n-1]) {
+		return strings.Join(parts[:n-1], "/"), parts[n-1]
+	}
+	return strings.Join(parts, "/"), ""
+}
+
+// jobsRequest serves /v1/jobs: GET lists, PUT/POST registers.
+func (s *HTTPServer) jobsRequest(w http.ResponseWriter, r *http.Request) (interface{}, error) {
+	switch r.Method {
+	case http.MethodGet:
+		return s.jobList(w, r)
+	case http.MethodPut, http.MethodPost:
+		return s.jobRegister(w, r, "")
+	}
+	return nil, errInvalidMethod
+}
+
+func (s *HTTPServer) jobList(w http.ResponseWriter, r *http.Request) (interface{}, error) {
+	args := structs.JobListRequest{}
+	if err := s.parseQueryOptions(r, &args.QueryOptions); err != nil {
+		return nil, err
+	}
+	meta, err := boolParam(r, "meta")
+	if err != nil {
+		return nil, err
+	}
+	if meta {
+		args.Fields = &structs.JobStubFields{Meta: true}
+	}
+	lo, err := takeListOptions(&args.QueryOptions)
+	if err != nil {
+		return nil, err
+	}
+	var out structs.JobListResponse
+	if err := s.rpc.RPC("Job.List", &args, &out); err != nil {
+		return nil, err
+	}
+	jobs, next, err := applyListOptions(lo, out.Jobs, jobStubKey(args.Namespace == structs.AllNamespaces))
+	if err != nil {
+		return nil, err
+	}
+	out.NextToken = next
+	setMeta(w, &out.QueryMeta)
+	return jobs, nil
+}
+
+// jobRegister serves PUT /v1/jobs and PUT /v1/job/:id (pathID set).
+func (s *HTTPServer) jobRegister(w http.ResponseWriter, r *http.Request, pathID string) (interface{}, error) {
+	var body api.JobRegisterRequest
+	if err := decodeBody(r, &body); err != nil {
+		return nil, err
+	}
+	if body.Job == nil {
+		return nil, codedError(http.StatusBadRequest, "Job must be specified")
+	}
+	if pathID != "" && (body.Job.ID == nil || *body.Job.ID != pathID) {
+		return nil, codedError(http.StatusBadRequest, "Job ID does not match name")
+	}
+	if body.EvalPriority != 0 && (body.EvalPriority < structs.JobMinPriority || body.EvalPriority > structs.JobMaxPriority) {
+		return nil, codedError(http.StatusBadRequest, fmt.Sprintf("eval priority must be between %d and %d, got %d",
+			structs.JobMinPriority, structs.JobMaxPriority, body.EvalPriority))
+	}
+	args := structs.JobRegisterRequest{
+		EnforceIndex:   body.EnforceIndex,
+		JobModifyIndex: body.JobModifyIndex,
+		PolicyOverride: body.PolicyOverride,
+		PreserveCounts: body.PreserveCounts,
+		EvalPriority:   body.EvalPriority,
+	}
+	s.parseWriteRequest(r, &args.WriteRequest)
+	job, warnings, err := s.jobFromBody(r, body.Job, &args.WriteRequest)
+	if err != nil {
+		return nil, err
+	}
+	args.Job = job
+	if body.PreserveResources {
+		warnings = append(warnings, "PreserveResources is not supported by this server and was ignored")
+	}
+	var out structs.JobRegisterResponse
+	if err := s.rpc.RPC("Job.Register", &args, &out); err != nil {
+		return nil, err
+	}
+	out.Warnings = joinWarnings(out.Warnings, warnings)
+	setIndex(w, out.Index)
+	return out, nil
+}
+
+// jobFromBody fills a submitted job's namespace and region from the
+// request when the job names none, converts and validates it. The write
+// request then targets the job's namespace. Validation failures are 400
+// with every problem listed.
+func (s *HTTPServer) jobFromBody(r *http.Request, in *api.Job, wr *structs.WriteRequest) (*structs.Job, []string, error) {
+	if in.Namespace == nil || *in.Namespace == "" {
+		in.Namespace = new(namespace(r))
+	}
+	if in.Region == nil || *in.Region == "" {
+		in.Region = new(s.region(r))
+	}
+	job, warnings := convertJob(in)
+	job.Canonicalize()
+	if err := job.Validate(); err != nil {
+		return nil, nil, err
+	}
+	wr.Namespace = job.Namespace
+	return job, warnings, nil
+}
+
+func joinWarnings(server string, local []string) string {
+	all := local
+	if server != "" {
+		all = append([]string{server}, local...)
+	}
+	return strings.Join(all, "\n")
+}
+
+// jobsParseRequest serves POST /v1/jobs/parse: HCL to job JSON, without
+// file system access.
+func (s *HTTPServer) jobsParseRequest(w http.ResponseWriter, r *http.Request) (interface{}, error) {
+	if err := requireMethod(r, http.MethodPut, http.MethodPost); err != nil {
+		return nil, err
+	}
+	var body api.JobsParseRequest
+	if err := decodeBody(r, &body); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(body.JobHCL) == "" {
+		return nil, codedError(http.StatusBadRequest, "Job spec is empty")
+	}
+	opts := jobspec.Options{AllowFS: false}
+	if body.Variables != "" {
+		opts.VarFiles = []jobspec.VarFile{{Name: "variables.hcl", Content: []byte(body.Variables)}}
+	}
+	res, err := jobspec.Parse("input.hcl", []byte(body.JobHCL), opts)
+	if err != nil {
+		return nil, codedError(http.StatusBadRequest, err.Error())
+	}
+	if body.Canonicalize {
+		res.Job.Canonicalize()
+	}
+	return res.Job, nil
+}
+
+// validateJobRequest serves PUT /v1/validate/job: the same checks as a
+// registration, reported instead of enforced.
+func (s *HTTPServer) validateJobRequest(w http.ResponseWriter, r *http.Request) (interface{}, error) {
+	if err := requireMethod(r, http.MethodPut, http.MethodPost); err != nil {
+		return nil, err
+	}
+	var body api.JobValidateRequest
+	if err := decodeBody(r, &body); err != nil {
+		return nil, err
+	}
+	if body.Job == nil {
+		return nil, codedError(http.StatusBadRequest, "Job must be specified")
+	}
+	var wr structs.WriteRequest
+	s.parseWriteRequest(r, &wr)
+	out := structs.JobValidateResponse{ValidationErrors: []string{}}
+	_, warnings, err := s.jobFromBody(r, body.Job, &wr)
+	if err != nil {
+		out.Error = err.Error()
+		if v, ok := err.(*structs.ValidationError); ok {
+			out.ValidationErrors = v.Problems
+		} else {
+			out.ValidationErrors = []string{err.Error()}
+		}
+	}
+	out.Warnings = strings.Join(warnings, "\n")
+	return out, nil
+}
+
+// jobSpecificRequest serves /v1/job/:id and its subresources.
+func (s *HTTPServer) jobSpecificRequest(w http.ResponseWriter, r *http.Request) (interface{}, error) {
+	id, sub := splitObjectPath(r, "/v1/job/", jobSubresources, jobUnsupported)
+	if id == "" {
+		return nil, codedError(http.StatusBadRequest, "Missing job ID")
+	}
+	if jobUnsupported[sub] {
+		return nil, codedError(http.StatusNotImplemented, fmt.Sprintf("/v1/job/:id/%s is not supported by this server", sub))
+	}
+	switch sub {
+	case "":
+		switch r.Method {
+		case http.MethodGet:
+			return s.jobGet(w, r, id)
+		case http.MethodPut, http.MethodPost:
+			return s.jobRegister(w, r, id)
+		case http.MethodDelete:
+			return s.jobDeregister(w, r, id)
+		}
+		return nil, errInvalidMethod
+	case "plan":
+		return s.jobPlan(w, r, id)
+	case "evaluate":
+		return s.jobEvaluate(w, r, id)
+	case "allocations":
+		return s.jobAllocations(w, r, id)
+	case "evaluations":
+		return s.jobEvaluations(w, r, id)
+	case "summary":
+		return s.jobSummary(w, r, id)
+	case "versions":
+		return s.jobVersions(w, r, id)
+	}
+	return nil, codedError(http.StatusNotFound, "Invalid URL path")
+}
+
+// jobQuery builds a read of one job.
+func (s *HTTPServer) jobQuery(r *http.Request, id string) (*structs.JobSpecificRequest, error) {
+	if err := requireMethod(r, http.MethodGet); err != nil {
+		return nil, err
+	}
+	args := &structs.JobSpecificRequest{JobID: id}
+	if err := s.parseQueryOptions(r, &args.QueryOptions); err != nil {
+		return nil, err
+	}
+	return args, nil
+}
+
+func (s *HTTPServer) jobGet(w http.ResponseWriter, r *http.Request, id string) (interface{}, error) {
+	args, err := s.jobQuery(r, id)
+	if err != nil {
+		return nil, err
+	}
+	var out structs.SingleJobResponse
+	if err := s.rpc.RPC("Job.GetJob", args, &out); err != nil {
+		return nil, err
+	}
+	setMeta(w, &out.QueryMeta)
+	if out.Job == nil {
+		return nil, codedError(http.StatusNotFound, structs.ErrUnknownJob.Error())
+	}
+	return out.Job, nil
+}
+
+func (s *HTTPServer) jobDeregister(w http.ResponseWriter, r *http.Request, id string) (interface{}, error) {
+	args := structs.JobDeregisterRequest{JobID: id}
+	var err error
+	if args.Purge, err = boolParam(r, "purge"); err != nil {
+		return nil, err
+	}
+	if args.Global, err = boolParam(r, "global"); err != nil {
+		return nil, err
+	}
+	if args.NoShutdownDelay, err = boolParam(r, "no_shutdown_delay"); err != nil {
+		return nil, err
+	}
+	if args.EvalPriority, err = intParam(r, "eval_priority"); err != nil {
+		return nil, err
+	}
+	if args.EvalPriority != 0 && (args.EvalPriority < structs.JobMinPriority || args.EvalPriority > structs.JobMaxPriority) {
+		return nil, codedError(http.StatusBadRequest, fmt.Sprintf("eval priority must be between %d and %d, got %d",
+			structs.JobMinPriority, structs.JobMaxPriority, args.EvalPriority))
+	}
+	s.parseWriteRequest(r, &args.WriteRequest)
+	var out structs.JobDeregisterResponse
+	if err := s.rpc.RPC("Job.Deregister", &args, &out); err != nil {
+		return nil, err
+	}
+	setIndex(w, out.Index)
+	return out, nil
+}
+
+func (s *HTTPServer) jobPlan(w http.ResponseWriter, r *http.Request, id string) (interface{}, error) {
+	if err := requireMethod(r, http.MethodPut, http.MethodPost); err != nil {
+		return nil, err
+	}
+	var body api.JobPlanRequest
+	if err := decodeBody(r, &body); err != nil {
+		return nil, err
+	}
+	if body.Job == nil {
+		return nil, codedError(http.StatusBadRequest, "Job must be specified")
+	}
+	if body.Job.ID == nil || *body.Job.ID != id {
+		return nil, codedError(http.StatusBadRequest, "Job ID does not match")
+	}
+	args := structs.JobPlanRequest{Diff: body.Diff, PolicyOverride: body.PolicyOverride}
+	s.parseWriteRequest(r, &args.WriteRequest)
+	job, warnings, err := s.jobFromBody(r, body.Job, &args.WriteRequest)
+	if err != nil {
+		return nil, err
+	}
+	args.Job = job
+	var out structs.JobPlanResponse
+	if err := s.rpc.RPC("Job.Plan", &args, &out); err != nil {
+		return nil, err
+	}
+	out.Warnings = joinWarnings(out.Warnings, warnings)
+	if out.CreatedEvals == nil {
+		out.CreatedEvals = []*structs.Evaluation{}
+	}
+	setIndex(w, out.Index)
+	return out, nil
+}
+
+func (s *HTTPServer) jobEvaluate(w http.ResponseWriter, r *http.Request, id string) (interface{}, error) {
+	if err := requireMethod(r, http.MethodPut, http.MethodPost); err != nil {
+		return nil, err
+	}
+	args := structs.JobEvaluateRequest{JobID: id}
+	// The body is optional (older clients send none).
+	if r.ContentLength != 0 {
+		var body api.JobEvaluateRequest
+		if err := decodeBody(r, &body); err != nil {
+			return nil, err
+		}
+		if body.JobID != "" && body.JobID != id {
+			return nil, codedError(http.StatusBadRequest, "Job ID does not match")
+		}
+		args.EvalOptions.ForceReschedule = body.EvalOptions.ForceReschedule
+	}
+	s.parseWriteRequest(r, &args.WriteRequest)
+	var out structs.JobRegisterResponse
+	if err := s.rpc.RPC("Job.Evaluate", &args, &out); err != nil {
+		return nil, err
+	}
+	setIndex(w, out.Index)
+	return out, nil
+}
+
+func (s *HTTPServer) jobAllocations(w http.ResponseWriter, r *http.Request, id string) (interface{}, error) {
+	args, err := s.jobQuery(r, id)
+	if err != nil {
+		return nil, err
+	}
+	if args.All, err = boolParam(r, "all"); err != nil {
+		return nil, err
+	}
+	lo, err := takeListOptions(&args.QueryOptions)
+	if err != nil {
+		return nil, err
+	}
+	var out structs.JobAllocationsResponse
+	if err := s.rpc.RPC("Job.Allocations", args, &out); err != nil {
+		return nil, err
+	}
+	allocs, next, err := applyListOptions(lo, out.Allocations, allocStubKey)
+	if err != nil {
+		return nil, err
+	}
+	out.NextToken = next
+	setMeta(w, &out.QueryMeta)
+	return allocs, nil
+}
+
+func (s *HTTPServer) jobEvaluations(w http.ResponseWriter, r *http.Request, id string) (interface{}, error) {
+	args, err := s.jobQuery(r, id)
+	if err != nil {
+		return nil, err
+	}
+	lo, err := takeListOptions(&args.QueryOptions)
+	if err != nil {
+		return nil, err
+	}
+	var out structs.JobEvaluationsResponse
+	if err := s.rpc.RPC("Job.Evaluations", args, &out); err != nil {
+		return nil, err
+	}
+	evals, next, err := applyListOptions(lo, out.Evaluations, evalKey)
+	if err != nil {
+		return nil, err
+	}
+	out.NextToken = next
+	setMeta(w, &out.QueryMeta)
+	return evals, nil
+}
+
+func (s *HTTPServer) jobSummary(w http.ResponseWriter, r *http.Request, id string) (interface{}, error) {
+	args, err := s.jobQuery(r, id)
+	if err != nil {
+		return nil, err
+	}
+	var out structs.JobSummaryResponse
+	if err := s.rpc.RPC("Job.Summary", args, &out); err != nil {
+		return nil, err
+	}
+	setMeta(w, &out.QueryMeta)
+	if out.JobSummary == nil {
+		return nil, codedError(http.StatusNotFound, structs.ErrUnknownJob.Error())
+	}
+	return out.JobSummary, nil
+}
+
+func (s *HTTPServer) jobVersions(w http.ResponseWriter, r *http.Request, id string) (interface{}, error) {
+	if err := requireMethod(r, http.MethodGet); err != nil {
+		return nil, err
+	}
+	args := structs.JobVersionsRequest{JobID: id}
+	if err := s.parseQueryOptions(r, &args.QueryOptions); err != nil {
+		return nil, err
+	}
+	var err error
+	if args.Diffs, err = boolParam(r, "diffs"); err != nil {
+		return nil, err
+	}
+	var out structs.JobVersionsResponse
+	if err := s.rpc.RPC("Job.GetJobVersions", &args, &out); err != nil {
+		return nil, err
+	}
+	setMeta(w, &out.QueryMeta)
+	if len(out.Versions) == 0 {
+		return nil, codedError(http.StatusNotFound, "job versions not found")
+	}
+	return out, nil
+}
+
+// nonNil returns an empty slice for nil, so lists encode as [] and not
+// null, as Nomad's do.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
