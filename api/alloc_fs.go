@@ -145,4 +145,3 @@ func (c *Client) rawQuery(path string, q *QueryOptions) (io.ReadCloser, error) {
 	}
 	return resp.Body, nil
 }
-
