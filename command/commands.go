@@ -15,6 +15,7 @@ import (
 
 	"github.com/hashicorp/cli"
 
+	"github.com/opennomad/nomad/command/agent"
 	"github.com/opennomad/nomad/version"
 )
 
@@ -24,6 +25,7 @@ import (
 func Commands(meta Meta) map[string]cli.CommandFactory {
 	all := map[string]func(Meta) cli.Command{
 		"version": func(m Meta) cli.Command { return &VersionCommand{Meta: m} },
+		"agent":   func(m Meta) cli.Command { return agent.NewCommand(m.Ui) },
 
 		"job":          func(m Meta) cli.Command { return newGroup(m, "job", jobGroupHelp) },
 		"job init":     func(m Meta) cli.Command { return &JobInitCommand{Meta: m} },

@@ -24,6 +24,13 @@
 //     into the broker when the cluster changes in a way that can help.
 //   - PlanQueue orders the plans workers submit for the single plan
 //     applier.
+//   - PlanApplier judges each plan node by node against the newest state
+//     plus the results still in Raft, commits what fits through PlanRaft
+//     with several commits in flight, and answers in order.
+//
+// Every server runs a WorkerPool of Workers. Each takes evaluations from
+// the leader through WorkerEndpoints, waits until its own state store has
+// caught up, runs the scheduler on a snapshot and acts as its Planner.
 //
 // Every timer in these parts runs on an injected clock.Clock, so their
 // tests drive time by hand and never sleep.

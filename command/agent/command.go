@@ -54,7 +54,7 @@ Usage: nomad agent [options]
   The Nomad agent's configuration comes from configuration files, given
   with -config, and from the flags below, which override the files.
 
-General Options:
+Agent Options:
 
   -config=<path>
     A configuration file or a directory of *.hcl and *.json files.

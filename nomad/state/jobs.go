@@ -125,7 +125,8 @@ func (s *StateStore) JobByIDAndVersion(ws memdb.WatchSet, namespace, id string, 
 // SubmitTime is kept as submitted. The job's status is computed, its
 // summary gains any new task group, the version is recorded and old
 // versions beyond structs.JobTrackedVersions are dropped (the newest
-// stable one is kept).
+// stable one is kept). Periodic launches are recorded (see
+// recordPeriodicLaunch).
 func (tx *Txn) UpsertJob(job *structs.Job) error {
 	tx.touch(TableJobs)
 	if job == nil {
@@ -172,6 +173,9 @@ func (tx *Txn) UpsertJob(job *structs.Job) error {
 	if err := tx.updateParentChildren(job, oldStatus, job.Status); err != nil {
 		return err
 	}
+	if err := tx.recordPeriodicLaunch(job, existing == nil); err != nil {
+		return err
+	}
 	tx.emitJob(structs.TypeJobRegistered, job)
 	return nil
 }
@@ -204,8 +208,9 @@ func (tx *Txn) upsertJobVersion(job *structs.Job) error {
 	return nil
 }
 
-// DeleteJob purges a job: the job, its versions and its summary. Its
-// evaluations and allocations stay until garbage collected.
+// DeleteJob purges a job: the job, its versions, its summary and its
+// periodic launch record. Its evaluations and allocations stay until
+// garbage collected.
 func (tx *Txn) DeleteJob(namespace, id string) error {
 	tx.touch(TableJobs)
 	job, err := jobByID(tx.txn, nil, namespace, id)
@@ -238,6 +243,9 @@ func (tx *Txn) DeleteJob(namespace, id string) error {
 		delete(tx.summaries, summaryKey(summary))
 	}
 	if err := tx.updateParentChildren(job, job.Status, ""); err != nil {
+		return err
+	}
+	if err := tx.DeletePeriodicLaunch(namespace, id); err != nil {
 		return err
 	}
 	tx.emitJob(structs.TypeJobDeregistered, job)

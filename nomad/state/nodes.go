@@ -83,6 +83,17 @@ func (s *StateStore) NodesByNodePool(ws memdb.WatchSet, pool string) ([]*structs
 	return collect[structs.Node](it, nil), nil
 }
 
+// NodesByDrain returns the nodes that are draining (draining true) or
+// not, sorted by ID. A watch set registered here fires only on changes to
+// nodes on that side, and on nodes crossing over.
+func (s *StateStore) NodesByDrain(ws memdb.WatchSet, draining bool) ([]*structs.Node, error) {
+	it, err := get(s.db.Txn(false), ws, TableNodes, "drain", draining)
+	if err != nil {
+		return nil, err
+	}
+	return collect[structs.Node](it, nil), nil
+}
+
 // ---- writes ----------------------------------------------------------------
 
 // UpsertNode registers a node or replaces its registration. A re-register

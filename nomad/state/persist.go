@@ -27,6 +27,7 @@ const (
 	IndexSnapshot           SnapshotType = 2
 	EvalSnapshot            SnapshotType = 3
 	AllocSnapshot           SnapshotType = 4
+	PeriodicLaunchSnapshot  SnapshotType = 6
 	JobSummarySnapshot      SnapshotType = 7
 	JobVersionSnapshot      SnapshotType = 9
 	DeploymentSnapshot      SnapshotType = 10
@@ -52,6 +53,7 @@ var persistOrder = []struct {
 	{TableJobSummary, JobSummarySnapshot},
 	{TableEvals, EvalSnapshot},
 	{TableAllocs, AllocSnapshot},
+	{TablePeriodicLaunch, PeriodicLaunchSnapshot},
 	{TableDeployment, DeploymentSnapshot},
 	{TableSchedulerConfig, SchedulerConfigSnapshot},
 	{TableClusterMeta, ClusterMetadataSnapshot},
@@ -186,6 +188,8 @@ func (rs *restorer) restore(dec *codec.Decoder, typ SnapshotType) error {
 		table, obj = TableEvals, new(structs.Evaluation)
 	case AllocSnapshot:
 		table, obj = TableAllocs, new(structs.Allocation)
+	case PeriodicLaunchSnapshot:
+		table, obj = TablePeriodicLaunch, new(structs.PeriodicLaunch)
 	case DeploymentSnapshot:
 		table, obj = TableDeployment, new(structs.Deployment)
 	case SchedulerConfigSnapshot:

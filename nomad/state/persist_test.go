@@ -64,6 +64,12 @@ func populatedStore(t testing.TB, numAllocs int) *StateStore {
 		must.NoError(t, s.UpsertDeployment(next(), d))
 	}
 
+	// A periodic template records its registration as its first launch.
+	tmpl := mockJob()
+	tmpl.ID, tmpl.Type = "report", structs.JobTypeBatch
+	tmpl.Periodic = &structs.PeriodicConfig{Enabled: true, Spec: "*/5 * * * *"}
+	must.NoError(t, s.UpsertJob(next(), tmpl))
+
 	healthy := true
 	batch := make([]*structs.Allocation, 0, 1000)
 	flush := func() {

@@ -21,6 +21,7 @@ const (
 	TableDeployment      = "deployment"
 	TableSchedulerConfig = "scheduler_config"
 	TableClusterMeta     = "cluster_meta"
+	TablePeriodicLaunch  = "periodic_launch"
 )
 
 // Index names used by more than one table. There is no namespace index:
@@ -51,6 +52,7 @@ func stateSchema() *memdb.DBSchema {
 		deploymentTableSchema(),
 		singletonTableSchema[*structs.SchedulerConfiguration](TableSchedulerConfig),
 		singletonTableSchema[*structs.ClusterMetadata](TableClusterMeta),
+		periodicLaunchTableSchema(),
 	}
 	s := &memdb.DBSchema{Tables: make(map[string]*memdb.TableSchema, len(tables))}
 	for _, t := range tables {
@@ -89,6 +91,12 @@ func nodesTableSchema() *memdb.TableSchema {
 				Name:         "node_pool",
 				AllowMissing: true,
 				Indexer:      strField(func(n *structs.Node) string { return n.NodePool }),
+			},
+			// drain lets the drainer read, and watch, the draining nodes
+			// only: in a big cluster the other nodes change far more often.
+			"drain": {
+				Name:    "drain",
+				Indexer: boolField(func(n *structs.Node) bool { return n.DrainStrategy != nil }),
 			},
 		},
 	}
@@ -239,6 +247,17 @@ func deploymentTableSchema() *memdb.TableSchema {
 					func(d *structs.Deployment) string { return d.Namespace },
 					func(d *structs.Deployment) string { return d.JobID }),
 			},
+		},
+	}
+}
+
+func periodicLaunchTableSchema() *memdb.TableSchema {
+	return &memdb.TableSchema{
+		Name: TablePeriodicLaunch,
+		Indexes: map[string]*memdb.IndexSchema{
+			indexID: idIndex(namespacedID(
+				func(l *structs.PeriodicLaunch) string { return l.Namespace },
+				func(l *structs.PeriodicLaunch) string { return l.ID })),
 		},
 	}
 }

@@ -1,0 +1,54 @@
+// Package deploymentwatcher is the leader's deployment watcher: it judges
+// the health of the allocations of every active deployment, and moves the
+// deployment on: an evaluation after every verdict so the scheduler places
+// the next batch of a rolling update, canary promotion when the update
+// asks for it, failure (and auto-revert) on unhealthy allocations or a
+// missed progress deadline, cancellation when its job is stopped or
+// replaced.
+//
+// Like the other leader duties it keeps nothing in memory between passes:
+// each pass reads every running or paused deployment, its job and its
+// allocations from the state store and decides from them alone, so a new
+// leader carries on from state. A pass runs when any of those change and
+// when an allocation may turn healthy or a progress deadline passes.
+//
+// # Health
+//
+// The servers judge health; clients only report task states. An alloc of
+// a deployment whose group's update block says health_check "task_states"
+// or "checks" (there are no service checks here, so both judge task
+// states) is judged by structs.TaskStatesHealth: healthy once every task
+// meant to keep running has run for min_healthy_time without a restart,
+// unhealthy when a task fails or exits, or when healthy_deadline passes
+// first (counted from the later of the alloc's creation and the
+// deployment's start). Verdicts are written once, through Raft, with an
+// eval of the job in the same entry. A verdict reported by a client
+// (DeploymentStatus.Healthy) is taken as it is, and an eval is written if
+// none saw it. "manual" groups are judged by operators (SetAllocHealth).
+//
+// # Progress
+//
+//   - A group without a progress deadline fails the deployment at its first
+//     unhealthy alloc.
+//   - A group with one leaves unhealthy allocs to the scheduler's
+//     rescheduling, and fails the deployment when it is not done by
+//     RequireProgressBy (which the state store pushes forward as allocs
+//     turn healthy). A group is done when its healthy allocs reach
+//     DesiredTotal, or, while its canaries wait for promotion, when they
+//     are all healthy.
+//   - A failed deployment whose failing groups auto-revert registers the
+//     job's latest stable version older than the deployment's, in the same
+//     Raft entry, unless that version has the same specification.
+//   - When every unpromoted canary group has all its canaries healthy, the
+//     deployment is promoted if every one of them auto-promotes; otherwise
+//     its description says it needs manual promotion.
+//   - Success is the scheduler's call: after the eval of the last healthy
+//     verdict, the reconciler finds nothing left to do and marks the
+//     deployment successful, and the state store marks the job version
+//     stable in the same write.
+//   - A deployment of a job that was stopped, purged or registered again
+//     is cancelled.
+//
+// Paused deployments get health verdicts but no evals, promotions or
+// failures until resumed.
+package deploymentwatcher

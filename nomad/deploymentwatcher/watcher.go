@@ -1,0 +1,268 @@
+package deploymentwatcher
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-memdb"
+
+	"github.com/opennomad/nomad/nomad/clock"
+	"github.com/opennomad/nomad/nomad/passloop"
+	"github.com/opennomad/nomad/nomad/state"
+	"github.com/opennomad/nomad/structs"
+)
+
+// Defaults of Config.
+const (
+	// DefaultMinPassInterval spaces passes while allocs report in bursts.
+	DefaultMinPassInterval = 100 * time.Millisecond
+	// DefaultRetryInterval is how long after a failed write a pass runs
+	// again when nothing else wakes it.
+	DefaultRetryInterval = 5 * time.Second
+)
+
+// Config configures a Watcher.
+type Config struct {
+	// Logger receives the watcher's logs; nil discards them.
+	Logger hclog.Logger
+	// Clock drives health and progress deadlines; nil means the wall
+	// clock.
+	Clock clock.Clock
+	// State returns the server's current state store; called at the start
+	// of every pass and operation, so a store replaced by a snapshot
+	// restore is picked up. Required.
+	State func() *state.StateStore
+	// Raft writes the watcher's decisions. Required.
+	Raft Raft
+	// MinPassInterval is the least time between the starts of two passes
+	// (0: a pass per change). Negative means DefaultMinPassInterval.
+	MinPassInterval time.Duration
+	// RetryInterval is the wait after a failed pass; 0 means
+	// DefaultRetryInterval.
+	RetryInterval time.Duration
+}
+
+// Watcher is the leader's deployment watcher (see the package doc). It
+// works only while enabled: the server enables it when it gains
+// leadership and disables it when it loses it. Its methods are safe for
+// concurrent use.
+type Watcher struct {
+	cfg    Config
+	logger hclog.Logger
+	loop   *passloop.Loop
+}
+
+// New returns a disabled watcher.
+func New(cfg Config) (*Watcher, error) {
+	if cfg.State == nil {
+		return nil, errors.New("deployment watcher: config: State is required")
+	}
+	if cfg.Raft == nil {
+		return nil, errors.New("deployment watcher: config: Raft is required")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = hclog.NewNullLogger()
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = clock.Real{}
+	}
+	if cfg.MinPassInterval < 0 {
+		cfg.MinPassInterval = DefaultMinPassInterval
+	}
+	if cfg.RetryInterval <= 0 {
+		cfg.RetryInterval = DefaultRetryInterval
+	}
+	w := &Watcher{cfg: cfg, logger: cfg.Logger.Named("deployment_watcher")}
+	w.loop = passloop.New(passloop.Config{
+		Name: "deployment watcher", Logger: w.logger, Clock: cfg.Clock, Pass: w.pass,
+		MinInterval: cfg.MinPassInterval, RetryInterval: cfg.RetryInterval,
+	})
+	return w, nil
+}
+
+// SetEnabled starts (true) or stops (false) the watcher. Stopping waits
+// for the pass in progress, so no write of the loop follows the return.
+func (w *Watcher) SetEnabled(enabled bool) { w.loop.SetEnabled(enabled) }
+
+// Enabled reports whether the watcher runs.
+func (w *Watcher) Enabled() bool { return w.loop.Enabled() }
+
+// pass decides and writes for every active deployment.
+func (w *Watcher) pass(ws memdb.WatchSet, now time.Time) (time.Time, uint64, error) {
+	store := w.cfg.State()
+	ws.Add(store.AbandonCh())
+	snap := &store.Snapshot().StateStore
+	index, err := snap.LatestIndex()
+	if err != nil {
+		return time.Time{}, 0, err
+	}
+	deployments, err := snap.Deployments(ws, structs.AllNamespaces)
+	if err != nil {
+		return time.Time{}, index, fmt.Errorf("deployment watcher: listing deployments: %w", err)
+	}
+	var wake time.Time
+	var errs []error
+	for _, d := range deployments {
+		if d.Status != structs.DeploymentStatusRunning && d.Status != structs.DeploymentStatusPaused {
+			continue
+		}
+		v, err := readView(snap, ws, d)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		dec := decide(v, now)
+		if err := w.apply(snap, v, dec, now); err != nil {
+			errs = append(errs, fmt.Errorf("deployment %q: %w", d.ID, err))
+			continue
+		}
+		if !dec.wakeAt.IsZero() && (wake.IsZero() || dec.wakeAt.Before(wake)) {
+			wake = dec.wakeAt
+		}
+	}
+	return wake, index, errors.Join(errs...)
+}
+
+// readView reads what decide needs about d, watching the job and the
+// deployment's allocs.
+func readView(store *state.StateStore, ws memdb.WatchSet, d *structs.Deployment) (*view, error) {
+	job, err := store.JobByID(ws, d.Namespace, d.JobID)
+	if err != nil {
+		return nil, fmt.Errorf("deployment %q: job %q: %w", d.ID, d.JobID, err)
+	}
+	allocs, err := store.AllocsByDeployment(ws, d.ID)
+	if err != nil {
+		return nil, fmt.Errorf("deployment %q: listing allocs: %w", d.ID, err)
+	}
+	evals, err := store.EvalsByJob(nil, d.Namespace, d.JobID)
+	if err != nil {
+		return nil, fmt.Errorf("deployment %q: listing evals: %w", d.ID, err)
+	}
+	v := &view{d: d, job: job, allocs: allocs}
+	for _, e := range evals {
+		v.lastEvalIndex = max(v.lastEvalIndex, e.CreateIndex)
+	}
+	return v, nil
+}
+
+// apply writes a decision: a cancellation alone; else the verdicts with
+// the failure, revert and eval they bring in one entry (or the failure,
+// or the eval, alone); then the promotion or its description.
+func (w *Watcher) apply(store *state.StateStore, v *view, dec decision, now time.Time) error {
+	d, raft := v.d, w.cfg.Raft
+	if dec.cancel != nil {
+		if _, err := raft.UpdateDeploymentStatus(dec.cancel, nil, nil); err != nil {
+			return fmt.Errorf("cancelling: %w", err)
+		}
+		w.logger.Info("deployment cancelled", "deployment_id", d.ID, "job_id", d.JobID, "reason", dec.cancel.StatusDescription)
+		return nil
+	}
+	var eval *structs.Evaluation
+	if dec.eval {
+		eval = newEval(d, v.job, now)
+	}
+	var revert *structs.Job
+	if dec.fail != nil && dec.revert {
+		var err error
+		revert, dec.fail.StatusDescription, err = revertTarget(store, v, dec.fail.StatusDescription, now)
+		if err != nil {
+			return err
+		}
+	}
+	switch {
+	case dec.verdicts():
+		req := &structs.ApplyDeploymentAllocHealthRequest{
+			DeploymentAllocHealthRequest: structs.DeploymentAllocHealthRequest{
+				DeploymentID:           d.ID,
+				HealthyAllocationIDs:   dec.healthy,
+				UnhealthyAllocationIDs: dec.unhealthy,
+			},
+			Timestamp:        now,
+			DeploymentUpdate: dec.fail,
+			Job:              revert,
+			Eval:             eval,
+		}
+		if _, err := raft.UpdateDeploymentAllocHealth(req); err != nil {
+			return fmt.Errorf("writing alloc health: %w", err)
+		}
+		w.logger.Debug("alloc health", "deployment_id", d.ID, "healthy", len(dec.healthy), "unhealthy", len(dec.unhealthy))
+	case dec.fail != nil:
+		if _, err := raft.UpdateDeploymentStatus(dec.fail, revert, eval); err != nil {
+			return fmt.Errorf("failing: %w", err)
+		}
+	case eval != nil:
+		if _, err := raft.UpsertEvals([]*structs.Evaluation{eval}); err != nil {
+			return fmt.Errorf("writing eval: %w", err)
+		}
+	}
+	if dec.fail != nil {
+		w.logger.Info("deployment failed", "deployment_id", d.ID, "job_id", d.JobID, "reason", dec.fail.StatusDescription)
+		return nil
+	}
+	if dec.needsPromotion {
+		u := statusUpdate(d, structs.DeploymentStatusRunning, structs.DeploymentStatusDescriptionRunningNeedsPromotion)
+		if _, err := raft.UpdateDeploymentStatus(u, nil, nil); err != nil {
+			return fmt.Errorf("describing: %w", err)
+		}
+	}
+	if dec.promote {
+		req := &structs.ApplyDeploymentPromoteRequest{
+			DeploymentPromoteRequest: structs.DeploymentPromoteRequest{DeploymentID: d.ID, All: true},
+			Eval:                     newEval(d, v.job, now),
+		}
+		if _, err := raft.UpdateDeploymentPromotion(req); err != nil {
+			return fmt.Errorf("promoting: %w", err)
+		}
+		w.logger.Info("deployment canaries auto-promoted", "deployment_id", d.ID, "job_id", d.JobID)
+	}
+	return nil
+}
+
+// newEval is the eval that makes the scheduler continue (or revert) the
+// deployment's roll-out.
+func newEval(d *structs.Deployment, job *structs.Job, now time.Time) *structs.Evaluation {
+	prio := d.EvalPriority
+	if prio == 0 {
+		prio = job.Priority
+	}
+	return &structs.Evaluation{
+		ID:             structs.GenerateUUID(),
+		Namespace:      d.Namespace,
+		Priority:       prio,
+		Type:           job.Type,
+		TriggeredBy:    structs.EvalTriggerDeploymentWatcher,
+		JobID:          d.JobID,
+		JobModifyIndex: job.JobModifyIndex,
+		DeploymentID:   d.ID,
+		Status:         structs.EvalStatusPending,
+		CreateTime:     now.UnixNano(),
+		ModifyTime:     now.UnixNano(),
+	}
+}
+
+// revertTarget finds the job version a failed deployment reverts to: the
+// newest stable version older than the deployment's, of the same job
+// instance. It returns the job to register (nil when there is none, or
+// when it has the current specification) and the failure's description.
+func revertTarget(store *state.StateStore, v *view, base string, now time.Time) (*structs.Job, string, error) {
+	versions, err := store.JobVersionsByID(nil, v.d.Namespace, v.d.JobID)
+	if err != nil {
+		return nil, "", fmt.Errorf("listing versions of job %q: %w", v.d.JobID, err)
+	}
+	for _, j := range versions { // newest first
+		if !j.Stable || j.Version >= v.d.JobVersion || j.CreateIndex != v.job.CreateIndex {
+			continue
+		}
+		if !j.SpecChanged(v.job) {
+			return nil, structs.DeploymentStatusDescriptionRollbackNoop(base, j.Version), nil
+		}
+		revert := j.Copy()
+		revert.Stable = false
+		revert.Status, revert.StatusDescription = "", ""
+		revert.SubmitTime = now.UnixNano()
+		return revert, structs.DeploymentStatusDescriptionRollback(base, j.Version), nil
+	}
+	return nil, structs.DeploymentStatusDescriptionNoRollbackTarget(base), nil
+}

@@ -1,0 +1,245 @@
+package nomad
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/shoenig/test/must"
+
+	"github.com/opennomad/nomad/nomad/state"
+	"github.com/opennomad/nomad/structs"
+)
+
+// In-memory twins of PlanRaft. Both encode the request when it is handed
+// over, as the real one must, and apply a decoded copy to a testState the
+// way the FSM would, so nothing the applier keeps is shared with the
+// store.
+
+// twinFuture completes once its entry is applied or failed.
+type twinFuture struct {
+	done  chan struct{}
+	index uint64
+	err   error
+}
+
+func (f *twinFuture) Wait() (uint64, error) {
+	<-f.done
+	return f.index, f.err
+}
+
+func (f *twinFuture) complete(index uint64, err error) {
+	f.index, f.err = index, err
+	close(f.done)
+}
+
+// twinEntry is one dispatched request, encoded.
+type twinEntry struct {
+	buf    []byte
+	future *twinFuture
+}
+
+func newTwinEntry(tb testing.TB, req *structs.ApplyPlanResultsRequest) *twinEntry {
+	buf, err := structs.Encode(structs.ApplyPlanResultsRequestType, req)
+	if err != nil {
+		tb.Errorf("encoding plan results: %v", err)
+	}
+	return &twinEntry{buf: buf, future: &twinFuture{done: make(chan struct{})}}
+}
+
+// decode returns the request the entry carries.
+func (e *twinEntry) decode() (*structs.ApplyPlanResultsRequest, error) {
+	var req structs.ApplyPlanResultsRequest
+	err := structs.Decode(e.buf[1:], &req)
+	return &req, err
+}
+
+// applyEntry is the FSM: it writes the entry at the next index and runs
+// after (the leader's side effects) on success.
+func (s *testState) applyEntry(e *twinEntry, after func(uint64, *structs.ApplyPlanResultsRequest)) (uint64, error) {
+	req, err := e.decode()
+	if err != nil {
+		return 0, err
+	}
+	index, err := s.write(func(tx *state.Txn) error { return tx.UpsertPlanResults(req) })
+	if err == nil && after != nil {
+		after(index, req)
+	}
+	return index, err
+}
+
+// manualPlanRaft holds every entry until the test commits or fails it,
+// oldest first.
+type manualPlanRaft struct {
+	t *testing.T
+	s *testState
+
+	mu         sync.Mutex
+	queue      []*twinEntry
+	dispatched []*twinEntry
+	changed    chan struct{}
+}
+
+func newManualPlanRaft(t *testing.T, s *testState) *manualPlanRaft {
+	return &manualPlanRaft{t: t, s: s, changed: make(chan struct{})}
+}
+
+func (r *manualPlanRaft) ApplyPlanResults(req *structs.ApplyPlanResultsRequest) PlanApplyFuture {
+	e := newTwinEntry(r.t, req)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.queue = append(r.queue, e)
+	r.dispatched = append(r.dispatched, e)
+	close(r.changed)
+	r.changed = make(chan struct{})
+	return e.future
+}
+
+// waitDispatched blocks until n entries in all were handed over.
+func (r *manualPlanRaft) waitDispatched(n int) {
+	r.t.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		r.mu.Lock()
+		got, ch := len(r.dispatched), r.changed
+		r.mu.Unlock()
+		if got >= n {
+			return
+		}
+		select {
+		case <-ch:
+		case <-deadline:
+			r.t.Fatalf("waited 10s for %d plan results to reach raft, got %d", n, got)
+		}
+	}
+}
+
+// dispatchedCount is how many entries were handed over so far.
+func (r *manualPlanRaft) dispatchedCount() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.dispatched)
+}
+
+// request decodes the i-th entry handed over.
+func (r *manualPlanRaft) request(i int) *structs.ApplyPlanResultsRequest {
+	r.t.Helper()
+	r.mu.Lock()
+	e := r.dispatched[i]
+	r.mu.Unlock()
+	req, err := e.decode()
+	must.NoError(r.t, err)
+	return req
+}
+
+func (r *manualPlanRaft) pop() *twinEntry {
+	r.t.Helper()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.queue) == 0 {
+		r.t.Fatal("no plan result in raft")
+	}
+	e := r.queue[0]
+	r.queue = r.queue[1:]
+	return e
+}
+
+// commit applies the oldest entry and returns its index.
+func (r *manualPlanRaft) commit() uint64 {
+	r.t.Helper()
+	e := r.pop()
+	index, err := r.s.applyEntry(e, nil)
+	e.future.complete(index, err)
+	must.NoError(r.t, err)
+	return index
+}
+
+// fail fails the oldest entry without applying it.
+func (r *manualPlanRaft) fail(err error) {
+	r.t.Helper()
+	r.pop().future.complete(0, err)
+}
+
+// autoPlanRaft applies entries in the background, in order. With a
+// latency it behaves like Raft with group commit: whatever arrived while
+// the previous batch was being made durable goes into the next batch,
+// which costs one latency however many entries it holds.
+type autoPlanRaft struct {
+	tb      testing.TB
+	s       *testState
+	latency time.Duration
+	after   func(uint64, *structs.ApplyPlanResultsRequest)
+
+	mu    sync.Mutex
+	queue []*twinEntry
+	wake  chan struct{}
+	stop  context.CancelFunc
+	done  chan struct{}
+}
+
+// newAutoPlanRaft starts the twin; it stops at the end of the test.
+func newAutoPlanRaft(tb testing.TB, s *testState, latency time.Duration, after func(uint64, *structs.ApplyPlanResultsRequest)) *autoPlanRaft {
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &autoPlanRaft{
+		tb: tb, s: s, latency: latency, after: after,
+		wake: make(chan struct{}, 1), stop: cancel, done: make(chan struct{}),
+	}
+	go r.run(ctx)
+	tb.Cleanup(func() {
+		r.stop()
+		<-r.done
+	})
+	return r
+}
+
+func (r *autoPlanRaft) ApplyPlanResults(req *structs.ApplyPlanResultsRequest) PlanApplyFuture {
+	e := newTwinEntry(r.tb, req)
+	r.mu.Lock()
+	r.queue = append(r.queue, e)
+	r.mu.Unlock()
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+	return e.future
+}
+
+func (r *autoPlanRaft) run(ctx context.Context) {
+	defer close(r.done)
+	for {
+		r.mu.Lock()
+		batch := r.queue
+		r.queue = nil
+		r.mu.Unlock()
+		if len(batch) == 0 {
+			select {
+			case <-r.wake:
+				continue
+			case <-ctx.Done():
+				r.failQueued()
+				return
+			}
+		}
+		if r.latency > 0 {
+			time.Sleep(r.latency) // stands for the fsync of the batch
+		}
+		for _, e := range batch {
+			index, err := r.s.applyEntry(e, r.after)
+			e.future.complete(index, err)
+		}
+	}
+}
+
+// failQueued fails what is left at shutdown, as Raft does.
+func (r *autoPlanRaft) failQueued() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, e := range r.queue {
+		e.future.complete(0, errRaftTwinShutdown)
+	}
+	r.queue = nil
+}
+
+var errRaftTwinShutdown = errors.New("raft is shutdown")

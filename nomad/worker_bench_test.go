@@ -1,0 +1,80 @@
+package nomad
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/shoenig/test/must"
+
+	"github.com/opennomad/nomad/nomad/clock"
+	"github.com/opennomad/nomad/nomad/state"
+	"github.com/opennomad/nomad/scheduler"
+	"github.com/opennomad/nomad/structs"
+	"github.com/opennomad/nomad/structs/mock"
+)
+
+// BenchmarkWorkers measures evaluations per second through the whole
+// in-process pipeline: broker, workers (waiting for the eval's index,
+// snapshot, scheduler, plan submission, eval update, ack), plan applier
+// and the Raft twin committing at once. The scheduler places one alloc
+// per eval, so the figure is the pipeline's overhead per eval, not a
+// scheduler's cost.
+func BenchmarkWorkers(b *testing.B) {
+	for _, workers := range []int{1, 2, 4} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) { benchWorkers(b, workers) })
+	}
+}
+
+func benchWorkers(b *testing.B, workers int) {
+	s := newTestState(b)
+	leader := newLocalLeader(b, s, clock.Real{}, DefaultPlanApplyPipeline)
+	var nodes []*structs.Node
+	for range 100 {
+		nodes = append(nodes, s.node(mock.NodeResources(1<<40, 1<<40)))
+	}
+	j := s.job()
+	acked := make(chan struct{}, b.N)
+	ep := &signalEndpoints{WorkerEndpoints: leader, ch: acked}
+	var next atomic.Int64
+	place := factoryOf(func(_ scheduler.State, p scheduler.Planner, eval *structs.Evaluation) error {
+		plan := eval.MakePlan(j)
+		plan.AppendAlloc(newTestAlloc(j, nodes[next.Add(1)%int64(len(nodes))], 1))
+		if _, _, err := p.SubmitPlan(plan); err != nil {
+			return err
+		}
+		return completeEval(p, eval)
+	})
+	cfg := DefaultWorkerPoolConfig(WorkerConfig{
+		Endpoints: ep,
+		State:     func() *state.StateStore { return s.store },
+		Factories: map[string]scheduler.Factory{structs.JobTypeService: place},
+	})
+	cfg.NumSchedulers, cfg.MaxSchedulers = workers, workers
+	pool, err := NewWorkerPool(cfg)
+	must.NoError(b, err)
+
+	// One job per eval, so the broker hands them out in parallel.
+	evals := make([]*structs.Evaluation, b.N)
+	for i := range evals {
+		job := s.job()
+		evals[i] = &structs.Evaluation{
+			ID: structs.GenerateUUID(), Namespace: job.Namespace, Priority: job.Priority, Type: job.Type,
+			TriggeredBy: structs.EvalTriggerJobRegister, JobID: job.ID, Status: structs.EvalStatusPending,
+		}
+	}
+	must.NoError(b, leader.writeEvals(evals...))
+
+	b.ResetTimer()
+	start := time.Now()
+	pool.Start(context.Background())
+	for range b.N {
+		<-acked
+	}
+	elapsed := time.Since(start)
+	b.StopTimer()
+	pool.Shutdown()
+	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "evals/s")
+}

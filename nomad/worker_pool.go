@@ -1,0 +1,281 @@
+package nomad
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"sync"
+
+	"github.com/opennomad/nomad/structs"
+)
+
+// ErrInvalidSchedulerConfig is wrapped by every rejection of a worker
+// pool configuration; the HTTP layer answers it with 400 "Invalid
+// request".
+var ErrInvalidSchedulerConfig = errors.New("invalid scheduler worker configuration")
+
+// DefaultLeaderPausedFraction is the share of its workers a leader
+// pauses, rounded down, to keep CPU for Raft, the broker and the plan
+// applier.
+const DefaultLeaderPausedFraction = 0.75
+
+// WorkerPoolConfig configures a WorkerPool.
+type WorkerPoolConfig struct {
+	// NumSchedulers is how many workers run (num_schedulers).
+	NumSchedulers int
+	// EnabledSchedulers are the eval types every worker takes; they must
+	// include structs.JobTypeCore.
+	EnabledSchedulers []string
+	// MaxSchedulers bounds NumSchedulers; runtime.NumCPU() when 0.
+	MaxSchedulers int
+	// LeaderPausedFraction is the share of workers paused while this
+	// server leads (floor(fraction * n)), in [0, 1].
+	LeaderPausedFraction float64
+	// Worker is the template every worker is built from; its
+	// EnabledSchedulers is ignored.
+	Worker WorkerConfig
+}
+
+// DefaultWorkerPoolConfig returns one worker per CPU enabled for every
+// builtin scheduler, and the leader pausing three quarters of them.
+func DefaultWorkerPoolConfig(w WorkerConfig) WorkerPoolConfig {
+	return WorkerPoolConfig{
+		NumSchedulers:        runtime.NumCPU(),
+		EnabledSchedulers:    AllSchedulers(),
+		LeaderPausedFraction: DefaultLeaderPausedFraction,
+		Worker:               w,
+	}
+}
+
+// WorkerPool runs the scheduling workers of a server and lets operators
+// and leadership changes shape it at run time. All methods are safe for
+// concurrent use.
+type WorkerPool struct {
+	template WorkerConfig
+	max      int
+	fraction float64
+
+	mu      sync.Mutex
+	ctx     context.Context
+	num     int
+	enabled []string
+	workers []*Worker
+	// retired workers were stopped and may still be finishing an eval.
+	retired []*Worker
+	leader  bool
+	paused  bool
+}
+
+// NewWorkerPool checks cfg and returns a pool with no worker running.
+func NewWorkerPool(cfg WorkerPoolConfig) (*WorkerPool, error) {
+	p := &WorkerPool{template: cfg.Worker, max: cfg.MaxSchedulers, fraction: cfg.LeaderPausedFraction}
+	if p.max == 0 {
+		p.max = runtime.NumCPU()
+	}
+	if math.IsNaN(cfg.LeaderPausedFraction) || cfg.LeaderPausedFraction < 0 || cfg.LeaderPausedFraction > 1 {
+		return nil, fmt.Errorf("worker pool config: LeaderPausedFraction must be in [0, 1], got %v", cfg.LeaderPausedFraction)
+	}
+	if err := p.validate(cfg.NumSchedulers, cfg.EnabledSchedulers); err != nil {
+		return nil, fmt.Errorf("worker pool config: %w", err)
+	}
+	// The template must be usable; build one worker to find out now.
+	probe := cfg.Worker
+	probe.EnabledSchedulers = cfg.EnabledSchedulers
+	if _, err := NewWorker(probe); err != nil {
+		return nil, fmt.Errorf("worker pool config: %w", err)
+	}
+	p.num, p.enabled = cfg.NumSchedulers, slices.Clone(cfg.EnabledSchedulers)
+	return p, nil
+}
+
+// validate applies the rules of /v1/agent/schedulers/config.
+func (p *WorkerPool) validate(num int, enabled []string) error {
+	var errs []error
+	if num < 0 || num > p.max {
+		errs = append(errs, fmt.Errorf("num_schedulers must be between 0 and %d, got %d", p.max, num))
+	}
+	if !slices.Contains(enabled, structs.JobTypeCore) {
+		errs = append(errs, fmt.Errorf("enabled_schedulers must include %q", structs.JobTypeCore))
+	}
+	for _, s := range enabled {
+		if !slices.Contains(AllSchedulers(), s) {
+			errs = append(errs, fmt.Errorf("enabled_schedulers: unknown scheduler %q", s))
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("%w: %w", ErrInvalidSchedulerConfig, errors.Join(errs...))
+	}
+	return nil
+}
+
+// Start starts the configured workers; they run until Shutdown or until
+// ctx ends. Later calls do nothing.
+func (p *WorkerPool) Start(ctx context.Context) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ctx != nil {
+		return
+	}
+	p.ctx = ctx
+	p.resizeLocked()
+}
+
+// SetSchedulerConfig changes the number of workers and the schedulers
+// they take, at run time (not persisted). A change of schedulers replaces
+// every worker; a change of number only starts or stops the difference.
+// Stopped workers finish the eval in hand first. The leader's and the
+// operator's pauses carry over to the new workers.
+func (p *WorkerPool) SetSchedulerConfig(num int, enabled []string) error {
+	if err := p.validate(num, enabled); err != nil {
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !sameSet(enabled, p.enabled) {
+		for _, w := range p.workers {
+			p.retireLocked(w)
+		}
+		p.workers = nil
+		p.enabled = slices.Clone(enabled)
+	}
+	p.num = num
+	if p.ctx != nil {
+		p.resizeLocked()
+	}
+	return nil
+}
+
+// SchedulerConfig returns the configuration in effect.
+func (p *WorkerPool) SchedulerConfig() (num int, enabled []string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.num, slices.Clone(p.enabled)
+}
+
+// SetLeader pauses floor(LeaderPausedFraction * n) of the workers while
+// this server leads (the server calls it with true when it gains
+// leadership and false when it loses it).
+func (p *WorkerPool) SetLeader(leader bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.leader = leader
+	p.applyPausesLocked()
+}
+
+// Pause pauses every worker: each finishes the eval in hand and takes no
+// other until Resume.
+func (p *WorkerPool) Pause() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.paused = true
+	p.applyPausesLocked()
+}
+
+// Resume undoes Pause; workers the leader keeps paused stay paused.
+func (p *WorkerPool) Resume() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.paused = false
+	p.applyPausesLocked()
+}
+
+// Paused reports whether an operator paused the pool (the leader's own
+// pauses do not count).
+func (p *WorkerPool) Paused() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.paused
+}
+
+// Workers describes the current workers, for /v1/agent/schedulers.
+func (p *WorkerPool) Workers() []WorkerInfo {
+	p.mu.Lock()
+	workers := slices.Clone(p.workers)
+	p.mu.Unlock()
+	out := make([]WorkerInfo, len(workers))
+	for i, w := range workers {
+		out[i] = w.Info()
+	}
+	return out
+}
+
+// LeadershipGained pauses the leader's share of the workers
+// (LeadershipObserver).
+func (p *WorkerPool) LeadershipGained(context.Context) { p.SetLeader(true) }
+
+// LeadershipLost resumes them (LeadershipObserver).
+func (p *WorkerPool) LeadershipLost() { p.SetLeader(false) }
+
+// Shutdown stops every worker and waits until all have exited, including
+// those stopped earlier that were still finishing an eval.
+func (p *WorkerPool) Shutdown() {
+	p.mu.Lock()
+	for _, w := range p.workers {
+		p.retireLocked(w)
+	}
+	p.workers = nil
+	retired := p.retired
+	p.retired = nil
+	p.mu.Unlock()
+	for _, w := range retired {
+		<-w.Done()
+	}
+}
+
+func (p *WorkerPool) resizeLocked() {
+	for len(p.workers) > p.num {
+		last := len(p.workers) - 1
+		p.retireLocked(p.workers[last])
+		p.workers = p.workers[:last]
+	}
+	for len(p.workers) < p.num {
+		cfg := p.template
+		cfg.EnabledSchedulers = p.enabled
+		w := newWorker(cfg) // NewWorkerPool checked the template
+		w.Start(p.ctx)
+		p.workers = append(p.workers, w)
+	}
+	p.applyPausesLocked()
+}
+
+// applyPausesLocked pauses the first floor(fraction*n) workers while
+// leading, and all of them while the operator paused the pool.
+func (p *WorkerPool) applyPausesLocked() {
+	leaderPaused := 0
+	if p.leader {
+		leaderPaused = int(math.Floor(p.fraction * float64(len(p.workers))))
+	}
+	for i, w := range p.workers {
+		if p.paused || i < leaderPaused {
+			w.Pause()
+		} else {
+			w.Resume()
+		}
+	}
+}
+
+func (p *WorkerPool) retireLocked(w *Worker) {
+	w.Stop()
+	// Forget those that are gone already, so the list stays short.
+	p.retired = slices.DeleteFunc(p.retired, func(r *Worker) bool {
+		select {
+		case <-r.Done():
+			return true
+		default:
+			return false
+		}
+	})
+	p.retired = append(p.retired, w)
+}
+
+func sameSet(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(slices.Compact(a), slices.Compact(b))
+}
+
+var _ LeadershipObserver = (*WorkerPool)(nil)
