@@ -31,7 +31,13 @@ func (c *Client) registerUntilDone() (time.Duration, bool) {
 			return ttl, true
 		}
 		wait := c.retryWait(failures)
-		c.logger.Error("registering the node failed", "error", err, "retry_in", wait)
+		log := c.logger.Error
+		if serverUnavailable(err) && failures <= 3 {
+			// Expected while a server starting with the client elects
+			// its leader.
+			log = c.logger.Warn
+		}
+		log("registering the node failed", "error", err, "retry_in", wait)
 		if !c.sleep(wait) {
 			return 0, false
 		}
