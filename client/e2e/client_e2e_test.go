@@ -62,7 +62,7 @@ job "failing" {
     reschedule {
       attempts       = 1
       interval       = "1h"
-      delay          = "1s"
+      delay          = "5s"
       delay_function = "constant"
       unlimited      = false
     }
