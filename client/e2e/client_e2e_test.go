@@ -86,11 +86,11 @@ job "failing" {
 // and stopping a job killing its processes.
 func TestDevAgent(t *testing.T) {
 	a := startAgent(t, "", "-dev")
+	requireScheduling(t, a)
 	waitFor(t, 30*time.Second, "the dev node ready", func() bool {
 		nodes, _, err := a.api.Nodes().List(nil)
 		return err == nil && len(nodes) == 1 && nodes[0].Status == "ready"
 	})
-	requireScheduling(t, a)
 
 	t.Run("service job with two allocs running sleep", func(t *testing.T) {
 		a.t = t

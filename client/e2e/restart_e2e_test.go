@@ -37,11 +37,11 @@ func TestClientRestartKeepsTasks(t *testing.T) {
 	args := []string{"-server", "-client", "-bootstrap-expect", "1", "-data-dir", dataDir, "-bind", "127.0.0.1", "-node", "survivor-node"}
 
 	a := startAgent(t, plugins, args...)
+	requireScheduling(t, a)
 	waitFor(t, 30*time.Second, "the node ready", func() bool {
 		nodes, _, err := a.api.Nodes().List(nil)
 		return err == nil && len(nodes) == 1 && nodes[0].Status == "ready"
 	})
-	requireScheduling(t, a)
 	a.runJob(keepJob)
 	var allocID string
 	waitFor(t, 30*time.Second, "the alloc running", func() bool {
