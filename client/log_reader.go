@@ -92,6 +92,9 @@ type LogReader struct {
 
 	// rest is what Read has not handed out of the last frame.
 	rest []byte
+	// buf is read into; frames get copies of what was read, so that
+	// reads finding nothing (a followed log at its end) cost nothing.
+	buf []byte
 }
 
 // Logs opens a task's log. It fails when the request is malformed, the
@@ -136,6 +139,7 @@ func openLog(dir string, req LogRequest) (*LogReader, error) {
 		base:   req.Task + "." + req.Type,
 		follow: req.Follow,
 		poll:   logPollInterval,
+		buf:    make([]byte, logFrameSize),
 	}
 	files, err := r.list()
 	if err != nil {
@@ -247,11 +251,9 @@ func (r *LogReader) step() (frame *StreamFrame, wait bool, err error) {
 			return nil, false, err
 		}
 	}
-	buf := make([]byte, logFrameSize)
-	n, err := r.file.ReadAt(buf, r.offset)
+	n, err := r.file.ReadAt(r.buf, r.offset)
 	if n > 0 {
-		r.offset += int64(n)
-		return &StreamFrame{Offset: r.offset, Data: buf[:n], File: filepath.Join(r.relDir, r.name(r.idx))}, false, nil
+		return r.frame(n), false, nil
 	}
 	if err != nil && err != io.EOF {
 		return nil, false, err
@@ -282,10 +284,8 @@ func (r *LogReader) advance() (*StreamFrame, bool, error) {
 	}
 	if r.file != nil {
 		// Drain what was written before the newer file appeared.
-		buf := make([]byte, logFrameSize)
-		if n, _ := r.file.ReadAt(buf, r.offset); n > 0 {
-			r.offset += int64(n)
-			return &StreamFrame{Offset: r.offset, Data: buf[:n], File: filepath.Join(r.relDir, r.name(r.idx))}, false, nil
+		if n, _ := r.file.ReadAt(r.buf, r.offset); n > 0 {
+			return r.frame(n), false, nil
 		}
 		r.file.Close()
 		r.file = nil
@@ -295,6 +295,12 @@ func (r *LogReader) advance() (*StreamFrame, bool, error) {
 	}
 	r.idx, r.offset = files[i].idx, 0
 	return nil, false, nil
+}
+
+// frame hands out the n bytes just read at the current offset.
+func (r *LogReader) frame(n int) *StreamFrame {
+	r.offset += int64(n)
+	return &StreamFrame{Offset: r.offset, Data: slices.Clone(r.buf[:n]), File: filepath.Join(r.relDir, r.name(r.idx))}
 }
 
 // Read implements io.Reader over the log's bytes, without frames.
