@@ -28,6 +28,7 @@ import (
 //	         -> alloc watch (blocking Node.GetClientAllocs, Alloc.GetAllocs)
 //	alloc status sync (Node.UpdateAlloc, batched)
 //	garbage collection of finished allocations
+//	driver health checks, registering again when it changes
 //
 // Its exported methods are safe for concurrent use; the HTTP agent calls
 // the file, log and alloc operations from request goroutines.
@@ -42,6 +43,9 @@ type Client struct {
 
 	nodeMu sync.RWMutex
 	node   *structs.Node
+	// machine is what fingerprinting found at startup; the node is
+	// rebuilt from it when driver health changes.
+	machine *fingerprint.Result
 
 	hbMu          sync.Mutex
 	lastHeartbeat time.Time
@@ -110,11 +114,10 @@ func NewClient(cfg *Config) (*Client, error) {
 		return nil, err
 	}
 	fpCfg := c.cfg.fingerprintConfig()
-	res, err := fingerprint.Fingerprint(fpCfg, c.cfg.Host)
-	if err != nil {
+	if c.machine, err = fingerprint.Fingerprint(fpCfg, c.cfg.Host); err != nil {
 		return nil, fmt.Errorf("client: fingerprinting: %w", err)
 	}
-	c.node = fingerprint.BuildNode(id.ID, id.SecretID, fpCfg, res, c.drivers.Fingerprint(c.clock.Now()))
+	c.node = fingerprint.BuildNode(id.ID, id.SecretID, fpCfg, c.machine, c.drivers.Fingerprint(c.clock.Now()))
 
 	if c.db, err = state.NewFileDB(filepath.Join(c.cfg.StateDir, "state")); err != nil {
 		return nil, fmt.Errorf("client: %w", err)
@@ -145,10 +148,11 @@ func NewClient(cfg *Config) (*Client, error) {
 	c.logger.Info("client started", "node_id", c.node.ID, "name", c.node.Name,
 		"restored_allocs", len(c.allocs.Runners()), "drivers", healthyDrivers(c.node))
 
-	c.loops.Add(3)
+	c.loops.Add(4)
 	go c.run()
 	go c.syncLoop()
 	go c.gcLoop()
+	go c.driverHealthLoop()
 	return c, nil
 }
 
