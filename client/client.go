@@ -1,7 +1,6 @@
 package client
 
 import (
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -232,15 +231,13 @@ func (c *Client) Shutdown() error {
 // it; a restarting agent uses Shutdown.
 func (c *Client) Destroy() error {
 	c.stop()
-	var errs []error
 	for _, ar := range c.allocs.Runners() {
 		ar.Destroy()
 	}
 	for _, ar := range c.allocs.Runners() {
 		<-ar.DestroyedCh()
 	}
-	errs = append(errs, c.db.Close())
-	return errors.Join(errs...)
+	return c.db.Close()
 }
 
 // stop ends the client's loops, once.
