@@ -53,11 +53,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	track := newTracker(prefix, cfg.Jobs, cfg.Count, cfg.WaitRunning)
 	stream := &eventStream{address: cfg.Addresses[0], client: httpClient, tracker: track}
-	body, err := stream.open(ctx, qm.LastIndex+1)
+	streamCtx, stopStream := context.WithCancel(ctx)
+	body, err := stream.open(streamCtx, qm.LastIndex+1)
 	if err != nil {
+		stopStream()
 		return nil, fmt.Errorf("load generator: %w", err)
 	}
-	streamCtx, stopStream := context.WithCancel(ctx)
 	streamDone := make(chan error, 1)
 	go func() { streamDone <- stream.run(streamCtx, body, qm.LastIndex+1) }()
 	defer func() {
