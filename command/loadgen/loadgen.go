@@ -27,7 +27,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		prefix = "load-" + randomHex(4)
 	}
 	httpClient := &http.Client{Transport: &http.Transport{
-		Proxy:               nil,
+		Proxy: nil,
+		// Compressing the event stream would cost the server CPU that
+		// is not part of what is measured.
+		DisableCompression:  true,
 		MaxIdleConnsPerHost: cfg.Concurrency + 4,
 		IdleConnTimeout:     time.Minute,
 	}}
@@ -74,9 +77,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		defer close(metricsDone)
 		rejections.follow(metricsCtx, 5*time.Second)
 	}()
-	memBefore := make([]procMemory, len(cfg.ServerPIDs))
+	memBefore := make([]ProcMemory, len(cfg.ServerPIDs))
 	for i, pid := range cfg.ServerPIDs {
-		if memBefore[i], err = readProcMemory(pid); err != nil {
+		if memBefore[i], err = ReadProcMemory(pid); err != nil {
 			stopMetrics()
 			return nil, fmt.Errorf("load generator: %w", err)
 		}
@@ -139,7 +142,7 @@ wait:
 	rejections.scrape(finishCtx)
 	res.PlanRejections, res.PlanRejectionsKnown = rejections.total()
 	for i, pid := range cfg.ServerPIDs {
-		after, err := readProcMemory(pid)
+		after, err := ReadProcMemory(pid)
 		if err != nil {
 			return nil, fmt.Errorf("load generator: %w", err)
 		}

@@ -13,25 +13,25 @@ import (
 	"time"
 )
 
-// procMemory is a process's resident memory from /proc/<pid>/status:
-// the current (VmRSS) and the peak (VmHWM), in bytes.
-type procMemory struct {
+// ProcMemory is a process's resident memory from /proc/<pid>/status:
+// the current (VmRSS) and the peak over its life (VmHWM), in bytes.
+type ProcMemory struct {
 	RSS, Peak int64
 }
 
-// readProcMemory reads the memory of pid.
-func readProcMemory(pid int) (procMemory, error) {
+// ReadProcMemory reads the memory of process pid (Linux only).
+func ReadProcMemory(pid int) (ProcMemory, error) {
 	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
-		return procMemory{}, fmt.Errorf("reading the memory of process %d: %w", pid, err)
+		return ProcMemory{}, fmt.Errorf("reading the memory of process %d: %w", pid, err)
 	}
 	defer f.Close()
 	return parseProcStatus(f)
 }
 
 // parseProcStatus reads VmRSS and VmHWM ("VmHWM:    123456 kB").
-func parseProcStatus(r io.Reader) (procMemory, error) {
-	var m procMemory
+func parseProcStatus(r io.Reader) (ProcMemory, error) {
+	var m ProcMemory
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
 		key, rest, ok := strings.Cut(sc.Text(), ":")

@@ -3,12 +3,27 @@ package loadgen
 import (
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 )
 
 // progressWidth is the number of cells of the bar.
 const progressWidth = 30
+
+// logInterval is how often progress is written to something that is not
+// a terminal.
+const logInterval = 5 * time.Second
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
 
 // progressLine renders one state of the run on one line:
 //
@@ -31,19 +46,29 @@ func progressLine(committed, running, total int, elapsed time.Duration) string {
 }
 
 // progress redraws the line on w every interval until stop closes, then
-// ends the line.
+// ends the line. On a writer that is not a terminal (a log file) it
+// writes a new line every logInterval instead of redrawing one.
 func progress(w io.Writer, t *tracker, total int, start time.Time, interval time.Duration, stop <-chan struct{}) {
+	prefix := "\r"
+	if !isTerminal(w) {
+		prefix, interval = "", max(interval, logInterval)
+	}
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
 	draw := func() {
 		committed, running := t.progress()
-		fmt.Fprintf(w, "\r%s", progressLine(committed, running, total, time.Since(start)))
+		fmt.Fprint(w, prefix+progressLine(committed, running, total, time.Since(start)))
+		if prefix == "" {
+			fmt.Fprintln(w)
+		}
 	}
 	for {
 		select {
 		case <-stop:
 			draw()
-			fmt.Fprintln(w)
+			if prefix != "" {
+				fmt.Fprintln(w)
+			}
 			return
 		case <-tick.C:
 			draw()
