@@ -191,7 +191,7 @@ func TestFSM_JobRegisterEnforceIndex(t *testing.T) {
 			update.Meta = map[string]string{"v": "2"}
 			err := mustFail(t, f, uint64(20+i), structs.JobRegisterRequestType,
 				&structs.JobRegisterRequest{Job: update, EnforceIndex: true, JobModifyIndex: tc.index})
-			must.EqError(t, err, tc.wantErr)
+			mustCoded(t, err, 400, tc.wantErr)
 		})
 	}
 	update := job.Copy()

@@ -127,8 +127,10 @@ func (s *Server) leaderLoop(ctx context.Context) {
 // configuration if this is a new cluster, enables the broker and blocked
 // evals (unless the configuration pauses the broker) and refills them from
 // state, arms a heartbeat timer for every live node, starts the reapers
-// and periodic garbage collection, and finally tells the observers (the
-// plan applier starts; workers pause).
+// and periodic garbage collection, enables the duties (drainer,
+// deployment watcher, periodic dispatcher; after the broker, so the evals
+// they write are enqueued), and finally tells the observers (the plan
+// applier starts; workers pause).
 func (s *Server) establishLeadership(ctx context.Context) error {
 	defer metrics.MeasureSince([]string{"nomad", "leader", "establish_leadership"}, time.Now())
 	s.leader.mu.Lock()
@@ -153,6 +155,7 @@ func (s *Server) establishLeadership(ctx context.Context) error {
 		return err
 	}
 	s.startLeaderLoops(leaderCtx)
+	s.duties.setEnabled(true)
 
 	s.leader.mu.Lock()
 	defer s.leader.mu.Unlock()
@@ -164,8 +167,8 @@ func (s *Server) establishLeadership(ctx context.Context) error {
 }
 
 // revokeLeadership undoes establishLeadership, whatever part of it ran:
-// the leader's loops stop, observers are told, and the broker, blocked
-// evals and plan queue are disabled and flushed. Their contents live on
+// the leader's loops and duties stop, observers are told, and the broker,
+// blocked evals and plan queue are disabled and flushed. Their contents live on
 // in the state store, from which the next leader rebuilds them.
 func (s *Server) revokeLeadership() {
 	defer metrics.MeasureSince([]string{"nomad", "leader", "revoke_leadership"}, time.Now())
@@ -179,6 +182,8 @@ func (s *Server) revokeLeadership() {
 	s.leader.mu.Unlock()
 
 	s.leader.loops.Wait()
+	// Before the broker goes: a duty's last pass may still write evals.
+	s.duties.setEnabled(false)
 	if wasEstablished {
 		for _, o := range observers {
 			o.LeadershipLost()

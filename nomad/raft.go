@@ -189,12 +189,7 @@ func (s *Server) raftApply(t structs.MessageType, msg interface{}) (interface{},
 	start := time.Now()
 	future := s.raft.Apply(buf, raftEnqueueLimit)
 	if err := future.Error(); err != nil {
-		switch {
-		case errors.Is(err, raft.ErrNotLeader), errors.Is(err, raft.ErrLeadershipLost),
-			errors.Is(err, raft.ErrLeadershipTransferInProgress), errors.Is(err, raft.ErrRaftShutdown):
-			return nil, 0, fmt.Errorf("%w: %s: %v", structs.ErrNoLeader, t, err)
-		}
-		return nil, 0, fmt.Errorf("raft apply of %s: %w", t, err)
+		return nil, 0, raftApplyError(t, err)
 	}
 	metrics.MeasureSinceWithLabels([]string{"nomad", "raft", "apply"}, start,
 		[]metrics.Label{{Name: "type", Value: t.String()}})
@@ -203,4 +198,16 @@ func (s *Server) raftApply(t structs.MessageType, msg interface{}) (interface{},
 		return nil, future.Index(), err
 	}
 	return resp, future.Index(), nil
+}
+
+// raftApplyError names the entry in an error of raft.Apply, and turns the
+// errors that mean "this server does not (or no longer) lead" into
+// structs.ErrNoLeader, which workers and clients retry.
+func raftApplyError(t structs.MessageType, err error) error {
+	switch {
+	case errors.Is(err, raft.ErrNotLeader), errors.Is(err, raft.ErrLeadershipLost),
+		errors.Is(err, raft.ErrLeadershipTransferInProgress), errors.Is(err, raft.ErrRaftShutdown):
+		return fmt.Errorf("%w: %s: %v", structs.ErrNoLeader, t, err)
+	}
+	return fmt.Errorf("raft apply of %s: %w", t, err)
 }
