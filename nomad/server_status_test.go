@@ -72,7 +72,10 @@ func TestStatusEndpoint_PeersByRPCAddress(t *testing.T) {
 	leader := leaderOf(t, servers)
 	for _, s := range servers {
 		var got string
-		must.NoError(t, s.RPC("Status.Leader", &structs.GenericRequest{}, &got))
+		waitFor(t, func() bool {
+			must.NoError(t, s.RPC("Status.Leader", &structs.GenericRequest{}, &got))
+			return got != ""
+		})
 		must.Eq(t, addrs[leader.ID()], got)
 		// A follower learns the configuration from the leader's log.
 		var peers []string
