@@ -8,6 +8,7 @@ import (
 
 	"github.com/hashicorp/go-metrics"
 
+	"github.com/opennomad/nomad/nomad/clock"
 	"github.com/opennomad/nomad/structs"
 )
 
@@ -23,8 +24,10 @@ const establishRetryInterval = time.Second
 type leadership struct {
 	mu sync.Mutex
 	// established is set while the duties run: the components are enabled
-	// and the leader's loops started.
+	// and the leader's loops started. ready is closed while it is set, and
+	// replaced by an open channel when it is cleared.
 	established bool
+	ready       chan struct{}
 	// ctx ends when leadership is lost; the leader's loops watch it.
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -160,6 +163,7 @@ func (s *Server) establishLeadership(ctx context.Context) error {
 	s.leader.mu.Lock()
 	defer s.leader.mu.Unlock()
 	s.leader.established = true
+	close(s.leader.ready)
 	for _, o := range s.leader.observers {
 		o.LeadershipGained(leaderCtx)
 	}
@@ -175,6 +179,9 @@ func (s *Server) revokeLeadership() {
 	s.leader.mu.Lock()
 	wasEstablished := s.leader.established
 	s.leader.established = false
+	if wasEstablished {
+		s.leader.ready = make(chan struct{})
+	}
 	if s.leader.cancel != nil {
 		s.leader.cancel()
 	}
@@ -208,6 +215,34 @@ func (s *Server) isEstablishedLeader() bool {
 	s.leader.mu.Lock()
 	defer s.leader.mu.Unlock()
 	return s.leader.established
+}
+
+// leaderReadyWait bounds how long a request that reached the Raft leader
+// waits for its duties to be established.
+const leaderReadyWait = 10 * time.Second
+
+// waitLeaderReady waits until this server, which Raft elected, has
+// established its leadership: until then its state store may lack entries
+// committed in earlier terms (the barrier of establishLeadership waits
+// for them), and its broker and plan queue are off. It returns false when
+// that did not happen within leaderReadyWait or the server stops.
+func (s *Server) waitLeaderReady() bool {
+	s.leader.mu.Lock()
+	ready := s.leader.ready
+	s.leader.mu.Unlock()
+	select {
+	case <-ready:
+		return true
+	default:
+	}
+	ctx, cancel := clock.WithTimeout(s.shutdownCtx, s.clock, leaderReadyWait)
+	defer cancel()
+	select {
+	case <-ready:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 // goLeaderLoop runs fn on its own goroutine until the leader context ends;

@@ -190,7 +190,8 @@ func (s *Server) ServeRPCConn(conn io.ReadWriteCloser) {
 
 // forward decides where a request is served; every endpoint calls it
 // first. It returns false when this server must serve the request itself:
-// it leads, or the request is a read that accepts stale data. Otherwise it
+// it leads (waiting until its leadership is established), or the request
+// is a read that accepts stale data. Otherwise it
 // returns true with the outcome of serving it elsewhere. Only one region
 // exists, and until servers talk to each other, a follower answers
 // structs.ErrNoLeader for what only the leader may serve; forwarding to
@@ -202,7 +203,9 @@ func (s *Server) forward(method string, info structs.RPCInfo, args, reply interf
 	if info.IsRead() && info.AllowStaleRead() {
 		return false, nil
 	}
-	if s.IsLeader() {
+	// The leader serves once it established itself: a read before its
+	// barrier could miss committed writes of the previous term.
+	if s.IsLeader() && s.waitLeaderReady() {
 		return false, nil
 	}
 	return true, fmt.Errorf("%s: %w", method, structs.ErrNoLeader)

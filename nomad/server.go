@@ -109,6 +109,7 @@ func newServer(cfg *Config, components func(*Config) (pipeline, error)) (*Server
 		clock:          c.Clock,
 		id:             id,
 		raftNotifyCh:   make(chan bool, 1),
+		leader:         leadership{ready: make(chan struct{})},
 		reapKick:       make(chan struct{}, 1),
 		evalBroker:     p.broker,
 		blockedEvals:   p.blocked,

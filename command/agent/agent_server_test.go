@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -296,10 +297,31 @@ func TestRealServer_OperatorStatusAgent(t *testing.T) {
 	resp, body = ra.do("GET", "/v1/agent/health", "")
 	must.Eq(t, http.StatusOK, resp.StatusCode, must.Sprint(body))
 
-	// The server has no worker pool of its own yet.
+	// Who leads: the agent's own RPC address, as the CLI compares it with
+	// the members' tags.
+	rpcAddr := fmt.Sprintf("127.0.0.1:%d", ra.agent.Config().Ports.RPC)
+	_, body = ra.do("GET", "/v1/status/leader", "")
+	must.Eq(t, `"`+rpcAddr+`"`+"\n", body)
+	must.Eq(t, rpcAddr, raftCfg.Servers[0].Address)
+	must.Eq(t, "127.0.0.1", members.Members[0].Tags["rpc_addr"])
+	must.Eq(t, strconv.Itoa(ra.agent.Config().Ports.RPC), members.Members[0].Tags["port"])
+
+	// The server's worker pool: list, resize, pause and resume.
 	resp, body = ra.do("GET", "/v1/agent/schedulers", "")
-	must.Eq(t, http.StatusNotImplemented, resp.StatusCode)
-	must.Eq(t, "this server does not run scheduler workers yet", body)
+	must.Eq(t, http.StatusOK, resp.StatusCode, must.Sprint(body))
+	var workers api.AgentSchedulerWorkersInfo
+	must.NoError(t, json.Unmarshal([]byte(body), &workers))
+	must.Eq(t, "a1.global", workers.ServerID)
+	must.SliceNotEmpty(t, workers.Schedulers)
+	resp, body = ra.do("PUT", "/v1/agent/schedulers/config", `{"num_schedulers":1,"enabled_schedulers":["service","_core"],"paused":true}`)
+	must.Eq(t, http.StatusOK, resp.StatusCode, must.Sprint(body))
+	must.Eq(t, `{"server_id":"a1.global","num_schedulers":1,"enabled_schedulers":["service","_core"],"paused":true}`+"\n", body)
+	waitForBody(t, ra, "/v1/agent/schedulers", `"status":"Paused"`)
+	resp, body = ra.do("PUT", "/v1/agent/schedulers/config", `{"num_schedulers":1,"enabled_schedulers":["service","_core"],"paused":false}`)
+	must.Eq(t, http.StatusOK, resp.StatusCode, must.Sprint(body))
+	must.StrContains(t, body, `"paused":false`)
+	resp, body = ra.do("PUT", "/v1/agent/schedulers/config", `{"num_schedulers":1,"enabled_schedulers":["service"]}`)
+	must.Eq(t, http.StatusBadRequest, resp.StatusCode, must.Sprint(body))
 
 	resp, _ = ra.do("PUT", "/v1/system/gc", "")
 	must.Eq(t, http.StatusOK, resp.StatusCode)
@@ -338,6 +360,22 @@ func testLogOutput() io.Writer {
 		return os.Stderr
 	}
 	return io.Discard
+}
+
+// waitForBody polls path until its body contains want.
+func waitForBody(t *testing.T, ra *realAgent, path, want string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		_, body := ra.do("GET", path, "")
+		if strings.Contains(body, want) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s never contained %s; last: %s", path, want, body)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // TestRealServer_RestartKeepsState runs a server agent on a data dir,

@@ -332,14 +332,17 @@ func TestHTTP_ErrorStatus(t *testing.T) {
 		{structs.ErrNoLeader, 500, "No cluster leader"},
 		{&structs.ValidationError{Problems: []string{"a", "b"}}, 400, "2 validation errors:\n  * a\n  * b"},
 		{fmt.Errorf("job %q: %w", "web", &structs.ValidationError{Problems: []string{"a"}}), 400, `job "web": a`},
-		{errors.New("rpc error: RPC Error:: 409,conflict here"), 409, "conflict here"},
+		{errors.New("RPC Error:: 409,conflict here"), 409, "conflict here"},
+		{errors.New("calling server: RPC Error:: 404,job not found"), 404, "calling server: job not found"},
 		{errors.New("RPC Error:: abc,not a code"), 500, "RPC Error:: abc,not a code"},
 		{fmt.Errorf("draining: %w", structs.ErrUnknownNode), 404, "draining: node not found"},
-		{errors.New(`stopping "x": alloc not found`), 404, `stopping "x": alloc not found`},
+		// Text alone is not a status: only the coded form crosses a hop.
+		{errors.New(`stopping "x": alloc not found`), 500, `stopping "x": alloc not found`},
 		{structs.ErrJobRegistrationOff, 403, structs.ErrJobRegistrationOff.Error()},
 		{codedError(418, "teapot"), 418, "teapot"},
-		{errors.New("Enforcing job modify index 7: job exists with conflicting job modify index: 10"), 400,
+		{structs.NewErrRPCCoded(400, "Enforcing job modify index 7: job exists with conflicting job modify index: 10"), 400,
 			"Enforcing job modify index 7: job exists with conflicting job modify index: 10"},
+		{structs.ClassifyError(&structs.ValidationError{Problems: []string{"a", "b"}}), 400, "2 validation errors:\n  * a\n  * b"},
 	}
 	for _, tc := range cases {
 		code, msg := errorStatus(tc.err)
