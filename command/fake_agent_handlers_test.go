@@ -58,6 +58,15 @@ func (f *fakeAgent) routes() *http.ServeMux {
 		}
 		return resp
 	})
+	route("GET /v1/job/{id}/deployment", func(w http.ResponseWriter, r *http.Request, _ []byte) any {
+		return f.latestDeployment(namespace(r), r.PathValue("id"))
+	})
+	route("GET /v1/deployment/{id}", func(w http.ResponseWriter, r *http.Request, _ []byte) any {
+		if d := f.deployments[r.PathValue("id")]; d != nil {
+			return d
+		}
+		return notFound("deployment")
+	})
 	route("PUT /v1/job/{id}/plan", f.planJob)
 	route("PUT /v1/job/{id}/evaluate", func(w http.ResponseWriter, r *http.Request, _ []byte) any {
 		j := f.currentJob(namespace(r), r.PathValue("id"))
