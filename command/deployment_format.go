@@ -131,7 +131,7 @@ func (m *evalMonitor) deploymentOutcome(d *api.Deployment) int {
 		code = exitError
 	}
 	ui.Output("")
-	ui.Output(indent(formatTime(m.meta.now())+"\n"+formatDeploymentKV(d, m.length, true)))
+	ui.Output(indent(formatTime(m.meta.now()) + "\n" + formatDeploymentKV(d, m.length, true)))
 	ui.Output("")
 	ui.Output(indent("Deployed\n" + formatDeploymentGroups(d)))
 	return code
