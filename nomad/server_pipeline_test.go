@@ -316,3 +316,26 @@ func assertServerNoOvercommit(t *testing.T, s *Server) {
 		must.True(t, fit, must.Sprintf("node %s overcommitted on %s: %d allocs use %+v", n.ID, dim, len(allocs), used.Flattened))
 	}
 }
+
+// Alloc.Stop replaces the alloc, wherever it runs: the scheduler stops
+// the alloc marked to migrate and places a new one.
+func TestServerPipeline_AllocStopReplacesTheAlloc(t *testing.T) {
+	s := newPipelineServer(t, 2, nil)
+	startFakeClients(t, s, false)
+	registerNode(t, s, mock.Node())
+	job := mock.Job(mock.Count(1))
+	registerJob(t, s, job)
+	old := waitForLive(t, s, job, 1)[0]
+
+	var reply structs.AllocStopResponse
+	must.NoError(t, s.RPC("Alloc.Stop", &structs.AllocStopRequest{AllocID: old.ID}, &reply))
+	must.NotEq(t, "", reply.EvalID)
+	waitForState(t, s, func(ws memdb.WatchSet, store *state.StateStore) (bool, string) {
+		a, err := store.AllocByID(ws, old.ID)
+		must.NoError(t, err)
+		live := liveAllocs(t, ws, store, job)
+		replaced := len(live) == 1 && live[0].ID != old.ID
+		return a.DesiredStatus == structs.AllocDesiredStatusStop && replaced,
+			fmt.Sprintf("old alloc desired %s, %d live allocs", a.DesiredStatus, len(live))
+	})
+}
