@@ -17,6 +17,10 @@ import (
 	"github.com/opennomad/nomad/structs"
 )
 
+// devRaftTimeout is the heartbeat, election and lease timeout of a dev
+// mode server.
+const devRaftTimeout = 100 * time.Millisecond
+
 // raftEnqueueLimit bounds how long a write waits for Raft to accept it
 // (not to commit it) before failing.
 const raftEnqueueLimit = 30 * time.Second
@@ -108,9 +112,17 @@ func serverID(cfg *Config) (string, error) {
 // snapshot and replays the log after it.
 func (s *Server) setupRaft() error {
 	conf := DefaultRaftConfig()
-	if s.config.RaftConfig != nil {
+	switch {
+	case s.config.RaftConfig != nil:
 		c := *s.config.RaftConfig
 		conf = &c
+	case s.config.DevMode && s.config.BootstrapExpect == 1:
+		// A lone in-memory server has no peer to wait for: electing
+		// itself after 100 ms rather than 1-2 s gets a dev agent going at
+		// once, and a single voter never loses its lease.
+		conf.HeartbeatTimeout = devRaftTimeout
+		conf.ElectionTimeout = devRaftTimeout
+		conf.LeaderLeaseTimeout = devRaftTimeout
 	}
 	conf.LocalID = raft.ServerID(s.id)
 	conf.Logger = s.logger.Named("raft")
