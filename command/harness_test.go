@@ -53,6 +53,7 @@ var testClusters = map[string]func(t testing.TB) testCluster{
 		f.resetWorkers()
 		return opaqueAgent{f}
 	},
+	"real": newRealAgent,
 }
 
 // opaqueAgent hides the fake's scripting hooks.

@@ -19,7 +19,7 @@ import (
 
 // devRaftTimeout is the heartbeat, election and lease timeout of a dev
 // mode server.
-const devRaftTimeout = 100 * time.Millisecond
+const devRaftTimeout = 20 * time.Millisecond
 
 // raftEnqueueLimit bounds how long a write waits for Raft to accept it
 // (not to commit it) before failing.
@@ -118,7 +118,7 @@ func (s *Server) setupRaft() error {
 		conf = &c
 	case s.config.DevMode && s.config.BootstrapExpect == 1:
 		// A lone in-memory server has no peer to wait for: electing
-		// itself after 100 ms rather than 1-2 s gets a dev agent going at
+		// itself after 20 ms rather than 1-2 s gets a dev agent going at
 		// once, and a single voter never loses its lease.
 		conf.HeartbeatTimeout = devRaftTimeout
 		conf.ElectionTimeout = devRaftTimeout
