@@ -11,6 +11,7 @@ import (
 	"github.com/opennomad/nomad/api"
 	"github.com/opennomad/nomad/nomad"
 	"github.com/opennomad/nomad/nomad/stream"
+	"github.com/opennomad/nomad/structs"
 )
 
 // startServer builds the in-process server from the agent configuration.
@@ -170,13 +171,23 @@ func (l *localServer) Stats() map[string]map[string]string {
 		"nomad": {
 			"server":        "true",
 			"leader":        strconv.FormatBool(l.srv.IsLeader()),
-			"leader_addr":   l.srv.Leader(),
+			"leader_addr":   l.leaderAddr(),
 			"bootstrap":     strconv.FormatBool(l.agent.Server.BootstrapExpect == 1),
 			"known_regions": "1",
 			"server_id":     l.srv.ID(),
 		},
 		"raft": l.srv.Raft().Stats(),
 	}
+}
+
+// leaderAddr is the leader's RPC address, as Status.Leader reports it;
+// "" when none is known.
+func (l *localServer) leaderAddr() string {
+	var addr string
+	if err := l.srv.RPC("Status.Leader", &structs.GenericRequest{}, &addr); err != nil {
+		return ""
+	}
+	return addr
 }
 
 // Subscribe opens an event stream on the agent's broker.

@@ -322,6 +322,7 @@ func TestRealServer_OperatorStatusAgent(t *testing.T) {
 	_, body = ra.do("GET", "/v1/status/leader", "")
 	must.Eq(t, `"`+rpcAddr+`"`+"\n", body)
 	must.Eq(t, rpcAddr, raftCfg.Servers[0].Address)
+	must.Eq(t, rpcAddr, self.Stats["nomad"]["leader_addr"])
 	must.Eq(t, "127.0.0.1", members.Members[0].Tags["rpc_addr"])
 	must.Eq(t, strconv.Itoa(ra.agent.Config().Ports.RPC), members.Members[0].Tags["port"])
 
