@@ -18,11 +18,11 @@ import (
 // EchoArgs is the test endpoint's request. Hold is reported as the
 // request's hold time (see Holder).
 type EchoArgs struct {
-	Msg   string
+	Msg string
 	// Payload gives benchmarks a realistic request size.
 	Payload *structs.Job
-	Sleep time.Duration
-	Hold  time.Duration
+	Sleep   time.Duration
+	Hold    time.Duration
 }
 
 func (a *EchoArgs) TimeToBlock() time.Duration { return a.Hold }

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/raft"
 	msgpackrpc "github.com/hashicorp/net-rpc-msgpackrpc/v2"
+	"github.com/hashicorp/raft"
 	"github.com/shoenig/test/must"
 
 	"github.com/opennomad/nomad/structs"
