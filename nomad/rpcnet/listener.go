@@ -18,6 +18,11 @@ type ListenerConfig struct {
 	// own for every plain RPC connection and every multiplexed stream; it
 	// must not return before the conversation ends. Required.
 	ServeRPC func(conn io.ReadWriteCloser)
+	// ServeStream serves one streaming call (ProtoStream) of method on
+	// conn, whose header was read; the arguments are next (DecodeArgs).
+	// Called on a goroutine of its own; the listener closes conn after it
+	// returns. Nil refuses streaming calls.
+	ServeStream func(method string, conn *StreamConn)
 	// RaftAdvertise is the address other servers dial for this server's
 	// Raft ("10.0.0.1:4647"): the listener's own address unless set. Raft
 	// publishes it as this server's address, so a wildcard bind needs it.
@@ -157,6 +162,14 @@ func (l *Listener) handle(conn net.Conn) {
 		l.raft.handoff(tc)
 	case ProtoMultiplex:
 		l.serveMultiplex(conn)
+	case ProtoStream:
+		if l.cfg.ServeStream != nil {
+			l.serveStream(conn)
+		} else {
+			rejectStream(conn)
+		}
+		l.untrack(conn)
+		conn.Close()
 	default:
 		l.logger.Warn("closing connection with an unknown protocol byte",
 			"remote", conn.RemoteAddr(), "protocol", p)

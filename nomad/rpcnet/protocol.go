@@ -15,6 +15,10 @@ const (
 	// ProtoMultiplex starts a yamux session whose every stream is a
 	// msgpack-RPC conversation. The pool always dials this.
 	ProtoMultiplex Protocol = 0x03
+	// ProtoStream starts a streaming call: a connection of its own that
+	// carries a StreamHeader naming the method, the call's arguments, and
+	// then whatever bytes the method exchanges (a Raft snapshot, say).
+	ProtoStream Protocol = 0x05
 )
 
 // String names the protocol in logs.
@@ -26,6 +30,8 @@ func (p Protocol) String() string {
 		return "raft"
 	case ProtoMultiplex:
 		return "multiplex"
+	case ProtoStream:
+		return "stream"
 	}
 	return fmt.Sprintf("unknown(0x%02x)", byte(p))
 }
