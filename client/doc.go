@@ -1,6 +1,29 @@
 // Package client is the node agent: it describes the machine to the
 // servers, runs the allocations they assign to it, and reports how they
-// fare. Its parts live in sub-packages, each one idea:
+// fare.
+//
+// Client (client.go) ties the parts together. NewClient fingerprints the
+// machine, restores the allocations a previous run left (reattaching to
+// tasks that kept running) and starts its loops:
+//
+//	register.go    Node.Register, retried with backoff
+//	heartbeat.go   Node.UpdateStatus at the TTL the servers return; a node
+//	               the servers forgot registers again
+//	alloc_watch.go blocking Node.GetClientAllocs keyed by AllocModifyIndex,
+//	               then Alloc.GetAllocs for the changed allocations only
+//	alloc_sync.go  status changes batched into one Node.UpdateAlloc
+//	gc.go          finished allocations beyond gc_max_allocs collected
+//
+// It reaches servers through RPCer endpoints (the in-process server, or
+// a connection); servers.go keeps the list and moves on from a server
+// that cannot answer. The HTTP agent serves /v1/client/* from its
+// methods: alloc_fs.go (ls, stat, cat, confined to the alloc directory),
+// log_reader.go (task logs as Nomad's frames, across rotated files),
+// alloc_stats.go (CPU and memory from /proc) and alloc_ops.go (restart,
+// signal). Deployment health is judged by the servers from the task
+// states the client reports; the client does not set DeploymentStatus.
+//
+// Its parts live in sub-packages, each one idea:
 //
 //	fingerprint   CPU, memory, disk, network and OS of the machine, and
 //	              BuildNode, which turns them into the structs.Node a

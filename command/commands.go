@@ -43,9 +43,12 @@ func Commands(meta Meta) map[string]cli.CommandFactory {
 		"node drain":       func(m Meta) cli.Command { return &NodeDrainCommand{Meta: m} },
 		"node eligibility": func(m Meta) cli.Command { return &NodeEligibilityCommand{Meta: m} },
 
-		"alloc":        func(m Meta) cli.Command { return newGroup(m, "alloc", allocGroupHelp) },
-		"alloc status": func(m Meta) cli.Command { return &AllocStatusCommand{Meta: m} },
-		"alloc stop":   func(m Meta) cli.Command { return &AllocStopCommand{Meta: m} },
+		"alloc":         func(m Meta) cli.Command { return newGroup(m, "alloc", allocGroupHelp) },
+		"alloc status":  func(m Meta) cli.Command { return &AllocStatusCommand{Meta: m} },
+		"alloc stop":    func(m Meta) cli.Command { return &AllocStopCommand{Meta: m} },
+		"alloc logs":    func(m Meta) cli.Command { return &AllocLogsCommand{Meta: m} },
+		"alloc restart": func(m Meta) cli.Command { return &AllocRestartCommand{Meta: m} },
+		"alloc signal":  func(m Meta) cli.Command { return &AllocSignalCommand{Meta: m} },
 
 		"eval":        func(m Meta) cli.Command { return newGroup(m, "eval", evalGroupHelp) },
 		"eval list":   func(m Meta) cli.Command { return &EvalListCommand{Meta: m} },
@@ -83,7 +86,7 @@ func Commands(meta Meta) map[string]cli.CommandFactory {
 	return out
 }
 
-// topLevelAliases maps Nomad's top-level shortcuts to the job commands.
+// topLevelAliases maps Nomad's top-level shortcuts to their commands.
 var topLevelAliases = map[string]string{
 	"run":      "job run",
 	"plan":     "job plan",
@@ -92,6 +95,7 @@ var topLevelAliases = map[string]string{
 	"init":     "job init",
 	"validate": "job validate",
 	"inspect":  "job inspect",
+	"logs":     "alloc logs",
 }
 
 // Main runs the CLI with args (without the program name) and returns the

@@ -95,6 +95,8 @@ func TestDispatch(t *testing.T) {
 // user might fumble into, against a populated agent: each must end with
 // an exit code and a message, never a panic.
 func TestOddArgumentsNeverPanic(t *testing.T) {
+	// `job init` with an odd argument writes a file of that name.
+	t.Chdir(t.TempDir())
 	f := newFakeAgent(t)
 	twoNodesOneAlloc(t, f)
 	odd := [][]string{

@@ -81,9 +81,12 @@ Usage: nomad node <subcommand> [options] [args]
 const allocGroupHelp = `
 Usage: nomad alloc <subcommand> [options] [args]
 
-  Inspect and stop allocations, the task groups placed on nodes.
+  Inspect, follow and stop allocations, the task groups placed on nodes.
 
       $ nomad alloc status <alloc-id>
+      $ nomad alloc logs -f <alloc-id> <task>
+      $ nomad alloc restart <alloc-id>
+      $ nomad alloc signal -s SIGHUP <alloc-id>
       $ nomad alloc stop <alloc-id>
 
   Run 'nomad alloc <subcommand> -help' for a subcommand's flags.

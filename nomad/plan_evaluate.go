@@ -132,7 +132,7 @@ func evaluatePlan(v planView, plan *structs.Plan, parallelism int) (*planEvaluat
 		result.DeploymentUpdates = nil
 		return ev, nil
 	}
-	result.Deployment = trimPlacedCanaries(plan.Deployment, result.NodeAllocation)
+	result.Deployment = trimPlacedCanaries(plan.Deployment, plan.NodeAllocation, result.NodeAllocation)
 	return ev, nil
 }
 
@@ -398,25 +398,28 @@ func refreshIndex(snap *state.StateSnapshot) (uint64, error) {
 	return idx, nil
 }
 
-// trimPlacedCanaries returns the deployment with every task group's
-// PlacedCanaries cut down to the allocs actually committed, so a partial
-// commit does not count canaries that were never placed. The plan's
-// deployment is copied, not changed.
-func trimPlacedCanaries(d *structs.Deployment, committed map[string][]*structs.Allocation) *structs.Deployment {
+// trimPlacedCanaries returns the deployment with the canaries this plan
+// proposed but did not commit removed from every task group's
+// PlacedCanaries, so a partial commit does not count canaries that were
+// never placed. Canaries placed by earlier plans are not in this plan's
+// allocations and stay. The plan's deployment is copied, not changed.
+func trimPlacedCanaries(d *structs.Deployment, proposed, committed map[string][]*structs.Allocation) *structs.Deployment {
 	if d == nil {
 		return nil
 	}
-	placed := make(map[string]struct{})
-	for _, allocs := range committed {
+	dropped := make(map[string]struct{})
+	for node, allocs := range proposed {
 		for _, a := range allocs {
-			placed[a.ID] = struct{}{}
+			if !slices.ContainsFunc(committed[node], func(c *structs.Allocation) bool { return c.ID == a.ID }) {
+				dropped[a.ID] = struct{}{}
+			}
 		}
 	}
 	d = d.Copy()
 	for _, tg := range d.TaskGroups {
 		tg.PlacedCanaries = slices.DeleteFunc(tg.PlacedCanaries, func(id string) bool {
-			_, ok := placed[id]
-			return !ok
+			_, gone := dropped[id]
+			return gone
 		})
 	}
 	return d

@@ -331,7 +331,7 @@ func TestEvaluatePlan_PreemptionsOfStoppedAllocsDropped(t *testing.T) {
 }
 
 // TestEvaluatePlan_PlacedCanariesTrimmed: a partial commit counts only the
-// canaries actually placed.
+// canaries actually placed; c0, placed by an earlier plan, stays.
 func TestEvaluatePlan_PlacedCanariesTrimmed(t *testing.T) {
 	s := newTestState(t)
 	good, full, j := s.node(), s.node(), s.job()
@@ -339,12 +339,13 @@ func TestEvaluatePlan_PlacedCanariesTrimmed(t *testing.T) {
 	c1, c2 := newTestAlloc(j, good, 500), newTestAlloc(j, full, 500)
 	plan := newPlan(j).place(c1, c2).build()
 	d := structs.NewDeployment(j, 50, testEpoch)
-	d.TaskGroups = map[string]*structs.DeploymentState{"web": {PlacedCanaries: []string{c1.ID, c2.ID}, DesiredCanaries: 2}}
+	c0 := s.alloc(j, good, 500)
+	d.TaskGroups = map[string]*structs.DeploymentState{"web": {PlacedCanaries: []string{c0.ID, c1.ID, c2.ID}, DesiredCanaries: 3}}
 	plan.Deployment = d
 
 	r := evaluate(t, s, plan).result
-	must.Eq(t, []string{c1.ID}, r.Deployment.TaskGroups["web"].PlacedCanaries)
-	must.Eq(t, []string{c1.ID, c2.ID}, plan.Deployment.TaskGroups["web"].PlacedCanaries) // the plan's is untouched
+	must.Eq(t, []string{c0.ID, c1.ID}, r.Deployment.TaskGroups["web"].PlacedCanaries)
+	must.Eq(t, []string{c0.ID, c1.ID, c2.ID}, plan.Deployment.TaskGroups["web"].PlacedCanaries) // the plan's is untouched
 }
 
 // TestEvaluatePlan_Parallel: spreading a large plan over goroutines

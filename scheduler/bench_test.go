@@ -103,7 +103,8 @@ func BenchmarkReconcile(b *testing.B) {
 	job.TaskGroups[0].Update = &structs.UpdateStrategy{MaxParallel: 10}
 	b.ReportAllocs()
 	for range b.N {
-		r := runReconcile(job, allocs, nil, nil)
+		r := reconcile(reconcileInput{job: job, jobID: job.ID, namespace: job.Namespace,
+			evalID: "eval-1", evalPriority: 50, now: testNow, allocs: allocs, update: testUpdateFn})
 		if len(r.destructive) != 10 {
 			b.Fatalf("destructive %d", len(r.destructive))
 		}

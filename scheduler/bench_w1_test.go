@@ -198,10 +198,13 @@ func TestW1Placement(t *testing.T) {
 					name := fmt.Sprintf("nodes=%d/racks=%d/count=%d/spread=%v", nodes, racks, count, spread)
 					t.Run(name, func(t *testing.T) {
 						c := newW1Cluster(t, nodes, racks, count, spread)
+						reads := newReadRecorder(c.snap)
+						c.snap = reads
 						res, err := runW1(c, racks, &recordingPlanner{})
 						if err != nil {
 							t.Fatal(err)
 						}
+						reads.verify(t)
 						if want := min(count, capacity); res.placed != want {
 							t.Fatalf("placed %d, want %d", res.placed, want)
 						}

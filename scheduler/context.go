@@ -45,6 +45,9 @@ type evalContext struct {
 	jobAllocsLoaded bool
 	// stopped holds IDs of allocs the plan stops or preempts.
 	stopped map[string]bool
+	// evicted counts the plan's preempted allocs per task group, on every
+	// node: preemption is penalised for taking many of one group.
+	evicted map[groupKey]int
 	// placed are the allocs the plan adds or updates in place, in order.
 	placed []*structs.Allocation
 
@@ -186,11 +189,18 @@ func (ctx *evalContext) updateInPlace(updated, existing *structs.Allocation) {
 // preempt appends the eviction of alloc in favour of the alloc preemptor.
 func (ctx *evalContext) preempt(alloc *structs.Allocation, preemptor string) {
 	ctx.plan.AppendPreemptedAlloc(alloc, preemptor)
+	if ctx.evicted == nil {
+		ctx.evicted = map[groupKey]int{}
+	}
+	ctx.evicted[allocGroup(alloc)]++
 	if !ctx.stopped[alloc.ID] {
 		ctx.stopped[alloc.ID] = true
 		ctx.noteRemoved(alloc)
 	}
 }
+
+// evictedOf is how many allocs of the group the plan preempts so far.
+func (ctx *evalContext) evictedOf(k groupKey) int { return ctx.evicted[k] }
 
 // noteAdded and noteRemoved keep usage and selector counts equal to
 // state + plan.

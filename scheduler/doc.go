@@ -17,9 +17,13 @@ A service or batch pass (generic_sched.go):
  1. reconcile (reconcile.go) compares the job with its allocs and the
     nodes they sit on, group by group, and decides — as a pure function —
     what to stop, ignore, update in place, replace destructively (at most
-    max_parallel at a time), migrate off draining nodes, replace when
-    lost, reschedule now or later (follow-up evals), and which names to
-    place (<job>.<group>[<index>]).
+    max_parallel unproven allocs at a time), migrate (any alloc marked
+    so, by the drainer or an operator's stop), replace when lost,
+    reschedule now or later (reconcile_reschedule.go: failed allocs, and
+    allocs their deployment judged unhealthy), and which names to place
+    (<job>.<group>[<index>]). It never writes into what it read: a
+    deployment it changes is a copy that the plan carries
+    (reconcile_deployment.go).
  2. The stops and in-place updates go into the plan through the pass's
     evalContext (context.go), which keeps per-node usage equal to "state
     plus plan": what the plan applier will check.

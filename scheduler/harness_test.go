@@ -35,6 +35,10 @@ type Harness struct {
 	Reject func(n int, plan *structs.Plan) []string
 
 	Now time.Time
+
+	// reads are the snapshots handed to the scheduler by the current
+	// Process, checked for writes when it returns.
+	reads []*readRecorder
 }
 
 // NewHarness returns a harness over an empty store.
@@ -121,15 +125,31 @@ func (h *Harness) Config() *Config {
 	return &Config{Now: func() time.Time { return h.Now }}
 }
 
-// Process runs the scheduler of the eval's type over a fresh snapshot.
+// Process runs the scheduler of the eval's type over a fresh snapshot,
+// then fails the test if the scheduler modified any object it read from
+// state (the eval included: it is the stored one).
 func (h *Harness) Process(eval *structs.Evaluation) error {
 	h.t.Helper()
 	h.UpsertEvals(eval)
-	s, err := NewScheduler(eval.Type, h.Config(), h.Snapshot(), h)
+	h.reads = nil
+	snap := h.recordedSnapshot()
+	snap.record(eval)
+	s, err := NewScheduler(eval.Type, h.Config(), snap, h)
 	if err != nil {
 		return err
 	}
-	return s.Process(eval)
+	err = s.Process(eval)
+	for _, r := range h.reads {
+		r.verify(h.t)
+	}
+	return err
+}
+
+// recordedSnapshot is a snapshot whose reads are checked by Process.
+func (h *Harness) recordedSnapshot() *readRecorder {
+	r := newReadRecorder(h.Snapshot())
+	h.reads = append(h.reads, r)
+	return r
 }
 
 // SubmitPlan implements Planner.
@@ -201,7 +221,7 @@ func (h *Harness) SubmitPlan(plan *structs.Plan) (*structs.PlanResult, State, er
 	if len(rejected) > 0 {
 		h.RejectedRuns++
 		result.RefreshIndex = h.index
-		return result, h.Snapshot(), nil
+		return result, h.recordedSnapshot(), nil
 	}
 	return result, nil, nil
 }

@@ -26,21 +26,64 @@ func (d demand) minus(o demand) demand { return demand{d.cpu - o.cpu, d.mem - o.
 
 func (d demand) plus(o demand) demand { return demand{d.cpu + o.cpu, d.mem + o.mem, d.disk + o.disk} }
 
-// coverage is how much of the remaining need an alloc frees, averaged
-// over the dimensions still needed, each capped at 1.
-func coverage(need, give demand) float64 {
-	sum, n := 0.0, 0
+// resourceDistance is how far an alloc's resources are from the need
+// still to cover, as in Nomad: per dimension still needed, the shortfall
+// left after evicting it relative to the need,
+//
+//	(need - give) / need
+//
+// and the distance is the Euclidean length of those coordinates (0 is a
+// perfect fit). An alloc far bigger than the need is as far as one far
+// smaller. Nomad measures against the whole ask; here the need is what
+// is missing on the node, so victims are matched to the actual shortfall.
+func resourceDistance(need, give demand) float64 {
+	sum := 0.0
 	for _, p := range [][2]int64{{need.cpu, give.cpu}, {need.mem, give.mem}, {need.disk, give.disk}} {
 		if p[0] <= 0 {
 			continue
 		}
-		sum += math.Min(1, float64(p[1])/float64(p[0]))
-		n++
+		c := float64(p[0]-p[1]) / float64(p[0])
+		sum += c * c
 	}
-	if n == 0 {
-		return 1
+	return math.Sqrt(sum)
+}
+
+// maxParallelPenalty is added to a victim's distance for every alloc of
+// its group beyond the group's migrate max_parallel that would be
+// evicted with it, so that preemption spreads over groups rather than
+// taking down many allocs of one (Nomad's value).
+const maxParallelPenalty = 50.0
+
+// parallelPenalty is the penalty for evicting one more alloc of a group
+// whose migrate max_parallel is maxParallel when evicted allocs of that
+// group already number evicted:
+//
+//	(evicted + 1 - maxParallel) * maxParallelPenalty   once evicted >= maxParallel
+//
+// and nothing before, or without a max_parallel.
+func parallelPenalty(maxParallel, evicted int) float64 {
+	if maxParallel <= 0 || evicted < maxParallel {
+		return 0
 	}
-	return sum / float64(n)
+	return float64(evicted+1-maxParallel) * maxParallelPenalty
+}
+
+// groupKey names a task group of a job.
+type groupKey struct {
+	namespace, job, group string
+}
+
+func allocGroup(a *structs.Allocation) groupKey {
+	return groupKey{a.Namespace, a.JobID, a.TaskGroup}
+}
+
+// migrateMaxParallel is the migrate max_parallel of an alloc's group, 0
+// when it has none.
+func migrateMaxParallel(a *structs.Allocation) int {
+	if tg := a.Job.LookupTaskGroup(a.TaskGroup); tg != nil && tg.Migrate != nil {
+		return tg.Migrate.MaxParallel
+	}
+	return 0
 }
 
 // allocPriority is the priority of the job an alloc belongs to.
@@ -53,11 +96,14 @@ func allocPriority(a *structs.Allocation) int {
 
 // chooseVictims picks allocs to evict so that need is covered: only allocs
 // of jobs at least minPreemptionPriorityGap below priority, lowest
-// priority first, and within a priority the alloc freeing most of what is
-// still needed, so that as few allocs as possible are evicted. Victims
-// that turn out unnecessary are then given back, highest priority first.
-// It returns nil when the need cannot be covered.
-func chooseVictims(need demand, priority int, jobID structs.NamespacedID, allocs []*structs.Allocation) []*structs.Allocation {
+// priority first. Within a priority it takes, one at a time, the alloc
+// with the lowest resourceDistance to what is still needed plus its
+// parallelPenalty, counting the allocs of its group that the plan already
+// evicts (evicted) and those chosen so far here. Victims that turn out
+// unnecessary are then given back, highest priority first. It returns
+// nil when the need cannot be covered.
+func chooseVictims(need demand, priority int, jobID structs.NamespacedID, allocs []*structs.Allocation,
+	evicted func(groupKey) int) []*structs.Allocation {
 	var pool []*structs.Allocation
 	for _, a := range allocs {
 		if a.JobID == jobID.ID && a.Namespace == jobID.Namespace {
@@ -69,20 +115,28 @@ func chooseVictims(need demand, priority int, jobID structs.NamespacedID, allocs
 	}
 	slices.SortStableFunc(pool, func(a, b *structs.Allocation) int { return cmp.Compare(allocPriority(a), allocPriority(b)) })
 	var chosen []*structs.Allocation
+	chosenOf := map[groupKey]int{}
 	remaining := need
 	for len(pool) > 0 && !remaining.covered() {
 		level := allocPriority(pool[0])
-		best, bestCov := -1, -1.0
+		best, bestScore := -1, math.Inf(1)
 		for i, a := range pool {
 			if allocPriority(a) != level {
 				break
 			}
-			if c := coverage(remaining, allocDemand(a)); c > bestCov {
-				best, bestCov = i, c
+			k := allocGroup(a)
+			n := chosenOf[k]
+			if evicted != nil {
+				n += evicted(k)
+			}
+			if score := resourceDistance(remaining, allocDemand(a)) + parallelPenalty(migrateMaxParallel(a), n); score < bestScore {
+				best, bestScore = i, score
 			}
 		}
-		chosen = append(chosen, pool[best])
-		remaining = remaining.minus(allocDemand(pool[best]))
+		v := pool[best]
+		chosen = append(chosen, v)
+		chosenOf[allocGroup(v)]++
+		remaining = remaining.minus(allocDemand(v))
 		pool = slices.Delete(pool, best, best+1)
 	}
 	if !remaining.covered() {
@@ -160,7 +214,7 @@ func (s *groupSelector) evaluatePreempting(i int32, priority int, opts *selectOp
 	u := s.cs.load(s.ctx, i)
 	proposed := s.ctx.nodeProposedAllocs(n.ID)
 	need := demand{u.cpu + s.ask.cpu - u.capCPU, u.mem + s.ask.mem - u.capMem, u.disk + s.ask.disk - u.capDisk}
-	victims := chooseVictims(need, priority, s.job.NamespacedID(), proposed)
+	victims := chooseVictims(need, priority, s.job.NamespacedID(), proposed, s.ctx.evictedOf)
 	if victims == nil {
 		return scoreCard{}, nil, false
 	}

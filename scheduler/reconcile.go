@@ -12,13 +12,6 @@ const (
 	// allocReconnected describes the stop of a replacement whose original
 	// came back from a disconnected node.
 	allocReconnected = "alloc not needed due to disconnected client reconnect"
-
-	// rescheduleWindow: a failed alloc due for replacement within this
-	// window of now is replaced now rather than by a follow-up eval.
-	rescheduleWindow = time.Second
-	// followupBatchWindow: failed allocs due within this window of one
-	// another share one follow-up eval.
-	followupBatchWindow = 5 * time.Second
 )
 
 // allocUpdateFn decides how an alloc of an older job version reaches the
@@ -58,6 +51,9 @@ type placeRequest struct {
 	// reschedule marks the replacement of a failed alloc: it inherits the
 	// reschedule history and avoids the nodes that failed.
 	reschedule bool
+	// migrating marks the replacement of an alloc stopped for migration
+	// (counted as Migrate, not Place).
+	migrating bool
 	// stopPrevious, when set, is the description under which previous is
 	// stopped together with the placement (and kept if it fails).
 	stopPrevious string
@@ -80,7 +76,8 @@ type destructiveRequest struct {
 
 // reconcileResult is what the scheduler must do.
 type reconcileResult struct {
-	// deployment is a new deployment to create, or nil.
+	// deployment is a deployment for the plan to write: a new one, or a
+	// changed copy of the current one; nil when neither.
 	deployment        *structs.Deployment
 	deploymentUpdates []*structs.DeploymentStatusUpdate
 	// currentDeployment is the deployment placements belong to, if any.
@@ -102,9 +99,15 @@ type reconciler struct {
 	in     reconcileInput
 	result *reconcileResult
 
-	deployment       *structs.Deployment // for this job version, or nil
+	// deployment is the deployment of this job version, or nil. Until the
+	// reconciler changes it, it is the object read from state and shared
+	// with every other reader, so it is never written: ownDeployment
+	// swaps in a copy first.
+	deployment       *structs.Deployment
 	deploymentPaused bool
 	deploymentFailed bool
+	// created: deployment was started by this pass.
+	created bool
 }
 
 // reconcile compares the job's desired state with its allocs and returns
@@ -136,7 +139,7 @@ func reconcile(in reconcileInput) *reconcileResult {
 		}
 	}
 	r.result.currentDeployment = r.deployment
-	if complete && r.deployment != nil && r.deployment.Status == structs.DeploymentStatusRunning && r.result.deployment == nil {
+	if complete && r.deployment != nil && r.deployment.Status == structs.DeploymentStatusRunning && !r.created {
 		r.result.deploymentUpdates = append(r.result.deploymentUpdates, &structs.DeploymentStatusUpdate{
 			DeploymentID:      r.deployment.ID,
 			Status:            structs.DeploymentStatusSuccessful,
@@ -144,35 +147,6 @@ func reconcile(in reconcileInput) *reconcileResult {
 		})
 	}
 	return r.result
-}
-
-// cancelStaleDeployment cancels an active deployment of a stopped job or
-// of an older job version, and decides which deployment is current.
-func (r *reconciler) cancelStaleDeployment() {
-	d := r.in.deployment
-	if d == nil {
-		return
-	}
-	job := r.in.job
-	cancel := func(desc string) {
-		if d.Active() {
-			r.result.deploymentUpdates = append(r.result.deploymentUpdates, &structs.DeploymentStatusUpdate{
-				DeploymentID: d.ID, Status: structs.DeploymentStatusCancelled, StatusDescription: desc,
-			})
-		}
-	}
-	switch {
-	case job.Stopped():
-		cancel(structs.DeploymentStatusDescriptionStoppedJob)
-	case d.JobCreateIndex != job.CreateIndex || d.JobVersion != job.Version:
-		cancel(structs.DeploymentStatusDescriptionNewerJob)
-	case d.Status == structs.DeploymentStatusSuccessful, d.Status == structs.DeploymentStatusCancelled:
-		// Done with: a later change starts a new deployment if needed.
-	default:
-		r.deployment = d
-		r.deploymentPaused = d.Status == structs.DeploymentStatusPaused
-		r.deploymentFailed = d.Status == structs.DeploymentStatusFailed
-	}
 }
 
 // slot categories, in the order excess allocs are given up.
@@ -195,12 +169,6 @@ type slot struct {
 	rescheduleAt time.Time
 }
 
-// laterAlloc is a failed alloc to be replaced at a later time.
-type laterAlloc struct {
-	alloc *structs.Allocation
-	at    time.Time
-}
-
 // computeGroup decides one group. It reports whether the group is done
 // as far as a deployment is concerned (nothing left to do).
 func (r *reconciler) computeGroup(name string, allocs []*structs.Allocation) bool {
@@ -221,6 +189,9 @@ func (r *reconciler) computeGroup(name string, allocs []*structs.Allocation) boo
 
 	var slots []slot
 	var canaries []*structs.Allocation
+	// canaryReplacements replace unpromoted canaries rescheduled now.
+	var canaryReplacements []placeRequest
+	var later []laterAlloc
 	hadRunning := false
 	for _, a := range allocs {
 		if a.Job != nil && a.Job.Version == job.Version && a.Job.CreateIndex == job.CreateIndex {
@@ -230,27 +201,39 @@ func (r *reconciler) computeGroup(name string, allocs []*structs.Allocation) boo
 			continue // already replaced
 		}
 		s := slot{alloc: a, index: a.Index()}
-		if node, tainted := r.in.tainted[a.NodeID]; tainted && !a.TerminalStatus() {
+		node, onTainted := r.in.tainted[a.NodeID]
+		live := !a.TerminalStatus()
+		switch {
+		case live && onTainted && (node == nil || node.Status == structs.NodeStatusDown):
+			// Lost even when marked for migration: nothing on the node
+			// can act on a stop, and "lost" is what became of it.
+			s.kind = slotLost
+			slots = append(slots, s)
+			continue
+		case live && onTainted && node.Status == structs.NodeStatusDisconnected:
 			switch {
-			case node == nil || node.Status == structs.NodeStatusDown:
+			case tg.MaxClientDisconnect == nil || r.disconnectExpired(a, tg):
 				s.kind = slotLost
-			case node.Status == structs.NodeStatusDisconnected:
-				if tg.MaxClientDisconnect == nil || r.disconnectExpired(a, tg) {
-					s.kind = slotLost
-				} else if a.ClientStatus == structs.AllocClientStatusUnknown {
-					continue // its replacement holds the name until it returns or expires
-				} else {
-					s.kind = slotDisconnecting
-				}
-			case node.DrainStrategy != nil && a.DesiredTransition.ShouldMigrate():
-				s.kind = slotMigrate
+			case a.ClientStatus == structs.AllocClientStatusUnknown:
+				continue // its replacement holds the name until it returns or expires
 			default:
-				s.kind = slotUntainted
+				s.kind = slotDisconnecting
 			}
 			slots = append(slots, s)
 			continue
-		}
-		if !a.TerminalStatus() && a.ClientStatus == structs.AllocClientStatusUnknown {
+		case live && a.DesiredTransition.ShouldMigrate():
+			// Marked by the drainer, or by an operator's alloc stop on a
+			// node that is not draining at all: either way it goes.
+			if canaryOf(a) {
+				// An unpromoted canary is not moved under its name: it is
+				// stopped, and the group places a new canary in its stead.
+				r.result.stop = append(r.result.stop, stopRequest{alloc: a, desc: structs.AllocMigrating})
+				continue
+			}
+			s.kind = slotMigrate
+			slots = append(slots, s)
+			continue
+		case live && !onTainted && a.ClientStatus == structs.AllocClientStatusUnknown:
 			s.kind = slotReconnecting
 			slots = append(slots, s)
 			continue
@@ -258,26 +241,29 @@ func (r *reconciler) computeGroup(name string, allocs []*structs.Allocation) boo
 		if !r.holdsName(a) {
 			continue
 		}
-		if a.ClientStatus == structs.AllocClientStatusFailed && a.DesiredStatus == structs.AllocDesiredStatusRun {
-			now, at, ok := r.rescheduleTime(a)
-			switch {
-			case ok && now:
-				s.kind = slotReschedule
-			case ok:
-				s.rescheduleAt = at
-				s.kind = slotUntainted
-			default:
-				s.kind = slotUntainted
-			}
-			slots = append(slots, s)
-			continue
-		}
-		if canaryOf(a) {
+		now, at, replace := r.rescheduleTime(a)
+		switch {
+		case canaryOf(a) && replace && now:
+			// An unpromoted canary is replaced by a canary; it is kept out
+			// of the slots, where the old alloc of its name would win.
+			du.RescheduleNow++
+			canaryReplacements = append(canaryReplacements, placeRequest{name: a.Name, group: tg, canary: true,
+				previous: a, reschedule: true, stopPrevious: structs.AllocRescheduled})
+		case canaryOf(a):
 			canaries = append(canaries, a)
-			continue
+			if replace {
+				later = append(later, laterAlloc{alloc: a, at: at})
+			}
+		case replace && now:
+			s.kind = slotReschedule
+			slots = append(slots, s)
+		default:
+			if replace {
+				s.rescheduleAt = at
+			}
+			s.kind = slotUntainted
+			slots = append(slots, s)
 		}
-		s.kind = slotUntainted
-		slots = append(slots, s)
 	}
 
 	kept := r.dropExcess(slots, tg.Count, du)
@@ -286,7 +272,6 @@ func (r *reconciler) computeGroup(name string, allocs []*structs.Allocation) boo
 	var untainted []*structs.Allocation
 	var destructive []destructiveRequest
 	var replacements []placeRequest
-	var later []laterAlloc
 	inplace := 0
 	for _, s := range kept {
 		a := s.alloc
@@ -306,9 +291,15 @@ func (r *reconciler) computeGroup(name string, allocs []*structs.Allocation) boo
 			replacements = append(replacements, placeRequest{name: a.Name, group: tg, previous: a,
 				reschedule: true, stopPrevious: structs.AllocRescheduled})
 		case slotMigrate:
+			// A plain stop, kept whether or not the replacement finds a
+			// node, as Nomad does: a drain's deadline (or -force) and an
+			// operator's stop must take effect even on a full cluster. A
+			// replacement without room fails like any placement and
+			// waits in the blocked eval; the stopped alloc no longer
+			// holds its name, so that eval places it afresh.
 			du.Migrate++
-			replacements = append(replacements, placeRequest{name: a.Name, group: tg, previous: a,
-				stopPrevious: structs.AllocMigrating})
+			r.result.stop = append(r.result.stop, stopRequest{alloc: a, desc: structs.AllocMigrating})
+			replacements = append(replacements, placeRequest{name: a.Name, group: tg, previous: a, migrating: true})
 		case slotReconnecting:
 			du.Reconnect++
 			untainted = append(untainted, a)
@@ -341,13 +332,21 @@ func (r *reconciler) computeGroup(name string, allocs []*structs.Allocation) boo
 	// about to be replaced.
 	var canaryPlace []placeRequest
 	if u := tg.Update; u != nil && u.Canary > 0 && len(destructive) > 0 && !dstate.Promoted {
-		dstate.DesiredCanaries = u.Canary
+		if dstate.DesiredCanaries != u.Canary {
+			if existingDeployment {
+				dstate = r.ownDeployment().TaskGroups[name]
+			}
+			dstate.DesiredCanaries = u.Canary
+		}
 		used := map[string]bool{}
 		for _, c := range canaries {
 			used[c.Name] = true
 		}
+		for _, c := range canaryReplacements {
+			used[c.name] = true
+		}
 		for _, d := range destructive {
-			if len(canaries)+len(canaryPlace) >= u.Canary {
+			if len(canaries)+len(canaryReplacements)+len(canaryPlace) >= u.Canary {
 				break
 			}
 			if !used[d.name] {
@@ -375,14 +374,21 @@ func (r *reconciler) computeGroup(name string, allocs []*structs.Allocation) boo
 			}
 		}
 	}
-	place := append(append(canaryPlace, replacements...), fresh...)
+	place := slices.Concat(canaryReplacements, canaryPlace, replacements, fresh)
+	placed := 0 // new allocs of the group, neither canaries nor migrations
 	for _, p := range place {
-		if !p.canary && p.stopPrevious != structs.AllocMigrating {
+		if !p.canary && !p.migrating {
 			du.Place++
+			placed++
 		}
 	}
 
-	limit := r.rollingLimit(tg, untainted, len(destructive), du.Migrate > 0, canarying)
+	limit, bounded := r.rollingLimit(tg, untainted, len(destructive), du.Migrate > 0, canarying)
+	if bounded {
+		// What this pass places is as unproven as what it replaces:
+		// both count against max_parallel.
+		limit = max(0, limit-placed)
+	}
 	n := min(limit, len(destructive))
 	du.DestructiveUpdate += uint64(n)
 	du.Ignore += uint64(len(destructive) - n)
@@ -395,12 +401,13 @@ func (r *reconciler) computeGroup(name string, allocs []*structs.Allocation) boo
 		if r.deployment == nil {
 			r.deployment = structs.NewDeployment(job, r.in.evalPriority, r.in.now)
 			r.result.deployment = r.deployment
+			r.created = true
 		}
-		r.deployment.TaskGroups[name] = dstate
-		existingDeployment = true
-	}
-	if existingDeployment && r.result.deployment != nil && r.deployment == r.result.deployment {
+		r.ownDeployment().TaskGroups[name] = dstate
+		// Set for a group joining an existing deployment too: without it
+		// the group could never count as done.
 		dstate.DesiredTotal = tg.Count
+		existingDeployment = true
 	}
 
 	r.result.place = append(r.result.place, place...)
@@ -411,24 +418,6 @@ func (r *reconciler) computeGroup(name string, allocs []*structs.Allocation) boo
 		done = dstate.HealthyAllocs >= max(dstate.DesiredTotal, dstate.DesiredCanaries) && dstate.DesiredTotal > 0
 	}
 	return done
-}
-
-// groupDeploymentState returns the group's state in the current
-// deployment, or a fresh one to attach if a deployment is started.
-func (r *reconciler) groupDeploymentState(tg *structs.TaskGroup) (*structs.DeploymentState, bool) {
-	if r.deployment != nil {
-		if ds, ok := r.deployment.TaskGroups[tg.Name]; ok {
-			return ds, true
-		}
-	}
-	ds := &structs.DeploymentState{}
-	if u := tg.Update; u != nil {
-		ds.AutoRevert, ds.AutoPromote, ds.ProgressDeadline = u.AutoRevert, u.AutoPromote, u.ProgressDeadline
-		if u.ProgressDeadline > 0 {
-			ds.RequireProgressBy = r.in.now.Add(u.ProgressDeadline)
-		}
-	}
-	return ds, false
 }
 
 // holdsName applies the terminal-status rules: which allocs still hold
@@ -470,89 +459,6 @@ func ranSuccessfully(a *structs.Allocation) bool {
 		}
 	}
 	return true
-}
-
-// rescheduleTime decides whether a failed alloc is replaced now, later
-// (at the time returned), or never (ok false).
-func (r *reconciler) rescheduleTime(a *structs.Allocation) (now bool, at time.Time, ok bool) {
-	if a.DesiredTransition.ShouldForceReschedule() {
-		return true, r.in.now, true
-	}
-	at, ok = a.NextRescheduleTime()
-	if !ok {
-		return false, at, false
-	}
-	if a.FollowupEvalID != "" && a.FollowupEvalID == r.in.evalID {
-		return true, at, true
-	}
-	if !at.After(r.in.now.Add(rescheduleWindow)) {
-		return true, at, true
-	}
-	return false, at, true
-}
-
-// disconnectExpired reports whether an alloc on a disconnected node has
-// been unknown for longer than the group tolerates.
-func (r *reconciler) disconnectExpired(a *structs.Allocation, tg *structs.TaskGroup) bool {
-	if a.ClientStatus != structs.AllocClientStatusUnknown || tg.MaxClientDisconnect == nil {
-		return false
-	}
-	since := time.Unix(0, a.ModifyTime)
-	return !r.in.now.Before(since.Add(*tg.MaxClientDisconnect))
-}
-
-// markUnknown records that an alloc's node disconnected: the alloc turns
-// unknown and a follow-up eval fires when its grace period ends.
-func (r *reconciler) markUnknown(a *structs.Allocation, tg *structs.TaskGroup, du *structs.DesiredUpdates) {
-	du.Disconnect++
-	ev := r.followupEval(structs.EvalTriggerMaxDisconnectTimeout, r.in.now.Add(*tg.MaxClientDisconnect))
-	ev.StatusDescription = ""
-	r.result.followupEvals = append(r.result.followupEvals, ev)
-	u := a.CopySkipJob()
-	u.ClientStatus = structs.AllocClientStatusUnknown
-	u.ClientDescription = structs.AllocUnknown
-	u.FollowupEvalID = ev.ID
-	r.result.attributeUpdates = append(r.result.attributeUpdates, u)
-}
-
-// followups creates delayed evals for failed allocs to be replaced later.
-// Allocs due within a short window of one another share one eval, so a
-// burst of failures does not flood the broker.
-func (r *reconciler) followups(later []laterAlloc, du *structs.DesiredUpdates) {
-	slices.SortStableFunc(later, func(a, b laterAlloc) int { return a.at.Compare(b.at) })
-	var ev *structs.Evaluation
-	for _, l := range later {
-		du.RescheduleLater++
-		if l.alloc.FollowupEvalID != "" {
-			continue // an eval is already waiting for it
-		}
-		if ev == nil || l.at.Sub(ev.WaitUntil) > followupBatchWindow {
-			ev = r.followupEval(structs.EvalTriggerAllocReschedule, l.at)
-			r.result.followupEvals = append(r.result.followupEvals, ev)
-		}
-		u := l.alloc.CopySkipJob()
-		u.FollowupEvalID = ev.ID
-		r.result.attributeUpdates = append(r.result.attributeUpdates, u)
-	}
-}
-
-func (r *reconciler) followupEval(trigger string, at time.Time) *structs.Evaluation {
-	job := r.in.job
-	return &structs.Evaluation{
-		ID:                structs.GenerateUUID(),
-		Namespace:         r.in.namespace,
-		Priority:          r.in.evalPriority,
-		Type:              job.Type,
-		TriggeredBy:       trigger,
-		JobID:             r.in.jobID,
-		JobModifyIndex:    job.JobModifyIndex,
-		Status:            structs.EvalStatusPending,
-		StatusDescription: structs.EvalDescDelayedResched,
-		WaitUntil:         at,
-		PreviousEval:      r.in.evalID,
-		CreateTime:        r.in.now.UnixNano(),
-		ModifyTime:        r.in.now.UnixNano(),
-	}
 }
 
 // dropExcess keeps at most count names. Duplicates of one name are
@@ -645,37 +551,4 @@ func (r *reconciler) stopAll(allocs []*structs.Allocation, du *structs.DesiredUp
 		}
 		du.Stop++
 	}
-}
-
-// rollingLimit is how many destructive updates the group may start now.
-// Without an update block everything is replaced at once; otherwise at
-// most max_parallel allocs of the deployment may be unhealthy at a time,
-// none while it is paused, failed, waiting for canary promotion, or has
-// an unhealthy alloc.
-func (r *reconciler) rollingLimit(tg *structs.TaskGroup, untainted []*structs.Allocation, destructive int, migrating, canarying bool) int {
-	if tg.Update.IsEmpty() || (destructive == 0 && !migrating) {
-		return tg.Count
-	}
-	if canarying {
-		return 0
-	}
-	if r.deployment == nil {
-		return tg.Update.MaxParallel
-	}
-	if r.deploymentPaused || r.deploymentFailed {
-		return 0
-	}
-	limit := tg.Update.MaxParallel
-	for _, a := range untainted {
-		if a.DeploymentID != r.deployment.ID {
-			continue
-		}
-		if a.DeploymentStatus.IsUnhealthy() {
-			return 0
-		}
-		if !a.DeploymentStatus.IsHealthy() {
-			limit--
-		}
-	}
-	return max(0, limit)
 }

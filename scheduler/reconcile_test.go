@@ -56,12 +56,26 @@ func stopNames(ss []stopRequest) []string {
 	return out
 }
 
-func runReconcile(job *structs.Job, allocs []*structs.Allocation, tainted map[string]*structs.Node, d *structs.Deployment) *reconcileResult {
-	return reconcile(reconcileInput{
+// runReconcile reconciles and fails the test if the reconciler wrote
+// into any of its inputs: they stand for objects read from state.
+func runReconcile(t *testing.T, job *structs.Job, allocs []*structs.Allocation, tainted map[string]*structs.Node, d *structs.Deployment) *reconcileResult {
+	t.Helper()
+	inputs := newReadRecorder(nil)
+	inputs.record(job)
+	inputs.record(d)
+	for _, a := range allocs {
+		inputs.record(a)
+	}
+	for _, n := range tainted {
+		inputs.record(n)
+	}
+	r := reconcile(reconcileInput{
 		job: job, jobID: job.ID, namespace: job.Namespace, batch: job.Type == structs.JobTypeBatch,
 		evalID: "eval-1", evalPriority: 50, now: testNow, allocs: allocs, tainted: tainted,
 		deployment: d, update: testUpdateFn,
 	})
+	inputs.verify(t)
+	return r
 }
 
 func TestReconcile(t *testing.T) {
@@ -252,10 +266,11 @@ func TestReconcile(t *testing.T) {
 				as[0].DesiredTransition.Migrate = &yes
 				return job, as, map[string]*structs.Node{draining.ID: draining}, nil
 			},
-			want: want{place: []string{"[0]"}, du: structs.DesiredUpdates{Migrate: 1, Ignore: 1}},
+			want: want{place: []string{"[0]"}, stop: []string{"[0]:" + structs.AllocMigrating},
+				du: structs.DesiredUpdates{Migrate: 1, Ignore: 1}},
 			inspect: func(t *testing.T, r *reconcileResult) {
-				if r.place[0].stopPrevious != structs.AllocMigrating {
-					t.Errorf("migration must stop the old alloc with the placement")
+				if p := r.place[0]; !p.migrating || p.stopPrevious != "" || p.previous != r.stop[0].alloc {
+					t.Errorf("a migration is a plain stop plus a replacement: %+v", p)
 				}
 			},
 		},
@@ -426,7 +441,7 @@ func TestReconcile(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			job, allocs, tainted, d := tc.setup()
-			r := runReconcile(job, allocs, tainted, d)
+			r := runReconcile(t, job, allocs, tainted, d)
 			if tc.inspect != nil {
 				defer tc.inspect(t, r)
 			}
@@ -470,7 +485,7 @@ func TestReconcileDeploymentLifecycle(t *testing.T) {
 	t.Run("cancel the deployment of an older version", func(t *testing.T) {
 		old := versioned(job.Copy(), 0, 10)
 		d := structs.NewDeployment(old, 50, testNow)
-		r := runReconcile(job, allocs, nil, d)
+		r := runReconcile(t, job, allocs, nil, d)
 		if len(r.deploymentUpdates) != 1 || r.deploymentUpdates[0].Status != structs.DeploymentStatusCancelled ||
 			r.deploymentUpdates[0].StatusDescription != structs.DeploymentStatusDescriptionNewerJob {
 			t.Fatalf("updates %+v", r.deploymentUpdates)
@@ -480,7 +495,7 @@ func TestReconcileDeploymentLifecycle(t *testing.T) {
 		d := structs.NewDeployment(job, 50, testNow)
 		stopped := job.Copy()
 		stopped.Stop = true
-		r := runReconcile(stopped, allocs, nil, d)
+		r := runReconcile(t, stopped, allocs, nil, d)
 		if len(r.deploymentUpdates) != 1 || r.deploymentUpdates[0].StatusDescription != structs.DeploymentStatusDescriptionStoppedJob {
 			t.Fatalf("updates %+v", r.deploymentUpdates)
 		}
@@ -488,7 +503,7 @@ func TestReconcileDeploymentLifecycle(t *testing.T) {
 	t.Run("mark a finished deployment successful", func(t *testing.T) {
 		d := structs.NewDeployment(job, 50, testNow)
 		d.TaskGroups["web"] = &structs.DeploymentState{DesiredTotal: 2, HealthyAllocs: 2}
-		r := runReconcile(job, allocs, nil, d)
+		r := runReconcile(t, job, allocs, nil, d)
 		if len(r.deploymentUpdates) != 1 || r.deploymentUpdates[0].Status != structs.DeploymentStatusSuccessful {
 			t.Fatalf("updates %+v", r.deploymentUpdates)
 		}
@@ -499,7 +514,7 @@ func TestReconcileDeploymentLifecycle(t *testing.T) {
 		d.TaskGroups["web"] = &structs.DeploymentState{DesiredTotal: 3}
 		bigger := job.Copy()
 		bigger.TaskGroups[0].Count = 3
-		r := runReconcile(bigger, allocs, nil, d)
+		r := runReconcile(t, bigger, allocs, nil, d)
 		if len(r.place) != 0 {
 			t.Fatalf("placed %v", names(r.place))
 		}
@@ -557,7 +572,7 @@ func TestReconcileNamesAreStable(t *testing.T) {
 		}
 		allocs = append(allocs, schedtest.Alloc(job, n, i))
 	}
-	r := runReconcile(job, allocs, map[string]*structs.Node{down.ID: down}, nil)
+	r := runReconcile(t, job, allocs, map[string]*structs.Node{down.ID: down}, nil)
 	got := names(r.place)
 	want := []string{fmt.Sprintf("%s.web[1]", job.ID), fmt.Sprintf("%s.web[3]", job.ID)}
 	if !slices.Equal(got, want) {
@@ -589,7 +604,7 @@ func TestReconcileRescheduleDelays(t *testing.T) {
 				{RescheduleTime: testNow.Add(-3 * time.Minute).UnixNano(), Delay: 10 * time.Second},
 				{RescheduleTime: testNow.Add(-2 * time.Minute).UnixNano(), Delay: 10 * time.Second},
 			}}
-			r := runReconcile(job, []*structs.Allocation{a}, nil, nil)
+			r := runReconcile(t, job, []*structs.Allocation{a}, nil, nil)
 			if len(r.followupEvals) != 1 {
 				t.Fatalf("followups %d", len(r.followupEvals))
 			}
@@ -610,7 +625,7 @@ func TestReconcileForcedReschedule(t *testing.T) {
 		{RescheduleTime: testNow.Add(-time.Minute).UnixNano(), Delay: 5 * time.Second}}}
 	yes := true
 	a.DesiredTransition.ForceReschedule = &yes
-	r := runReconcile(job, []*structs.Allocation{a}, nil, nil)
+	r := runReconcile(t, job, []*structs.Allocation{a}, nil, nil)
 	if len(r.place) != 1 || !r.place[0].reschedule {
 		t.Fatalf("place %+v", r.place)
 	}

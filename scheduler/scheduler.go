@@ -13,8 +13,10 @@ import (
 // State is the read-only view of cluster state a scheduler plans against.
 // Implementations must be immutable snapshots: every call made during one
 // Process sees the same state, whatever is committed meanwhile. Objects
-// returned are shared with the snapshot and must never be modified; copy
-// them first.
+// returned are shared with the snapshot and with every other reader (the
+// leader's drainer and deployment watcher among them) and must never be
+// modified: a scheduler copies what it changes and sends the copy in its
+// plan. Slices returned are the caller's to reorder.
 type State interface {
 	// Nodes returns every node, in any order.
 	Nodes() ([]*structs.Node, error)

@@ -266,17 +266,22 @@ func (s *systemScheduler) computeJobAllocs() error {
 				continue
 			}
 			i, onCandidate := cs.index(a.NodeID)
-			if node, bad := tainted[a.NodeID]; bad {
-				switch {
-				case node == nil || node.Status == structs.NodeStatusDown || node.Status == structs.NodeStatusDisconnected:
-					s.stopAlloc(a, tainted, structs.AllocNotNeeded)
-					d.Stop++
-				case a.DesiredTransition.ShouldMigrate():
-					s.ctx.stop(a, structs.AllocMigrating, "", "")
-					d.Migrate++
-				default:
-					d.Ignore++
-				}
+			node, bad := tainted[a.NodeID]
+			switch {
+			case bad && (node == nil || node.Status == structs.NodeStatusDown || node.Status == structs.NodeStatusDisconnected):
+				s.stopAlloc(a, tainted, structs.AllocNotNeeded)
+				d.Stop++
+				continue
+			case a.DesiredTransition.ShouldMigrate():
+				// Marked by the drainer or by an operator's alloc stop.
+				// The node stays uncovered: if it still takes the group
+				// (an operator stopped the alloc on a ready node), a fresh
+				// alloc is placed there; a draining node takes nothing.
+				s.ctx.stop(a, structs.AllocMigrating, "", "")
+				d.Migrate++
+				continue
+			case bad:
+				d.Ignore++ // draining, not marked yet
 				continue
 			}
 			if !onCandidate {

@@ -46,8 +46,13 @@ type Set struct {
 
 	mu      sync.Mutex
 	runners map[string]*AllocRunner
-	// index is the AllocModifyIndex each runner was last given.
+	// index is the AllocModifyIndex of every allocation the set has seen
+	// and still hears of from the servers: those with a runner, those it
+	// declined to run (already terminal) and those collected.
 	index map[string]uint64
+	// collected holds allocations whose runners Collect destroyed while
+	// the servers still list them; they are never run again.
+	collected map[string]bool
 }
 
 // NewSet returns an empty set.
@@ -59,7 +64,8 @@ func NewSet(cfg SetConfig) *Set {
 	if cfg.Node == nil {
 		cfg.Node = func() *structs.Node { return nil }
 	}
-	return &Set{cfg: cfg, logger: logger, runners: map[string]*AllocRunner{}, index: map[string]uint64{}}
+	return &Set{cfg: cfg, logger: logger, runners: map[string]*AllocRunner{}, index: map[string]uint64{},
+		collected: map[string]bool{}}
 }
 
 func (s *Set) newRunner(a *structs.Allocation) (*AllocRunner, error) {
@@ -106,12 +112,15 @@ func (s *Set) Restore() (map[string]error, error) {
 
 // Stale returns, sorted, the IDs among the servers' allocations (ID ->
 // AllocModifyIndex) that the set does not have or has at an older index:
-// the ones to fetch in full.
+// the ones to fetch in full. Collected allocations are never stale.
 func (s *Set) Stale(serverIndex map[string]uint64) []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []string
 	for id, idx := range serverIndex {
+		if s.collected[id] {
+			continue
+		}
 		if have, ok := s.index[id]; !ok || idx > have {
 			out = append(out, id)
 		}
@@ -123,8 +132,9 @@ func (s *Set) Stale(serverIndex map[string]uint64) []string {
 // Apply starts runners for new allocations in changed, hands newer
 // versions to existing runners (a stop or evict stops the tasks), and
 // destroys runners of allocations absent from serverIndex (the servers
-// garbage collected them). A new allocation that the servers already
-// stopped is not started.
+// garbage collected them). A new allocation that is already terminal
+// (the servers stopped it, or it finished before the client restarted
+// without its state) is not started, and a collected one never again.
 func (s *Set) Apply(serverIndex map[string]uint64, changed []*structs.Allocation) {
 	s.applyMu.Lock()
 	defer s.applyMu.Unlock()
@@ -134,7 +144,12 @@ func (s *Set) Apply(serverIndex map[string]uint64, changed []*structs.Allocation
 		if _, ok := serverIndex[id]; !ok {
 			gone = append(gone, ar)
 			delete(s.runners, id)
+		}
+	}
+	for id := range s.index {
+		if _, ok := serverIndex[id]; !ok {
 			delete(s.index, id)
+			delete(s.collected, id)
 		}
 	}
 	s.mu.Unlock()
@@ -144,24 +159,26 @@ func (s *Set) Apply(serverIndex map[string]uint64, changed []*structs.Allocation
 
 	for _, a := range changed {
 		s.mu.Lock()
-		ar, ok := s.runners[a.ID]
-		if ok && a.AllocModifyIndex <= s.index[a.ID] {
+		if have, seen := s.index[a.ID]; seen && a.AllocModifyIndex <= have {
 			s.mu.Unlock()
 			continue
 		}
-		if ok {
+		ar, ok := s.runners[a.ID]
+		if ok || s.collected[a.ID] || a.TerminalStatus() {
 			s.index[a.ID] = a.AllocModifyIndex
 			s.mu.Unlock()
-			ar.Update(a)
+			if ok {
+				ar.Update(a)
+			}
 			continue
 		}
 		s.mu.Unlock()
-		if a.ServerTerminalStatus() {
-			continue
-		}
 		ar, err := s.newRunner(a)
 		if err != nil {
 			s.logger.Error("cannot run allocation", "alloc_id", a.ID, "error", err)
+			s.mu.Lock()
+			s.index[a.ID] = a.AllocModifyIndex
+			s.mu.Unlock()
 			s.cfg.Updated(failedAlloc(a, err))
 			continue
 		}
@@ -180,6 +197,32 @@ func (s *Set) Reconcile(allocs []*structs.Allocation) {
 		idx[a.ID] = a.AllocModifyIndex
 	}
 	s.Apply(idx, allocs)
+}
+
+// Collect destroys the runner of a finished allocation that the servers
+// still list, to free its disk (client garbage collection). The set
+// remembers it so it is never fetched or run again. It reports false when
+// the allocation has no runner or its tasks have not all finished.
+func (s *Set) Collect(id string) bool {
+	s.applyMu.Lock()
+	defer s.applyMu.Unlock()
+	s.mu.Lock()
+	ar := s.runners[id]
+	if ar == nil {
+		s.mu.Unlock()
+		return false
+	}
+	select {
+	case <-ar.WaitCh():
+	default:
+		s.mu.Unlock()
+		return false
+	}
+	delete(s.runners, id)
+	s.collected[id] = true
+	s.mu.Unlock()
+	ar.Destroy()
+	return true
 }
 
 // Runner returns the runner of an allocation, or nil.

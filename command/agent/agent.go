@@ -16,6 +16,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/opennomad/nomad/client"
 	"github.com/opennomad/nomad/nomad/stream"
 )
 
@@ -40,14 +41,19 @@ type Agent struct {
 	telemetry *telemetry
 	broker    *stream.EventBroker
 	server    serverBackend
+	client    *client.Client
 	http      *HTTPServer
+
+	// clientTmpDir is a dev client's data directory, removed at shutdown.
+	clientTmpDir string
 
 	shutdownOnce sync.Once
 	shutdownErr  error
 }
 
 // NewAgent starts an agent for a validated configuration: metrics, the
-// server when enabled, then the HTTP API on its listener. Logs go to
+// server when enabled, the client when enabled, then the HTTP API on its
+// listener. Logs go to
 // logOutput at the configured level. On error everything started so far
 // is stopped again.
 func NewAgent(cfg *Config, logOutput io.Writer) (*Agent, error) {
@@ -83,9 +89,9 @@ func newAgent(cfg *Config, logOutput io.Writer, startServer func(*Agent) (server
 		}
 	}
 	if cfg.Client.Enabled {
-		// The node agent's parts (fingerprint, drivers, alloc runners)
-		// exist, but not yet its registration with the servers.
-		a.logger.Warn("client enabled but not started: this build cannot register a node with the servers yet, so no tasks run here")
+		if err := a.startClient(); err != nil {
+			return nil, fmt.Errorf("starting client: %w", err)
+		}
 	}
 	if err := a.startHTTP(); err != nil {
 		return nil, err
@@ -127,6 +133,10 @@ func (a *Agent) startHTTP() error {
 	if a.server != nil {
 		cfg.RPC = a.server
 		cfg.Server = a.server
+	}
+	if a.client != nil {
+		cfg.Client = a.client
+		cfg.ClientServers = a.client.Servers
 	}
 	srv, err := NewHTTPServer(cfg)
 	if err != nil {
@@ -175,7 +185,8 @@ func (a *Agent) Reload(newCfg *Config) error {
 }
 
 // Shutdown stops the agent: the event streams end, the HTTP API drains
-// (for up to httpShutdownGrace), then the server stops. It is safe to
+// (for up to httpShutdownGrace), the client lets go of its tasks (a dev
+// agent's client stops them), then the server stops. It is safe to
 // call more than once and returns the first shutdown's error.
 func (a *Agent) Shutdown() error {
 	a.shutdownOnce.Do(func() {
@@ -190,6 +201,9 @@ func (a *Agent) Shutdown() error {
 				errs = append(errs, fmt.Errorf("stopping HTTP API: %w", err))
 			}
 			cancel()
+		}
+		if err := a.stopClient(); err != nil {
+			errs = append(errs, fmt.Errorf("stopping client: %w", err))
 		}
 		if a.server != nil {
 			if err := a.server.Shutdown(); err != nil {

@@ -91,7 +91,7 @@ func TestAgent_StartServeReloadShutdown(t *testing.T) {
 	must.NoError(t, err)
 	must.Eq[any](t, "a1", self.Config["Name"])
 	must.StrContains(t, logs.String(), "HTTP API listening")
-	must.StrContains(t, logs.String(), "client enabled but not started")
+	must.StrContains(t, logs.String(), "client started")
 
 	// Reload: the log level changes at once; other changes wait for a
 	// restart and say so.

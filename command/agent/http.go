@@ -28,6 +28,9 @@ type HTTPServerConfig struct {
 	RPC RPCer
 	// Server is the in-process server, nil on a client-only agent.
 	Server LocalServer
+	// Client is the agent's client, which answers /v1/client/*; nil on
+	// agents without a client.
+	Client ClientAPI
 	// ClientServers lists the servers a client agent uses, for
 	// /v1/agent/servers; nil on agents without a client.
 	ClientServers func() []string
@@ -152,6 +155,9 @@ func (s *HTTPServer) routes() {
 
 	h("/v1/operator/scheduler/configuration", s.operatorSchedulerConfigRequest)
 	h("/v1/operator/raft/configuration", s.operatorRaftConfigRequest)
+
+	h("/v1/client/fs/", s.fsRequest)
+	h("/v1/client/allocation/", s.clientAllocRequest)
 
 	h("/v1/system/gc", s.systemGCRequest)
 	h("/v1/metrics", s.metricsRequest)

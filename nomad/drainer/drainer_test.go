@@ -120,9 +120,14 @@ func TestDrainer_CancelMidDrain(t *testing.T) {
 	must.Nil(t, n.DrainStrategy)
 	must.Eq(t, structs.DrainStatusCanceled, n.LastDrain.Status)
 	must.Eq(t, structs.NodeSchedulingEligible, n.SchedulingEligibility)
-	// The scheduler leaves the marked alloc alone on a node no longer
-	// draining.
-	must.Len(t, before, c.AllocsOn(busy))
+	// The mark outlives the drain, as in Nomad: the scheduler moves the
+	// marked alloc on the eval written with the mark, draining or not.
+	for id := range raft.TransitionRequests()[0].Allocs {
+		a, err := c.Store.AllocByID(nil, id)
+		must.NoError(t, err)
+		must.Eq(t, structs.AllocMigrating, a.DesiredDescription)
+	}
+	must.Len(t, 6, c.LiveAllocs(job))
 
 	// Drained again later, the stale mark gets an eval, and the drain
 	// runs to its end.

@@ -150,6 +150,53 @@ func (c *Cluster) CancelDrain(nodeID string, markEligible bool) {
 	})
 }
 
+// MarkMigrate marks allocs to migrate and writes one eval per job with
+// the trigger, in one write: what the drainer does (node-drain) and what
+// the Alloc.Stop endpoint does for one alloc (alloc-stop).
+func (c *Cluster) MarkMigrate(trigger string, allocIDs ...string) {
+	c.t.Helper()
+	yes := true
+	transitions := map[string]*structs.DesiredTransition{}
+	evals := map[structs.NamespacedID]*structs.Evaluation{}
+	for _, id := range allocIDs {
+		a, err := c.Store.AllocByID(nil, id)
+		if err != nil || a == nil {
+			c.t.Fatalf("alloc %s: %v (found: %v)", id, err, a != nil)
+		}
+		transitions[id] = &structs.DesiredTransition{Migrate: &yes}
+		key := structs.NamespacedID{Namespace: a.Namespace, ID: a.JobID}
+		if evals[key] == nil {
+			evals[key] = c.eval(c.Job(a.Namespace, a.JobID), trigger)
+		}
+	}
+	var list []*structs.Evaluation
+	for _, e := range evals {
+		list = append(list, e)
+	}
+	c.Write(func(tx *state.Txn) error { return tx.UpdateAllocsDesiredTransitions(transitions, list) })
+}
+
+// SetAllocHealth writes health verdicts on allocs of a deployment, timed
+// now, with a deployment-watcher eval of its job in the same write: what
+// the deployment watcher does with the verdicts it reaches.
+func (c *Cluster) SetAllocHealth(deploymentID string, healthy, unhealthy []string) {
+	c.t.Helper()
+	d, err := c.Store.DeploymentByID(nil, deploymentID)
+	if err != nil || d == nil {
+		c.t.Fatalf("deployment %s: %v (found: %v)", deploymentID, err, d != nil)
+	}
+	eval := c.eval(c.Job(d.Namespace, d.JobID), structs.EvalTriggerDeploymentWatcher)
+	eval.DeploymentID = d.ID
+	req := &structs.ApplyDeploymentAllocHealthRequest{
+		DeploymentAllocHealthRequest: structs.DeploymentAllocHealthRequest{
+			DeploymentID: d.ID, HealthyAllocationIDs: healthy, UnhealthyAllocationIDs: unhealthy,
+		},
+		Timestamp: c.Now(),
+		Eval:      eval,
+	}
+	c.Write(func(tx *state.Txn) error { return tx.UpdateDeploymentAllocHealth(req) })
+}
+
 // Schedule runs the real scheduler over every pending eval that is due,
 // oldest first, until none is left, and returns how many it processed.
 // Plans are committed whole: the scheduler already fitted them against
@@ -170,8 +217,7 @@ func (c *Cluster) Schedule() int {
 		slices.SortFunc(evals, func(a, b *structs.Evaluation) int { return cmp.Compare(a.CreateIndex, b.CreateIndex) })
 		ev := evals[0].Copy()
 		p := &planner{c: c}
-		view := copyingView{c.Store.Snapshot().SchedulerView()}
-		s, err := scheduler.NewScheduler(ev.Type, &scheduler.Config{Now: c.Now}, view, p)
+		s, err := scheduler.NewScheduler(ev.Type, &scheduler.Config{Now: c.Now}, c.Store.Snapshot().SchedulerView(), p)
 		if err != nil {
 			c.t.Fatalf("eval %s: %v", ev.ID, err)
 		}
@@ -376,23 +422,4 @@ func (p *planner) ReblockEval(e *structs.Evaluation) error { return p.upsert(e) 
 func (p *planner) upsert(e *structs.Evaluation) error {
 	p.c.Write(func(tx *state.Txn) error { return tx.UpsertEvals([]*structs.Evaluation{e}) })
 	return nil
-}
-
-// copyingView hands the scheduler copies of deployments. The reconciler
-// writes into the deployment state it reads (DesiredCanaries of an
-// existing deployment, a group added to one), which would change objects
-// shared with the store and race with the leader's readers. Until the
-// scheduler copies before it writes, the copies keep these tests honest.
-type copyingView struct {
-	*state.SchedulerView
-}
-
-func (v copyingView) LatestDeploymentByJobID(namespace, jobID string) (*structs.Deployment, error) {
-	d, err := v.SchedulerView.LatestDeploymentByJobID(namespace, jobID)
-	return d.Copy(), err
-}
-
-func (v copyingView) DeploymentByID(id string) (*structs.Deployment, error) {
-	d, err := v.SchedulerView.DeploymentByID(id)
-	return d.Copy(), err
 }

@@ -2,6 +2,7 @@ package state
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/opennomad/nomad/structs"
@@ -32,7 +33,11 @@ func (tx *Txn) UpsertPlanResults(req *structs.ApplyPlanResultsRequest) error {
 		return fmt.Errorf("upsert plan results: request is nil")
 	}
 	if req.Deployment != nil {
-		if err := tx.upsertDeployment(req.Deployment, structs.TypePlanResult); err != nil {
+		d, err := tx.mergePlannedDeployment(req.Deployment)
+		if err != nil {
+			return err
+		}
+		if err := tx.upsertDeployment(d, structs.TypePlanResult); err != nil {
 			return err
 		}
 	}
@@ -139,4 +144,42 @@ func (tx *Txn) rehydrate(diff *structs.AllocationDiff, preempted bool) (*structs
 // Txn.UpsertPlanResults.
 func (s *StateStore) UpsertPlanResults(index uint64, req *structs.ApplyPlanResultsRequest) error {
 	return s.WithWriteTxn(index, func(tx *Txn) error { return tx.UpsertPlanResults(req) })
+}
+
+// mergePlannedDeployment keeps what other writers own when a plan carries
+// a deployment that already exists. The scheduler planned against a
+// snapshot: its copy holds the desired totals and canary counts it
+// decides, but the status (changed through deployment updates), the
+// health counters and progress deadline (kept here as allocs and health
+// verdicts are written) and the promotion (an operator's) may have moved
+// since. Writing the copy as is would lose a health verdict committed in
+// between. A new deployment is taken as planned.
+func (tx *Txn) mergePlannedDeployment(planned *structs.Deployment) (*structs.Deployment, error) {
+	stored, err := deploymentByID(tx.txn, nil, planned.ID)
+	if err != nil || stored == nil {
+		return planned, err
+	}
+	d := planned.Copy()
+	d.Status, d.StatusDescription = stored.Status, stored.StatusDescription
+	for name, st := range d.TaskGroups {
+		old, ok := stored.TaskGroups[name]
+		if !ok {
+			continue
+		}
+		st.PlacedAllocs = old.PlacedAllocs
+		st.HealthyAllocs = old.HealthyAllocs
+		st.UnhealthyAllocs = old.UnhealthyAllocs
+		st.Promoted = st.Promoted || old.Promoted
+		if old.RequireProgressBy.After(st.RequireProgressBy) {
+			st.RequireProgressBy = old.RequireProgressBy
+		}
+		canaries := slices.Clone(old.PlacedCanaries)
+		for _, id := range st.PlacedCanaries {
+			if !slices.Contains(canaries, id) {
+				canaries = append(canaries, id)
+			}
+		}
+		st.PlacedCanaries = canaries
+	}
+	return d, nil
 }

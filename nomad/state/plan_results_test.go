@@ -153,3 +153,39 @@ func TestPlanResults_Atomic(t *testing.T) {
 	latest, _ := s.LatestIndex()
 	must.Eq(t, 2, latest)
 }
+
+// TestPlanResults_PlannedDeploymentKeepsStoredCounters: a plan that
+// carries an existing deployment (the scheduler changed its desired
+// canaries) was built on a snapshot; a health verdict and a promotion
+// committed since must survive it, while the scheduler's own fields win.
+func TestPlanResults_PlannedDeploymentKeepsStoredCounters(t *testing.T) {
+	s := testStore(t)
+	job := registered(t, s, 1, mockJob())
+	dep := mockDeployment(job)
+	dep.TaskGroups["web"].PlacedCanaries = []string{"c0"}
+	must.NoError(t, s.UpsertDeployment(2, dep))
+
+	// The scheduler's copy, taken now.
+	planned := dep.Copy()
+	planned.TaskGroups["web"].DesiredCanaries = 2
+	planned.TaskGroups["web"].PlacedCanaries = append(planned.TaskGroups["web"].PlacedCanaries, "c1")
+
+	// Meanwhile: the watcher records health and an operator promotes.
+	moved := dep.Copy()
+	moved.TaskGroups["web"].HealthyAllocs = 3
+	moved.TaskGroups["web"].UnhealthyAllocs = 1
+	moved.TaskGroups["web"].Promoted = true
+	moved.Status = structs.DeploymentStatusPaused
+	must.NoError(t, s.UpsertDeployment(3, moved))
+
+	must.NoError(t, s.UpsertPlanResults(4, &structs.ApplyPlanResultsRequest{Deployment: planned}))
+
+	got, _ := s.DeploymentByID(nil, dep.ID)
+	st := got.TaskGroups["web"]
+	must.Eq(t, 2, st.DesiredCanaries)                   // the scheduler's
+	must.Eq(t, []string{"c0", "c1"}, st.PlacedCanaries) // both
+	must.Eq(t, 3, st.HealthyAllocs)                     // the store's
+	must.Eq(t, 1, st.UnhealthyAllocs)
+	must.True(t, st.Promoted)
+	must.Eq(t, structs.DeploymentStatusPaused, got.Status)
+}

@@ -1,0 +1,110 @@
+package agent
+
+import (
+	"fmt"
+	"maps"
+	"net"
+	"os"
+
+	"github.com/opennomad/nomad/client"
+	"github.com/opennomad/nomad/structs"
+)
+
+// startClient builds the in-process client from the agent configuration
+// and points it at the local server. A dev agent has no data_dir: its
+// client keeps its state in a temporary directory removed at shutdown.
+func (a *Agent) startClient() error {
+	dataDir := a.config.DataDir
+	if dataDir == "" {
+		tmp, err := os.MkdirTemp("", "nomad-dev-client-")
+		if err != nil {
+			return fmt.Errorf("dev client data dir: %w", err)
+		}
+		a.clientTmpDir, dataDir = tmp, tmp
+	}
+	cfg := clientConfig(a.config, dataDir)
+	if a.server == nil {
+		return fmt.Errorf("the client cannot reach remote servers yet; run it in the same agent as a server")
+	}
+	cfg.Servers = []client.ServerEndpoint{{Name: "local", Conn: a.server}}
+	cfg.Logger = a.logger
+	c, err := client.NewClient(cfg)
+	if err != nil {
+		return err
+	}
+	a.client = c
+	return nil
+}
+
+// clientConfig maps the agent's configuration onto the client's.
+func clientConfig(c *Config, dataDir string) *client.Config {
+	cl := &c.Client
+	cfg := &client.Config{
+		DataDir:          dataDir,
+		StateDir:         cl.StateDir,
+		AllocDir:         cl.AllocDir,
+		Region:           c.Region,
+		Datacenter:       c.Datacenter,
+		NodeName:         c.Name,
+		NodeClass:        cl.NodeClass,
+		NodePool:         cl.NodePool,
+		Meta:             maps.Clone(cl.Meta),
+		Options:          maps.Clone(cl.Options),
+		HTTPAddr:         advertisedHTTP(c),
+		NetworkInterface: cl.NetworkInterface,
+		CPUTotalCompute:  cl.CPUTotalCompute,
+		MemoryTotalMB:    cl.MemoryTotalMB,
+		MinDynamicPort:   cl.MinDynamicPort,
+		MaxDynamicPort:   cl.MaxDynamicPort,
+		MaxKillTimeout:   cl.MaxKillTimeout,
+		GCInterval:       cl.GCInterval,
+		GCMaxAllocs:      cl.GCMaxAllocs,
+		DevMode:          c.DevMode,
+		Reserved: &structs.NodeReservedResources{
+			Cpu:      structs.NodeReservedCpuResources{CpuShares: int64(cl.Reserved.CPU)},
+			Memory:   structs.NodeReservedMemoryResources{MemoryMB: int64(cl.Reserved.MemoryMB)},
+			Disk:     structs.NodeReservedDiskResources{DiskMB: int64(cl.Reserved.DiskMB)},
+			Networks: structs.NodeReservedNetworkResources{ReservedHostPorts: cl.Reserved.ReservedPorts},
+		},
+	}
+	if len(c.Plugins) > 0 {
+		cfg.Plugins = make(map[string]map[string]interface{}, len(c.Plugins))
+		for name, p := range c.Plugins {
+			if p != nil {
+				cfg.Plugins[name] = maps.Clone(p.Config)
+			}
+		}
+	}
+	return cfg
+}
+
+// advertisedHTTP is the HTTP address other agents and users reach this
+// one at: advertise.http when set, the listening address otherwise.
+func advertisedHTTP(c *Config) string {
+	if adv := c.Advertise.HTTP; adv != "" {
+		if _, _, err := net.SplitHostPort(adv); err != nil {
+			return net.JoinHostPort(adv, fmt.Sprint(c.Ports.HTTP))
+		}
+		return adv
+	}
+	return c.httpAddr()
+}
+
+// stopClient lets go of the client. A dev agent's state dies with it, so
+// its tasks are stopped and its directory removed; any other agent leaves
+// the tasks running for the client that starts on the same data_dir.
+func (a *Agent) stopClient() error {
+	if a.client == nil {
+		return nil
+	}
+	if a.config.DevMode {
+		err := a.client.Destroy()
+		if a.clientTmpDir != "" {
+			if rmErr := os.RemoveAll(a.clientTmpDir); rmErr != nil && err == nil {
+				err = rmErr
+			}
+		}
+		return err
+	}
+	return a.client.Shutdown()
+}

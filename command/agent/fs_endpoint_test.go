@@ -1,0 +1,250 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	nomadapi "github.com/hashicorp/nomad/api"
+	"github.com/shoenig/test/must"
+
+	"github.com/opennomad/nomad/client"
+	"github.com/opennomad/nomad/structs"
+	"github.com/opennomad/nomad/structs/mock"
+)
+
+// startClientAgent starts a -dev agent whose client offers mock_driver,
+// and places one alloc of a service job on it whose task "web" prints
+// "hello\n" and runs until stopped. It returns the agent and the alloc.
+func startClientAgent(t *testing.T) (*realAgent, *structs.Allocation) {
+	t.Helper()
+	cfg := devConfig(t)
+	cfg.LogLevel = "WARN"
+	cfg.Client.Options = map[string]string{client.OptionMockDriverEnable: "true"}
+	a, err := NewAgent(cfg, testLogOutput())
+	must.NoError(t, err)
+	t.Cleanup(func() { a.Shutdown() })
+	ra := &realAgent{t: t, agent: a, base: "http://" + a.HTTPAddr()}
+	ra.waitForLeader()
+
+	srv := a.server.(*localServer).srv
+	nodeID := a.client.NodeID()
+	deadline := time.Now().Add(10 * time.Second)
+	var node *structs.Node
+	for node == nil || node.Status != structs.NodeStatusReady {
+		if time.Now().After(deadline) {
+			t.Fatal("the client's node never became ready")
+		}
+		time.Sleep(10 * time.Millisecond)
+		node, err = srv.State().NodeByID(nil, nodeID)
+		must.NoError(t, err)
+	}
+
+	job := mock.Job(mock.Count(1))
+	tg := job.TaskGroups[0]
+	tg.Networks = nil
+	tg.Tasks[0].Driver = "mock_driver"
+	tg.Tasks[0].Config = map[string]interface{}{"stdout_string": "hello\n"}
+	var reg structs.JobRegisterResponse
+	must.NoError(t, srv.RPC("Job.Register", &structs.JobRegisterRequest{Job: job}, &reg))
+	stored, err := srv.State().JobByID(nil, job.Namespace, job.ID)
+	must.NoError(t, err)
+	alloc := mock.Alloc(mock.ForJob(stored, 0), mock.OnNode(node))
+	// Committed through Raft as the plan applier commits placements.
+	buf, err := structs.Encode(structs.ApplyPlanResultsRequestType, &structs.ApplyPlanResultsRequest{
+		AllocUpdateRequest: structs.AllocUpdateRequest{AllocsUpdated: []*structs.Allocation{alloc}, Job: stored},
+	})
+	must.NoError(t, err)
+	must.NoError(t, srv.Raft().Apply(buf, 5*time.Second).Error())
+	for {
+		got, err := srv.State().AllocByID(nil, alloc.ID)
+		must.NoError(t, err)
+		if got.ClientStatus == structs.AllocClientStatusRunning {
+			return ra, got
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the alloc never ran")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// frames decodes a framed log stream.
+func frames(t *testing.T, body string) []client.StreamFrame {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(body))
+	var out []client.StreamFrame
+	for {
+		var f client.StreamFrame
+		if err := dec.Decode(&f); err == io.EOF {
+			return out
+		} else {
+			must.NoError(t, err)
+		}
+		out = append(out, f)
+	}
+}
+
+func TestClientFS_Logs(t *testing.T) {
+	ra, alloc := startClientAgent(t)
+	base := "/v1/client/fs/logs/" + alloc.ID + "?task=web&type=stdout"
+
+	resp, body := ra.do("GET", base, "")
+	must.Eq(t, http.StatusOK, resp.StatusCode, must.Sprint(body))
+	must.Eq(t, "application/json", resp.Header.Get("Content-Type"))
+	// Data travels base64-encoded in JSON.
+	must.StrContains(t, body, `"Data":"aGVsbG8K"`)
+	must.Eq(t, []client.StreamFrame{{Offset: 6, Data: []byte("hello\n"), File: "alloc/logs/web.stdout.0"}}, frames(t, body))
+
+	_, body = ra.do("GET", base+"&plain=true", "")
+	must.Eq(t, "hello\n", body)
+	_, body = ra.do("GET", base+"&plain=true&origin=end&offset=3", "")
+	must.Eq(t, "lo\n", body)
+
+	for _, tc := range []struct {
+		query string
+		code  int
+		msg   string
+	}{
+		{"?type=stdout", 400, "must provide task name"},
+		{"?task=web&type=stdin", 400, "must provide log type (stdout/stderr)"},
+		{"?task=web&type=stdout&origin=middle", 400, "origin must be start or end"},
+		{"?task=db&type=stdout", 400, `unknown task name "db"`},
+		{"?task=web&type=stdout&follow=maybe", 400, `Failed to parse value of "follow"`},
+		{"?task=web&type=stdout&offset=x", 400, `Failed to parse value of "offset"`},
+	} {
+		resp, body := ra.do("GET", "/v1/client/fs/logs/"+alloc.ID+tc.query, "")
+		must.Eq(t, tc.code, resp.StatusCode, must.Sprint(tc.query, body))
+		must.StrContains(t, body, tc.msg)
+	}
+	resp, body = ra.do("GET", "/v1/client/fs/logs/not-here?task=web&type=stdout", "")
+	must.Eq(t, http.StatusNotFound, resp.StatusCode, must.Sprint(body))
+}
+
+func TestClientFS_LogsFollow(t *testing.T) {
+	ra, alloc := startClientAgent(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, "GET",
+		ra.base+"/v1/client/fs/logs/"+alloc.ID+"?task=web&type=stdout&follow=true", nil)
+	must.NoError(t, err)
+	resp, err := http.DefaultClient.Do(req)
+	must.NoError(t, err)
+	defer resp.Body.Close()
+	dec := json.NewDecoder(resp.Body)
+	var f client.StreamFrame
+	must.NoError(t, dec.Decode(&f))
+	must.Eq(t, "hello\n", string(f.Data))
+	// Idle, the stream sends heartbeats and stays open.
+	var hb client.StreamFrame
+	must.NoError(t, dec.Decode(&hb))
+	must.Eq(t, client.StreamFrame{}, hb)
+}
+
+func TestClientFS_Files(t *testing.T) {
+	ra, alloc := startClientAgent(t)
+	resp, body := ra.do("GET", "/v1/client/fs/ls/"+alloc.ID, "")
+	must.Eq(t, http.StatusOK, resp.StatusCode, must.Sprint(body))
+	var root []client.AllocFileInfo
+	must.NoError(t, json.Unmarshal([]byte(body), &root))
+	must.Eq(t, "alloc", root[0].Name)
+	must.True(t, root[0].IsDir)
+
+	resp, body = ra.do("GET", "/v1/client/fs/stat/"+alloc.ID+"?path=alloc/logs/web.stdout.0", "")
+	must.Eq(t, http.StatusOK, resp.StatusCode, must.Sprint(body))
+	must.StrContains(t, body, `"Size":6`)
+	_, body = ra.do("GET", "/v1/client/fs/cat/"+alloc.ID+"?path=alloc/logs/web.stdout.0", "")
+	must.Eq(t, "hello\n", body)
+	_, body = ra.do("GET", "/v1/client/fs/readat/"+alloc.ID+"?path=alloc/logs/web.stdout.0&offset=1&limit=3", "")
+	must.Eq(t, "ell", body)
+
+	for _, tc := range []struct {
+		path string
+		code int
+	}{
+		{"/v1/client/fs/cat/" + alloc.ID + "?path=../../../etc/passwd", 400},
+		{"/v1/client/fs/cat/" + alloc.ID + "?path=web/secrets", 403},
+		{"/v1/client/fs/cat/" + alloc.ID + "?path=alloc/nothing", 404},
+		{"/v1/client/fs/cat/" + alloc.ID + "?path=alloc", 400},
+		{"/v1/client/fs/cat/" + alloc.ID, 400},
+		{"/v1/client/fs/ls/not-here", 404},
+		{"/v1/client/fs/chmod/" + alloc.ID, 404},
+	} {
+		resp, body := ra.do("GET", tc.path, "")
+		must.Eq(t, tc.code, resp.StatusCode, must.Sprint(tc.path, body))
+	}
+	resp, _ = ra.do("DELETE", "/v1/client/fs/ls/"+alloc.ID, "")
+	must.Eq(t, http.StatusMethodNotAllowed, resp.StatusCode)
+}
+
+func TestClientAlloc_StatsRestartSignal(t *testing.T) {
+	ra, alloc := startClientAgent(t)
+	resp, body := ra.do("GET", "/v1/client/allocation/"+alloc.ID+"/stats", "")
+	must.Eq(t, http.StatusOK, resp.StatusCode, must.Sprint(body))
+	var usage client.AllocResourceUsage
+	must.NoError(t, json.Unmarshal([]byte(body), &usage))
+	must.MapContainsKey(t, usage.Tasks, "web")
+
+	resp, body = ra.do("PUT", "/v1/client/allocation/"+alloc.ID+"/signal", `{"Task":"web","Signal":"SIGHUP"}`)
+	must.Eq(t, http.StatusOK, resp.StatusCode, must.Sprint(body))
+	resp, body = ra.do("PUT", "/v1/client/allocation/"+alloc.ID+"/signal", `{"Task":"web","Signal":"SIGWHAT"}`)
+	must.Eq(t, http.StatusBadRequest, resp.StatusCode, must.Sprint(body))
+	resp, body = ra.do("POST", "/v1/client/allocation/"+alloc.ID+"/restart", `{"TaskName":"web"}`)
+	must.Eq(t, http.StatusOK, resp.StatusCode, must.Sprint(body))
+	resp, _ = ra.do("PUT", "/v1/client/allocation/"+alloc.ID+"/restart", `{"TaskName":"nope"}`)
+	must.Eq(t, http.StatusNotFound, resp.StatusCode)
+	resp, _ = ra.do("GET", "/v1/client/allocation/"+alloc.ID+"/restart", "")
+	must.Eq(t, http.StatusMethodNotAllowed, resp.StatusCode)
+	resp, _ = ra.do("GET", "/v1/client/allocation/"+alloc.ID+"/exec", "")
+	must.Eq(t, http.StatusNotFound, resp.StatusCode)
+}
+
+// TestClientEndpoints_NomadAPICompat reads logs and files and restarts and
+// signals tasks through HashiCorp's own Go client.
+func TestClientEndpoints_NomadAPICompat(t *testing.T) {
+	ra, alloc := startClientAgent(t)
+	c, err := nomadapi.NewClient(&nomadapi.Config{Address: ra.base})
+	must.NoError(t, err)
+	a, _, err := c.Allocations().Info(alloc.ID, nil)
+	must.NoError(t, err)
+
+	cancel := make(chan struct{})
+	framesCh, errCh := c.AllocFS().Logs(a, false, "web", "stdout", "start", 0, cancel, nil)
+	var got strings.Builder
+	for f := range framesCh {
+		got.Write(f.Data)
+	}
+	select {
+	case err := <-errCh:
+		must.NoError(t, err)
+	default:
+	}
+	must.Eq(t, "hello\n", got.String())
+
+	files, _, err := c.AllocFS().List(a, "alloc/logs", nil)
+	must.NoError(t, err)
+	must.SliceNotEmpty(t, files)
+	rc, err := c.AllocFS().Cat(a, "alloc/logs/web.stdout.0", nil)
+	must.NoError(t, err)
+	b, _ := io.ReadAll(rc)
+	rc.Close()
+	must.Eq(t, "hello\n", string(b))
+
+	stats, err := c.Allocations().Stats(a, nil)
+	must.NoError(t, err)
+	must.MapContainsKey(t, stats.Tasks, "web")
+	must.NoError(t, c.Allocations().Signal(a, nil, "web", "SIGUSR1"))
+	must.NoError(t, c.Allocations().Restart(a, "web", nil))
+}
+
+func TestClientEndpoints_AgentWithoutClient(t *testing.T) {
+	h := newTestHTTP(t)
+	resp, err := http.Get(h.srv.URL + "/v1/client/fs/ls/some-alloc")
+	must.NoError(t, err)
+	resp.Body.Close()
+	must.Eq(t, http.StatusNotImplemented, resp.StatusCode)
+}
