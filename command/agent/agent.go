@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/opennomad/nomad/client"
+	"github.com/opennomad/nomad/nomad/rpcnet"
 	"github.com/opennomad/nomad/nomad/stream"
 )
 
@@ -46,6 +47,8 @@ type Agent struct {
 
 	// clientTmpDir is a dev client's data directory, removed at shutdown.
 	clientTmpDir string
+	// clientPool carries a client-only agent's calls to its servers.
+	clientPool *rpcnet.Pool
 
 	shutdownOnce sync.Once
 	shutdownErr  error
@@ -64,9 +67,6 @@ func NewAgent(cfg *Config, logOutput io.Writer) (*Agent, error) {
 func newAgent(cfg *Config, logOutput io.Writer, startServer func(*Agent) (serverBackend, error)) (*Agent, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
-	}
-	if cfg.Client.Enabled && !cfg.Server.Enabled {
-		return nil, errors.New("client-only agents are not supported yet: the client cannot reach remote servers; run the client in the same agent as a server (-dev, or -server -client)")
 	}
 	a := &Agent{config: cfg, logger: newLogger(cfg, logOutput)}
 	ok := false
@@ -137,6 +137,10 @@ func (a *Agent) startHTTP() error {
 	if a.client != nil {
 		cfg.Client = a.client
 		cfg.ClientServers = a.client.Servers
+		if a.server == nil {
+			// A client-only agent answers the API through its servers.
+			cfg.RPC = a.client
+		}
 	}
 	srv, err := NewHTTPServer(cfg)
 	if err != nil {
