@@ -3,8 +3,11 @@ package nomad
 import (
 	"errors"
 	"fmt"
+	"math"
+	"net"
 	"runtime"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -24,6 +27,15 @@ type Config struct {
 	Datacenter string
 	// NodeName names the server in logs and membership.
 	NodeName string
+
+	// RPCAdvertise is the address ("host:port") other agents reach this
+	// server's RPC at. Status.Leader, Status.Peers, Status.Members and the
+	// Raft configuration report servers by it; when empty they report the
+	// server's Raft address.
+	RPCAdvertise string
+	// SerfAdvertise is the gossip address ("host:port") Status.Members
+	// reports for this server.
+	SerfAdvertise string
 
 	// DataDir holds the Raft log, snapshots and the server's persistent
 	// ID. Required unless DevMode.
@@ -48,9 +60,19 @@ type Config struct {
 	RaftSnapshotsRetained int
 
 	// NumSchedulers is the number of scheduling workers on this server;
-	// EnabledSchedulers the eval types they take. Read by the worker pool.
+	// EnabledSchedulers the eval types they take (they must include
+	// "_core"). Operators may change both at run time through the worker
+	// pool.
 	NumSchedulers     int
 	EnabledSchedulers []string
+	// LeaderPausedFraction is the share of its workers a leading server
+	// pauses (rounded down), to leave CPU to Raft, the broker and the plan
+	// applier; in [0, 1].
+	LeaderPausedFraction float64
+	// PlanApplyPipeline is how many plan results the applier may have in
+	// Raft at once (plan_apply_pipeline); 0 means
+	// DefaultPlanApplyPipeline.
+	PlanApplyPipeline int
 
 	// Heartbeats (see heartbeat.go). A client is told a TTL of
 	// max(MinHeartbeatTTL, nodes/MaxHeartbeatsPerSecond) plus jitter; the
@@ -112,8 +134,10 @@ func DefaultConfig() *Config {
 		BootstrapExpect:       1,
 		RaftSnapshotsRetained: 2,
 
-		NumSchedulers:     runtime.NumCPU(),
-		EnabledSchedulers: AllSchedulers(),
+		NumSchedulers:        runtime.NumCPU(),
+		EnabledSchedulers:    AllSchedulers(),
+		LeaderPausedFraction: DefaultLeaderPausedFraction,
+		PlanApplyPipeline:    DefaultPlanApplyPipeline,
 
 		MinHeartbeatTTL:        10 * time.Second,
 		MaxHeartbeatsPerSecond: 50.0,
@@ -191,8 +215,24 @@ func (c *Config) validate() error {
 			errs = append(errs, fmt.Errorf("enabled_schedulers: unknown scheduler %q", s))
 		}
 	}
-	if c.NumSchedulers > 0 && !slices.Contains(c.EnabledSchedulers, structs.JobTypeCore) {
+	if !slices.Contains(c.EnabledSchedulers, structs.JobTypeCore) {
 		errs = append(errs, fmt.Errorf("enabled_schedulers must include %q", structs.JobTypeCore))
+	}
+	if f := c.LeaderPausedFraction; math.IsNaN(f) || f < 0 || f > 1 {
+		errs = append(errs, fmt.Errorf("leader_paused_fraction must be in [0, 1], got %v", f))
+	}
+	if c.PlanApplyPipeline < 0 {
+		errs = append(errs, fmt.Errorf("plan_apply_pipeline must be >= 1 (0 for the default), got %d", c.PlanApplyPipeline))
+	}
+	for _, a := range []struct{ name, addr string }{{"rpc advertise", c.RPCAdvertise}, {"serf advertise", c.SerfAdvertise}} {
+		if a.addr == "" {
+			continue
+		}
+		if _, port, err := net.SplitHostPort(a.addr); err != nil {
+			errs = append(errs, fmt.Errorf("%s address %q: %w", a.name, a.addr, err))
+		} else if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+			errs = append(errs, fmt.Errorf("%s address %q: bad port", a.name, a.addr))
+		}
 	}
 	positive := []struct {
 		name string

@@ -52,3 +52,13 @@ func (o *OperatorEndpoint) SchedulerSetConfiguration(args *structs.SchedulerSetC
 	reply.Index = index
 	return o.srv.handleSchedulerConfigChange()
 }
+
+// RaftGetConfiguration returns the Raft configuration: the servers, their
+// RPC addresses, voting rights and the leader.
+func (o *OperatorEndpoint) RaftGetConfiguration(args *structs.GenericRequest, reply *structs.RaftConfigurationResponse) error {
+	if args.Region != "" && args.Region != o.srv.config.Region {
+		_, err := o.srv.forward("Operator.RaftGetConfiguration", args, args, reply)
+		return err
+	}
+	return o.srv.raftConfiguration(reply)
+}

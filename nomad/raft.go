@@ -17,6 +17,10 @@ import (
 	"github.com/opennomad/nomad/structs"
 )
 
+// devRaftTimeout is the heartbeat, election and lease timeout of a dev
+// mode server.
+const devRaftTimeout = 20 * time.Millisecond
+
 // raftEnqueueLimit bounds how long a write waits for Raft to accept it
 // (not to commit it) before failing.
 const raftEnqueueLimit = 30 * time.Second
@@ -108,9 +112,17 @@ func serverID(cfg *Config) (string, error) {
 // snapshot and replays the log after it.
 func (s *Server) setupRaft() error {
 	conf := DefaultRaftConfig()
-	if s.config.RaftConfig != nil {
+	switch {
+	case s.config.RaftConfig != nil:
 		c := *s.config.RaftConfig
 		conf = &c
+	case s.config.DevMode && s.config.BootstrapExpect == 1:
+		// A lone in-memory server has no peer to wait for: electing
+		// itself after 20 ms rather than 1-2 s gets a dev agent going at
+		// once, and a single voter never loses its lease.
+		conf.HeartbeatTimeout = devRaftTimeout
+		conf.ElectionTimeout = devRaftTimeout
+		conf.LeaderLeaseTimeout = devRaftTimeout
 	}
 	conf.LocalID = raft.ServerID(s.id)
 	conf.Logger = s.logger.Named("raft")
@@ -189,12 +201,7 @@ func (s *Server) raftApply(t structs.MessageType, msg interface{}) (interface{},
 	start := time.Now()
 	future := s.raft.Apply(buf, raftEnqueueLimit)
 	if err := future.Error(); err != nil {
-		switch {
-		case errors.Is(err, raft.ErrNotLeader), errors.Is(err, raft.ErrLeadershipLost),
-			errors.Is(err, raft.ErrLeadershipTransferInProgress), errors.Is(err, raft.ErrRaftShutdown):
-			return nil, 0, fmt.Errorf("%w: %s: %v", structs.ErrNoLeader, t, err)
-		}
-		return nil, 0, fmt.Errorf("raft apply of %s: %w", t, err)
+		return nil, 0, raftApplyError(t, err)
 	}
 	metrics.MeasureSinceWithLabels([]string{"nomad", "raft", "apply"}, start,
 		[]metrics.Label{{Name: "type", Value: t.String()}})
@@ -203,4 +210,16 @@ func (s *Server) raftApply(t structs.MessageType, msg interface{}) (interface{},
 		return nil, future.Index(), err
 	}
 	return resp, future.Index(), nil
+}
+
+// raftApplyError names the entry in an error of raft.Apply, and turns the
+// errors that mean "this server does not (or no longer) lead" into
+// structs.ErrNoLeader, which workers and clients retry.
+func raftApplyError(t structs.MessageType, err error) error {
+	switch {
+	case errors.Is(err, raft.ErrNotLeader), errors.Is(err, raft.ErrLeadershipLost),
+		errors.Is(err, raft.ErrLeadershipTransferInProgress), errors.Is(err, raft.ErrRaftShutdown):
+		return fmt.Errorf("%w: %s: %v", structs.ErrNoLeader, t, err)
+	}
+	return fmt.Errorf("raft apply of %s: %w", t, err)
 }

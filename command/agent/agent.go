@@ -164,6 +164,16 @@ func (a *Agent) HTTPAddr() string {
 	return a.http.Addr().String()
 }
 
+// RPC calls the agent's in-process server, as the HTTP handlers do; an
+// error when the agent runs no server. Tests use it to act as a client
+// would (registering nodes, reporting allocs).
+func (a *Agent) RPC(method string, args, reply interface{}) error {
+	if a.server == nil {
+		return errors.New("this agent runs no server")
+	}
+	return a.server.RPC(method, args, reply)
+}
+
 // Config returns the configuration the agent runs with.
 func (a *Agent) Config() *Config { return a.config }
 

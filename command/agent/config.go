@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/opennomad/nomad/nomad"
 	"github.com/opennomad/nomad/structs"
 )
 
@@ -109,8 +110,9 @@ type ServerConfig struct {
 	RetryJoin []string `hcl:"retry_join"`
 	StartJoin []string `hcl:"start_join"`
 
-	// PlanApplyPipeline is the number of plans the leader verifies while
-	// earlier ones are still being committed through Raft.
+	// PlanApplyPipeline is the number of plan results the leader's
+	// applier keeps in Raft at once (it judges the next plan meanwhile);
+	// nomad.DefaultPlanApplyPipeline unless set. Nomad's default is 1.
 	PlanApplyPipeline int `hcl:"plan_apply_pipeline"`
 	// RaftProtocol must be 3, the only version spoken.
 	RaftProtocol int `hcl:"raft_protocol"`
@@ -273,7 +275,7 @@ func DefaultConfig() *Config {
 				PreemptionConfig:   PreemptionConfigBlock{SystemSchedulerEnabled: true},
 			},
 			ServerJoin:        ServerJoin{RetryInterval: 30 * time.Second},
-			PlanApplyPipeline: 1,
+			PlanApplyPipeline: nomad.DefaultPlanApplyPipeline,
 			RaftProtocol:      3,
 			EnableEventBroker: true,
 			EventBufferSize:   100,

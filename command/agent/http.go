@@ -139,6 +139,9 @@ func (s *HTTPServer) routes() {
 	h("/v1/evaluations", s.evalsRequest)
 	h("/v1/evaluation/", s.evalSpecificRequest)
 
+	h("/v1/deployments", s.deploymentsRequest)
+	h("/v1/deployment/", s.deploymentSpecificRequest)
+
 	h("/v1/allocations", s.allocsRequest)
 	h("/v1/allocation/", s.allocSpecificRequest)
 
