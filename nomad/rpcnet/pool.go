@@ -159,7 +159,7 @@ func (p *Pool) RPC(addr, method string, args, reply interface{}) error {
 	for attempt := 0; ; attempt++ {
 		conn, fresh, err := p.acquire(addr)
 		if err != nil {
-			return connError(addr, method, err)
+			return connError(addr, method, err, false)
 		}
 		sent, err := conn.call(method, args, reply, timeout)
 		p.release(conn)
@@ -178,7 +178,7 @@ func (p *Pool) RPC(addr, method string, args, reply interface{}) error {
 				"server", addr, "method", method, "error", err)
 			continue
 		}
-		return connError(addr, method, err)
+		return connError(addr, method, err, sent)
 	}
 }
 

@@ -112,6 +112,7 @@ func TestPool_CallTimeout(t *testing.T) {
 	var reply EchoReply
 	err := p.RPC(addr, "Echo.Echo", &EchoArgs{Msg: "slow", Sleep: 300 * time.Millisecond}, &reply)
 	must.ErrorIs(t, err, ErrConnection)
+	must.False(t, errors.Is(err, ErrNotSent), must.Sprint("a timed-out call was sent"))
 	var netErr net.Error
 	must.True(t, errors.As(err, &netErr) && netErr.Timeout(), must.Sprintf("want a timeout, got %v", err))
 
@@ -134,6 +135,7 @@ func TestPool_DialFailure(t *testing.T) {
 	p := newTestPool(t, PoolConfig{DialTimeout: time.Second})
 	err = p.RPC(addr, "Echo.Echo", &EchoArgs{}, &EchoReply{})
 	must.ErrorIs(t, err, ErrConnection)
+	must.ErrorIs(t, err, ErrNotSent)
 	must.ErrorIs(t, err, syscall.ECONNREFUSED)
 }
 
@@ -148,9 +150,9 @@ func TestPool_ServerErrorsKeepTheirIdentity(t *testing.T) {
 	must.False(t, errors.Is(err, ErrConnection))
 
 	err = p.RPC(addr, "Echo.Fail", &EchoArgs{Msg: "RPC Error:: 404,job not found"}, &EchoReply{})
-	var remote *RemoteError
-	must.True(t, errors.As(err, &remote))
-	must.Eq(t, 404, remote.Code)
+	var coded structs.CodedError
+	must.True(t, errors.As(err, &coded))
+	must.Eq(t, 404, coded.Code())
 	must.ErrorIs(t, err, structs.ErrUnknownJob)
 
 	err = p.RPC(addr, "Echo.FailWrapped", &EchoArgs{}, &EchoReply{})

@@ -39,39 +39,30 @@ var knownErrors = []error{
 // error the text names, if any, so errors.Is(err, structs.ErrNoLeader)
 // holds for a remote "No cluster leader" as it does in process.
 type RemoteError struct {
-	// Code is the status of a coded error ("RPC Error:: <code>,<msg>"),
-	// 0 for plain text.
-	Code int
-	// Message is the text after the code, or the whole text.
+	// Message is the server's text (after the status, for a coded one).
 	Message string
 	known   error
 }
 
 // Error returns the server's text.
-func (e *RemoteError) Error() string {
-	if e.Code != 0 {
-		return codedPrefix + strconv.Itoa(e.Code) + "," + e.Message
-	}
-	return e.Message
-}
+func (e *RemoteError) Error() string { return e.Message }
 
 // Unwrap returns the structs error the text names, or nil.
 func (e *RemoteError) Unwrap() error { return e.known }
 
-// DecodeError turns the text of a server's error back into an error:
-// a coded text gets its Code, and a text naming one of the structs errors
-// (alone, or with context around it as "%s: %w" and "%w: %s" produce)
-// unwraps to it.
+// DecodeError turns the text of a server's error back into an error. A
+// coded text ("RPC Error:: <code>,<msg>") becomes a structs.CodedError
+// with that code around a *RemoteError of msg; a text naming one of the
+// structs errors (alone, or with context around it as "%s: %w" and
+// "%w: %s" produce) unwraps to it. The error's text is the server's.
 func DecodeError(text string) error {
-	e := &RemoteError{Message: text}
 	if rest, ok := strings.CutPrefix(text, codedPrefix); ok {
 		codeStr, msg, found := strings.Cut(rest, ",")
 		if code, err := strconv.Atoi(codeStr); found && err == nil && code > 0 {
-			e.Code, e.Message = code, msg
+			return structs.NewErrRPCCodedf(code, "%w", &RemoteError{Message: msg, known: namedError(msg)})
 		}
 	}
-	e.known = namedError(e.Message)
-	return e
+	return &RemoteError{Message: text, known: namedError(text)}
 }
 
 // namedError returns the known error whose text is a line of msg or a
@@ -96,7 +87,16 @@ func namedError(msg string) error {
 // to try move on; errors.Is also finds the underlying network error.
 var ErrConnection = errors.New("rpc connection failed")
 
-// connError wraps a transport failure of a call to addr.
-func connError(addr, method string, err error) error {
+// ErrNotSent marks a connection failure that happened before the
+// request left (the dial failed, or the connection was found broken):
+// the server cannot have run the call, so even a write may be retried.
+var ErrNotSent = errors.New("request not sent")
+
+// connError wraps a transport failure of a call to addr; sent reports
+// whether the request may have reached the server.
+func connError(addr, method string, err error, sent bool) error {
+	if !sent {
+		return fmt.Errorf("%w (%w): %s to %s: %w", ErrConnection, ErrNotSent, method, addr, err)
+	}
 	return fmt.Errorf("%w: %s to %s: %w", ErrConnection, method, addr, err)
 }

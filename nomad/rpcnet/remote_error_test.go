@@ -33,13 +33,19 @@ func TestDecodeError(t *testing.T) {
 			err := DecodeError(tc.text)
 			var remote *RemoteError
 			must.True(t, errors.As(err, &remote))
-			must.Eq(t, tc.code, remote.Code)
 			must.Eq(t, tc.msg, remote.Message)
 			must.Eq(t, tc.text, err.Error(), must.Sprint("the text survives the round trip"))
+			var coded structs.CodedError
+			if tc.code != 0 {
+				must.True(t, errors.As(err, &coded))
+				must.Eq(t, tc.code, coded.Code())
+			} else {
+				must.False(t, errors.As(err, &coded))
+			}
 			if tc.known != nil {
 				must.ErrorIs(t, err, tc.known)
 			} else {
-				must.Nil(t, errors.Unwrap(err))
+				must.Nil(t, errors.Unwrap(remote))
 			}
 		})
 	}

@@ -95,17 +95,17 @@ func (p *Pool) Stream(addr, method string, args interface{}) (*StreamConn, error
 	}
 	nc, err := net.DialTimeout("tcp", addr, p.cfg.DialTimeout)
 	if err != nil {
-		return nil, connError(addr, method, err)
+		return nil, connError(addr, method, err, false)
 	}
 	_ = nc.SetWriteDeadline(time.Now().Add(p.cfg.WriteTimeout))
 	if _, err := nc.Write([]byte{byte(ProtoStream)}); err != nil {
 		nc.Close()
-		return nil, connError(addr, method, err)
+		return nil, connError(addr, method, err, false)
 	}
 	c := newStreamConn(nc)
 	if err := c.enc.Encode(&StreamHeader{Method: method}); err != nil {
 		nc.Close()
-		return nil, connError(addr, method, err)
+		return nil, connError(addr, method, err, false)
 	}
 	if err := c.enc.Encode(args); err != nil {
 		nc.Close()
