@@ -50,6 +50,11 @@ type Config struct {
 	// BootstrapRetryInterval is how often bootstrapping is re-tried while
 	// enough servers are known but a check failed.
 	BootstrapRetryInterval time.Duration
+	// OnServer, when set, is told every change gossip reports about a
+	// server of this region (this one included, first), from the event
+	// goroutine; it must not block. The server records addresses and
+	// names with it.
+	OnServer func(ServerInfo)
 
 	// ReconcileInterval is how often the leader compares Raft's
 	// configuration with the known servers even without gossip events.

@@ -90,7 +90,9 @@ func New(cfg Config, r Raft) (*Membership, error) {
 	}
 	m.serf = s
 	// The local member joins before any event arrives.
-	m.servers.update(s.LocalMember(), serf.EventMemberJoin, time.Now())
+	if info, ok := m.servers.update(s.LocalMember(), serf.EventMemberJoin, time.Now()); ok && cfg.OnServer != nil {
+		cfg.OnServer(info)
+	}
 
 	m.wg.Add(1)
 	go m.eventLoop()
@@ -126,6 +128,9 @@ func (m *Membership) eventLoop() {
 				}
 				changed = true
 				m.logger.Info("server "+eventVerb(me.Type), "member", info.Name, "rpc_addr", info.RPCAddr, "id", info.ID)
+				if m.cfg.OnServer != nil {
+					m.cfg.OnServer(info)
+				}
 			}
 			if changed {
 				kick(m.bootstrapKick)
