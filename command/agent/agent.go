@@ -49,6 +49,8 @@ type Agent struct {
 	clientTmpDir string
 	// clientPool carries a client-only agent's calls to its servers.
 	clientPool *rpcnet.Pool
+	// fatal receives an error the agent cannot run on with.
+	fatal chan error
 
 	shutdownOnce sync.Once
 	shutdownErr  error
@@ -68,7 +70,7 @@ func newAgent(cfg *Config, logOutput io.Writer, startServer func(*Agent) (server
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	a := &Agent{config: cfg, logger: newLogger(cfg, logOutput)}
+	a := &Agent{config: cfg, logger: newLogger(cfg, logOutput), fatal: make(chan error, 1)}
 	ok := false
 	defer func() {
 		if !ok {
