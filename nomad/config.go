@@ -58,6 +58,17 @@ type Config struct {
 	RaftTransport raft.Transport
 	// RaftSnapshotsRetained is how many Raft snapshots are kept on disk.
 	RaftSnapshotsRetained int
+	// RaftSnapshotThreshold (entries since the last snapshot),
+	// RaftSnapshotInterval (how often that is checked) and
+	// RaftTrailingLogs (entries kept after a snapshot, so that a lagging
+	// follower can catch up from the log rather than a whole snapshot)
+	// tune log compaction; zero keeps DefaultRaftConfig's.
+	RaftSnapshotThreshold uint64
+	RaftSnapshotInterval  time.Duration
+	RaftTrailingLogs      uint64
+
+	// Cluster is how this server reaches the others (RPC, Raft, gossip).
+	Cluster ClusterConfig
 
 	// NumSchedulers is the number of scheduling workers on this server;
 	// EnabledSchedulers the eval types they take (they must include
@@ -133,6 +144,7 @@ func DefaultConfig() *Config {
 		NodeName:              "server",
 		BootstrapExpect:       1,
 		RaftSnapshotsRetained: 2,
+		Cluster:               ClusterConfig{RPCHoldTimeout: DefaultRPCHoldTimeout},
 
 		NumSchedulers:        runtime.NumCPU(),
 		EnabledSchedulers:    AllSchedulers(),
@@ -179,9 +191,13 @@ func AllSchedulers() []string {
 // throughput: the apply channel is drained in batches of up to
 // MaxAppendEntries and followers are sent commits within 5 ms. With the
 // library defaults (no batching, 64 entries, 50 ms) a server commits a few
-// thousand entries per second; tuned, tens of thousands. Election,
-// heartbeat and lease timeouts keep the library defaults: shorter ones
-// cost leadership under load on small machines.
+// thousand entries per second; tuned, tens of thousands.
+//
+// Followers give up on a silent leader after 500 ms (the library waits
+// 1 s), which brings failover to about a second. The leader's lease keeps
+// the library's 500 ms: a shorter lease makes a busy leader step down
+// ("leadership lost while committing log"). raft_multiplier scales all
+// three on machines too slow for them.
 func DefaultRaftConfig() *raft.Config {
 	c := raft.DefaultConfig()
 	c.BatchApplyCh = true
@@ -189,6 +205,22 @@ func DefaultRaftConfig() *raft.Config {
 	c.CommitTimeout = 5 * time.Millisecond
 	c.SnapshotThreshold = 8192
 	c.TrailingLogs = 10240
+	c.HeartbeatTimeout = 500 * time.Millisecond
+	c.ElectionTimeout = 500 * time.Millisecond
+	c.LeaderLeaseTimeout = 500 * time.Millisecond
+	return c
+}
+
+// ScaledRaftConfig is DefaultRaftConfig with its heartbeat, election and
+// lease timeouts multiplied by m (raft_multiplier): slower failover, in
+// exchange for keeping leadership on slow or overloaded machines.
+func ScaledRaftConfig(m int) *raft.Config {
+	c := DefaultRaftConfig()
+	if m > 1 {
+		c.HeartbeatTimeout *= time.Duration(m)
+		c.ElectionTimeout *= time.Duration(m)
+		c.LeaderLeaseTimeout *= time.Duration(m)
+	}
 	return c
 }
 
@@ -203,6 +235,10 @@ func (c *Config) validate() error {
 	}
 	if !c.DevMode && c.DataDir == "" {
 		errs = append(errs, errors.New("data_dir is required unless in dev mode"))
+	}
+	errs = append(errs, c.Cluster.validate()...)
+	if c.RaftSnapshotInterval < 0 {
+		errs = append(errs, fmt.Errorf("raft_snapshot_interval must be >= 0, got %s", c.RaftSnapshotInterval))
 	}
 	if c.BootstrapExpect < 0 {
 		errs = append(errs, fmt.Errorf("bootstrap_expect must be >= 0, got %d", c.BootstrapExpect))

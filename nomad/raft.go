@@ -109,8 +109,9 @@ func serverID(cfg *Config) (string, error) {
 // setupRaft opens the stores, builds the transport and starts Raft,
 // bootstrapping a single-server cluster when the data dir holds no Raft
 // state yet. A server restarted from its data dir restores its last
-// snapshot and replays the log after it.
-func (s *Server) setupRaft() error {
+// snapshot and replays the log after it. hadState reports Raft state
+// found at start: such a server never bootstraps again.
+func (s *Server) setupRaft() (hadState bool, err error) {
 	conf := DefaultRaftConfig()
 	switch {
 	case s.config.RaftConfig != nil:
@@ -127,33 +128,50 @@ func (s *Server) setupRaft() error {
 	conf.LocalID = raft.ServerID(s.id)
 	conf.Logger = s.logger.Named("raft")
 	conf.NotifyCh = s.raftNotifyCh
+	if s.config.RaftSnapshotThreshold > 0 {
+		conf.SnapshotThreshold = s.config.RaftSnapshotThreshold
+	}
+	if s.config.RaftSnapshotInterval > 0 {
+		conf.SnapshotInterval = s.config.RaftSnapshotInterval
+	}
+	if s.config.RaftTrailingLogs > 0 {
+		conf.TrailingLogs = s.config.RaftTrailingLogs
+	}
 
 	stores, err := openRaftStores(s.config)
 	if err != nil {
-		return err
+		return false, err
 	}
 	trans := s.config.RaftTransport
 	if trans == nil {
+		trans = s.networkTransport()
+	}
+	if trans == nil {
 		_, trans = raft.NewInmemTransport(raft.ServerAddress(s.id))
+	}
+	hadState, err = raft.HasExistingState(stores.logs, stores.stable, stores.snaps)
+	if err != nil {
+		closeRaft(stores, trans)
+		return false, fmt.Errorf("reading raft state: %w", err)
 	}
 
 	// A single server bootstraps itself; larger clusters wait for the
 	// membership layer to bootstrap them with every expected server.
-	if s.config.BootstrapExpect == 1 {
+	if s.config.BootstrapExpect == 1 && !hadState {
 		if err := bootstrapSingle(conf, stores, trans); err != nil {
 			closeRaft(stores, trans)
-			return err
+			return false, err
 		}
 	}
 	r, err := raft.NewRaft(conf, s.fsm, stores.logs, stores.stable, stores.snaps, trans)
 	if err != nil {
 		closeRaft(stores, trans)
-		return fmt.Errorf("starting raft: %w", err)
+		return false, fmt.Errorf("starting raft: %w", err)
 	}
 	s.raft = r
 	s.raftStores = stores
 	s.raftTransport = trans
-	return nil
+	return hadState, nil
 }
 
 // bootstrapSingle makes this server the only voter of a new cluster. A

@@ -188,29 +188,6 @@ func (s *Server) ServeRPCConn(conn io.ReadWriteCloser) {
 	}
 }
 
-// forward decides where a request is served; every endpoint calls it
-// first. It returns false when this server must serve the request itself:
-// it leads (waiting until its leadership is established), or the request
-// is a read that accepts stale data. Otherwise it
-// returns true with the outcome of serving it elsewhere. Only one region
-// exists, and until servers talk to each other, a follower answers
-// structs.ErrNoLeader for what only the leader may serve; forwarding to
-// the leader belongs here.
-func (s *Server) forward(method string, info structs.RPCInfo, args, reply interface{}) (bool, error) {
-	if region := info.RequestRegion(); region != "" && region != s.config.Region {
-		return true, fmt.Errorf("%w %q", ErrNoRegionPath, region)
-	}
-	if info.IsRead() && info.AllowStaleRead() {
-		return false, nil
-	}
-	// The leader serves once it established itself: a read before its
-	// barrier could miss committed writes of the previous term.
-	if s.IsLeader() && s.waitLeaderReady() {
-		return false, nil
-	}
-	return true, fmt.Errorf("%s: %w", method, structs.ErrNoLeader)
-}
-
 // blockingQuery runs a read endpoint's query as a blocking query: at once
 // when opts.MinQueryIndex is 0, otherwise until the result's index passes
 // it or the wait (opts.MaxQueryTime, default structs.DefaultBlockingWait,

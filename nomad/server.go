@@ -46,6 +46,8 @@ type Server struct {
 	workers *WorkerPool
 	// peers names the servers of the Raft configuration.
 	peers peerBook
+	// net is the listener, the pool to other servers and gossip.
+	net clusterNet
 
 	rpc          *rpcRegistry
 	heartbeats   *heartbeater
@@ -138,14 +140,25 @@ func newServer(cfg *Config, components func(*Config) (pipeline, error)) (*Server
 		cancel()
 		return nil, err
 	}
-	if err := s.setupRaft(); err != nil {
+	if err := s.setupListener(); err != nil {
 		cancel()
+		return nil, err
+	}
+	hadRaftState, err := s.setupRaft()
+	if err != nil {
+		cancel()
+		s.closeNetwork()
 		return nil, err
 	}
 	s.peers.set(raft.ServerID(s.id), peerInfo{rpcAddr: s.rpcAddr(), name: s.memberName()})
 	s.wg.Add(1)
 	go s.monitorLeadership()
 	s.workers.Start(s.shutdownCtx)
+	s.startServing()
+	if err := s.setupGossip(hadRaftState); err != nil {
+		s.Shutdown()
+		return nil, err
+	}
 	s.logger.Info("server started", "id", s.id, "region", c.Region, "datacenter", c.Datacenter,
 		"dev_mode", c.DevMode, "data_dir", c.DataDir, "schedulers", c.NumSchedulers)
 	return s, nil
@@ -226,11 +239,17 @@ func (s *Server) Shutdown() error {
 		// need Raft, which stops after them.
 		s.workers.Shutdown()
 		var errs []error
+		if err := s.shutdownGossip(); err != nil {
+			errs = append(errs, err)
+		}
 		if err := s.raft.Shutdown().Error(); err != nil {
 			errs = append(errs, fmt.Errorf("stopping raft: %w", err))
 		}
 		if err := closeRaft(s.raftStores, s.raftTransport); err != nil {
 			errs = append(errs, fmt.Errorf("closing raft stores: %w", err))
+		}
+		if err := s.closeNetwork(); err != nil {
+			errs = append(errs, err)
 		}
 		s.shutdownErr = errors.Join(errs...)
 	})

@@ -65,18 +65,22 @@ func (s *StatusEndpoint) Peers(args *structs.GenericRequest, reply *[]string) er
 	return nil
 }
 
-// Members returns the servers this server knows as members. Until
-// servers gossip, that is this server alone.
+// Members returns the servers this server knows as gossip members, with
+// their status; a server that runs no gossip knows only itself.
 func (s *StatusEndpoint) Members(args *structs.GenericRequest, reply *structs.ServerMembersResponse) error {
 	if done, err := s.otherRegion("Status.Members", args, reply); done {
 		return err
 	}
 	c := s.srv.config
+	members := []*structs.ServerMember{s.srv.localMember()}
+	if m := s.srv.net.membership; m != nil {
+		members = m.Members()
+	}
 	*reply = structs.ServerMembersResponse{
 		ServerName:   c.NodeName,
 		ServerRegion: c.Region,
 		ServerDC:     c.Datacenter,
-		Members:      []*structs.ServerMember{s.srv.localMember()},
+		Members:      members,
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"path/filepath"
@@ -26,6 +27,10 @@ func (a *Agent) startServer() (serverBackend, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := a.joinServers(srv); err != nil {
+		srv.Shutdown()
+		return nil, err
+	}
 	return &localServer{srv: srv, broker: a.broker, agent: a.config}, nil
 }
 
@@ -41,6 +46,11 @@ func serverConfig(c *Config) *nomad.Config {
 	sc.DevMode = c.DevMode
 	if !c.DevMode {
 		sc.DataDir = filepath.Join(c.DataDir, "server")
+		// A dev agent is self-contained; any other server listens for
+		// servers and clients on its RPC port and gossips on its serf
+		// port.
+		sc.Cluster.RPCAddr = listenAddr(c, c.Addresses.RPC, c.Ports.RPC)
+		sc.Cluster.SerfAddr = listenAddr(c, c.Addresses.Serf, c.Ports.Serf)
 	}
 	s := &c.Server
 	sc.BootstrapExpect = s.BootstrapExpect
@@ -58,6 +68,12 @@ func serverConfig(c *Config) *nomad.Config {
 	sc.DeploymentGCThreshold = s.DeploymentGCThreshold
 	sc.DefaultSchedulerConfig = *s.DefaultSchedulerConfig.SchedulerConfiguration()
 	sc.PlanApplyPipeline = s.PlanApplyPipeline
+	sc.RaftSnapshotThreshold = uint64(s.RaftSnapshotThreshold)
+	sc.RaftSnapshotInterval = s.RaftSnapshotInterval
+	sc.RaftTrailingLogs = uint64(s.RaftTrailingLogs)
+	if s.RaftMultiplier > 0 {
+		sc.RaftConfig = nomad.ScaledRaftConfig(s.RaftMultiplier)
+	}
 	return sc
 }
 
@@ -200,3 +216,17 @@ func (l *localServer) Subscribe(req *stream.SubscribeRequest) (*stream.Subscript
 
 // Shutdown stops the server.
 func (l *localServer) Shutdown() error { return l.srv.Shutdown() }
+
+// Join joins the server's gossip to the members at addrs.
+func (l *localServer) Join(addrs []string) (int, error) { return l.srv.Join(addrs) }
+
+// ForceLeave marks a failed server as left.
+func (l *localServer) ForceLeave(node string) error { return l.srv.ForceLeave(node) }
+
+// SnapshotSave streams a snapshot archive of the cluster state.
+func (l *localServer) SnapshotSave(w io.Writer, stale bool, onIndex func(uint64)) error {
+	return l.srv.SnapshotSave(w, stale, onIndex)
+}
+
+// SnapshotRestore restores the cluster state from an archive.
+func (l *localServer) SnapshotRestore(r io.Reader) error { return l.srv.SnapshotRestore(r) }

@@ -415,7 +415,8 @@ func TestRealServer_RestartKeepsState(t *testing.T) {
 		cfg, err := LoadConfig([]string{"-server", "-bootstrap-expect", "1", "-data-dir", dir,
 			"-bind", "127.0.0.1", "-node", "s1"}, io.Discard)
 		must.NoError(t, err)
-		cfg.Ports.HTTP = 0
+		// Free ports: a server agent listens for RPC and gossip.
+		cfg.Ports.HTTP, cfg.Ports.RPC, cfg.Ports.Serf = 0, 0, 0
 		a, err := NewAgent(cfg, testLogOutput())
 		must.NoError(t, err)
 		t.Cleanup(func() { a.Shutdown() })
