@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -107,11 +108,33 @@ ports {
 	}
 	t.Cleanup(func() {
 		a.kill()
+		a.killTasks()
 		if t.Failed() {
 			a.dumpLog()
 		}
 	})
 	return a
+}
+
+// killTasks kills the task supervisors a client agent started. They run
+// in sessions of their own so that tasks outlive a client restart; a
+// killed agent therefore leaves them behind, and the test must not. A
+// supervisor's task dies with it.
+func (a *agent) killTasks() {
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		cmdline, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		args := strings.Split(string(cmdline), "\x00")
+		if len(args) < 3 || args[1] != "executor" || !strings.HasPrefix(args[2], a.dir+string(filepath.Separator)) {
+			continue
+		}
+		if pid, err := strconv.Atoi(filepath.Base(filepath.Dir(p))); err == nil {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
 }
 
 // start runs the agent process; its output goes to agent.log in its dir
