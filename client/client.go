@@ -185,6 +185,13 @@ func (c *Client) NodeID() string {
 // Servers lists the servers the client knows, the one it uses first.
 func (c *Client) Servers() []string { return c.servers.names() }
 
+// RPC calls a server endpoint the way the client's own calls go: to the
+// server in use, moving on to the next when one cannot serve. A
+// client-only agent answers its HTTP API through it.
+func (c *Client) RPC(method string, args, reply interface{}) error {
+	return c.servers.call(method, args, reply)
+}
+
 // SetServers replaces the servers the client talks to.
 func (c *Client) SetServers(servers []ServerEndpoint) error {
 	for i, s := range servers {

@@ -77,6 +77,11 @@ type Config struct {
 	// Servers are the servers to register with, tried in order and
 	// rotated on failure. Required (SetServers may replace them later).
 	Servers []ServerEndpoint
+	// DialServer, when set, makes the endpoint of a server by its RPC
+	// address; the client then follows the server list the servers send
+	// with every registration and heartbeat (RemoteServer with a shared
+	// pool is the usual one). Nil keeps Servers as given.
+	DialServer func(addr string) ServerEndpoint
 
 	// Plugins holds each driver's `plugin "<name>" { config {...} }`.
 	Plugins map[string]map[string]interface{}

@@ -79,5 +79,6 @@ func (c *Client) heartbeat() (time.Duration, error) {
 	c.lastHeartbeat = c.clock.Now()
 	c.heartbeatTTL = resp.HeartbeatTTL
 	c.hbMu.Unlock()
+	c.learnServers(resp.Servers)
 	return resp.HeartbeatTTL, nil
 }

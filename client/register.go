@@ -19,6 +19,7 @@ func (c *Client) register() (time.Duration, error) {
 		return 0, err
 	}
 	c.logger.Info("node registered", "node_id", req.Node.ID, "heartbeat_ttl", resp.HeartbeatTTL)
+	c.learnServers(resp.Servers)
 	return resp.HeartbeatTTL, nil
 }
 

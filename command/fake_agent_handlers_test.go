@@ -2,6 +2,7 @@ package command
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"sort"
 	"strconv"
@@ -58,6 +59,17 @@ func (f *fakeAgent) routes() *http.ServeMux {
 		}
 		return resp
 	})
+	route("GET /v1/job/{id}/deployment", func(w http.ResponseWriter, r *http.Request, _ []byte) any {
+		return f.latestDeployment(namespace(r), r.PathValue("id"))
+	})
+	route("GET /v1/deployment/{id}", func(w http.ResponseWriter, r *http.Request, _ []byte) any {
+		if d := f.deployments[r.PathValue("id")]; d != nil {
+			return d
+		}
+		return notFound("deployment")
+	})
+	route("PUT /v1/job/{id}/dispatch", f.dispatchJob)
+	route("PUT /v1/job/{id}/periodic/force", f.forcePeriodic)
 	route("PUT /v1/job/{id}/plan", f.planJob)
 	route("PUT /v1/job/{id}/evaluate", func(w http.ResponseWriter, r *http.Request, _ []byte) any {
 		j := f.currentJob(namespace(r), r.PathValue("id"))
@@ -466,4 +478,59 @@ func (f *fakeAgent) setSchedulerConfig(w http.ResponseWriter, r *http.Request, b
 	conf.ModifyIndex = f.bump()
 	f.schedConfig = conf
 	return api.SchedulerSetConfigurationResponse{Updated: true}
+}
+
+// launchChild stores a child of a template job under childID and creates
+// its evaluation.
+func (f *fakeAgent) launchChild(parent *api.Job, childID, trigger string, change func(*api.Job)) *api.Evaluation {
+	child := *parent
+	child.ID, child.Name, child.ParentID = new(childID), new(childID), new(jobID(parent))
+	child.Periodic, child.ParameterizedJob = nil, nil
+	if change != nil {
+		change(&child)
+	}
+	idx := f.bump()
+	child.Version, child.CreateIndex, child.ModifyIndex, child.JobModifyIndex = new(uint64(0)), new(idx), new(idx), new(idx)
+	f.jobs[jobKey(deref(child.Namespace), childID)] = []*api.Job{&child}
+	return f.createEval(&child, trigger, nil)
+}
+
+// dispatchJob checks the required meta of a parameterized job and
+// launches a child with the payload and meta.
+func (f *fakeAgent) dispatchJob(w http.ResponseWriter, r *http.Request, body []byte) any {
+	var req api.JobDispatchRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		return badRequest("failed to decode request: %v", err)
+	}
+	parent := f.currentJob(namespace(r), r.PathValue("id"))
+	switch {
+	case parent == nil:
+		return notFound("job")
+	case parent.ParameterizedJob == nil:
+		return badRequest("Specified job %q is not a parameterized job", jobID(parent))
+	}
+	for _, k := range parent.ParameterizedJob.MetaRequired {
+		if _, ok := req.Meta[k]; !ok {
+			return badRequest("Dispatch did not provide required meta keys: [%s]", k)
+		}
+	}
+	f.counters["dispatch"]++
+	childID := fmt.Sprintf("%s/dispatch-%d-%08x", jobID(parent), f.now.Unix(), f.counters["dispatch"])
+	ev := f.launchChild(parent, childID, "job-register", func(c *api.Job) {
+		c.Payload, c.Meta, c.Dispatched = req.Payload, req.Meta, true
+	})
+	return api.JobDispatchResponse{DispatchedJobID: childID, EvalID: ev.ID, EvalCreateIndex: ev.CreateIndex, JobCreateIndex: ev.CreateIndex}
+}
+
+// forcePeriodic launches a periodic job's child now.
+func (f *fakeAgent) forcePeriodic(w http.ResponseWriter, r *http.Request, _ []byte) any {
+	parent := f.currentJob(namespace(r), r.PathValue("id"))
+	switch {
+	case parent == nil:
+		return notFound("job")
+	case parent.Periodic == nil:
+		return badRequest("can't force launch non-periodic job %q", jobID(parent))
+	}
+	ev := f.launchChild(parent, jobID(parent)+"/periodic-"+strconv.FormatInt(f.now.Unix(), 10), "periodic-job", nil)
+	return api.PeriodicForceResponse{EvalID: ev.ID, EvalCreateIndex: ev.CreateIndex}
 }

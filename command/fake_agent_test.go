@@ -43,6 +43,8 @@ type fakeAgent struct {
 	evals  map[string]*api.Evaluation
 	allocs map[string]*api.Allocation
 	nodes  map[string]*api.Node
+	// deployments are set by tests' scheduling scripts (setDeployment).
+	deployments map[string]*api.Deployment
 
 	schedConfig  api.SchedulerConfiguration
 	workerConfig api.AgentSchedulerWorkerConfigResponse
@@ -91,15 +93,16 @@ var fakeEpoch = time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC)
 func newFakeAgent(t testing.TB) *fakeAgent {
 	t.Helper()
 	f := &fakeAgent{
-		t:        t,
-		changed:  make(chan struct{}),
-		counters: map[string]int{},
-		now:      fakeEpoch,
-		index:    1,
-		jobs:     map[string][]*api.Job{},
-		evals:    map[string]*api.Evaluation{},
-		allocs:   map[string]*api.Allocation{},
-		nodes:    map[string]*api.Node{},
+		t:           t,
+		changed:     make(chan struct{}),
+		counters:    map[string]int{},
+		now:         fakeEpoch,
+		index:       1,
+		jobs:        map[string][]*api.Job{},
+		evals:       map[string]*api.Evaluation{},
+		allocs:      map[string]*api.Allocation{},
+		deployments: map[string]*api.Deployment{},
+		nodes:       map[string]*api.Node{},
 		schedConfig: api.SchedulerConfiguration{
 			SchedulerAlgorithm: api.SchedulerAlgorithmBinpack,
 			PreemptionConfig:   api.PreemptionConfig{SystemSchedulerEnabled: true},
@@ -301,6 +304,26 @@ func (f *fakeAgent) updateEval(id string, change func(*api.Evaluation)) {
 	ev.ModifyIndex = f.bump()
 	ev.ModifyTime = f.now.UnixNano()
 	f.evals[id] = &ev
+}
+
+// setDeployment stores a deployment (a copy, at a new index).
+func (f *fakeAgent) setDeployment(d api.Deployment) {
+	d.ModifyIndex = f.bump()
+	if d.CreateIndex == 0 {
+		d.CreateIndex = d.ModifyIndex
+	}
+	f.deployments[d.ID] = &d
+}
+
+// latestDeployment is the job's newest deployment, nil for none.
+func (f *fakeAgent) latestDeployment(namespace, jobID string) *api.Deployment {
+	var latest *api.Deployment
+	for _, d := range f.deployments {
+		if d.Namespace == namespace && d.JobID == jobID && (latest == nil || d.CreateIndex > latest.CreateIndex) {
+			latest = d
+		}
+	}
+	return latest
 }
 
 // updateAlloc replaces an allocation with a changed copy.

@@ -37,7 +37,8 @@ var groupSynopses = map[string]string{
 	"eval":               "Interact with evaluations",
 	"server":             "Interact with servers",
 	"operator":           "Cluster operator commands",
-	"operator raft":      "Inspect the Raft configuration",
+	"operator raft":      "Inspect and change the Raft configuration",
+	"operator snapshot":  "Save and restore snapshots of the cluster state",
 	"operator scheduler": "Inspect and tune the schedulers",
 	"system":             "Interact with the system API",
 }
@@ -107,9 +108,11 @@ Usage: nomad eval <subcommand> [options] [args]
 const serverGroupHelp = `
 Usage: nomad server <subcommand> [options] [args]
 
-  Inspect the servers of the region.
+  Inspect the servers of the region and join them together.
 
       $ nomad server members
+      $ nomad server join 10.0.0.2
+      $ nomad server force-leave server-3.global
 
   Run 'nomad server <subcommand> -help' for a subcommand's flags.
 `
@@ -117,10 +120,12 @@ Usage: nomad server <subcommand> [options] [args]
 const operatorGroupHelp = `
 Usage: nomad operator <subcommand> [options] [args]
 
-  Commands for cluster operators: the Raft peer set, the cluster-wide
-  scheduler configuration and the scheduler workers of each server.
+  Commands for cluster operators: the Raft peer set, snapshots of the
+  cluster state, the cluster-wide scheduler configuration and the
+  scheduler workers of each server.
 
       $ nomad operator raft list-peers
+      $ nomad operator snapshot save backup.snap
       $ nomad operator scheduler get-config
       $ nomad operator scheduler workers
 
@@ -130,9 +135,22 @@ Usage: nomad operator <subcommand> [options] [args]
 const operatorRaftGroupHelp = `
 Usage: nomad operator raft <subcommand> [options]
 
-  Inspect the servers' Raft configuration.
+  Inspect the servers' Raft configuration, and remove a server that is
+  gone for good.
 
       $ nomad operator raft list-peers
+      $ nomad operator raft remove-peer -peer-id=<id>
+`
+
+const operatorSnapshotGroupHelp = `
+Usage: nomad operator snapshot <subcommand> [options] <file>
+
+  Save the cluster's whole state to a file, and restore it. Take one
+  regularly as a backup: it is what brings a cluster back after losing
+  its quorum.
+
+      $ nomad operator snapshot save backup.snap
+      $ nomad operator snapshot restore backup.snap
 `
 
 const operatorSchedulerGroupHelp = `

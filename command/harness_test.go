@@ -18,14 +18,15 @@ import (
 // Command tests run the real dispatch (Run) with a mock UI against an
 // agent reached over HTTP at an address, exactly as the binary does.
 //
-// The agent behind the address is a testCluster. Today the only
-// implementation is fakeAgent (httptest + api types). When the real agent
-// exists, add a constructor for an in-process dev agent to testClusters:
-// every case not marked fakeOnly then runs against both, because cases set
-// state up only through testCluster (the HTTP API and node registration)
-// and compare output with IDs and times normalized. Cases marked fakeOnly
-// script scheduler outcomes (specific placement metrics, blocked and
-// chained evaluations) that a real scheduler would have to be driven into.
+// The agent behind the address is a testCluster: the fake (httptest +
+// api types), the fake seen as opaque, and a real in-process dev agent
+// without a client (real_agent_test.go). Every case not marked fakeOnly
+// runs against all three, so cases set state up only through testCluster
+// (the HTTP API and node registration) and compare output with IDs and
+// times normalized. Cases marked fakeOnly script scheduler outcomes
+// (specific placement metrics, blocked and chained evaluations) that a
+// real scheduler would have to be driven into, or depend on the fake's
+// indexes.
 
 // testCluster is an agent a command test talks to.
 type testCluster interface {
@@ -53,6 +54,7 @@ var testClusters = map[string]func(t testing.TB) testCluster{
 		f.resetWorkers()
 		return opaqueAgent{f}
 	},
+	"real": newRealAgent,
 }
 
 // opaqueAgent hides the fake's scripting hooks.

@@ -159,7 +159,13 @@ func (c *JobRunCommand) Run(args []string) int {
 		c.Ui.Output("Evaluation ID: " + resp.EvalID)
 		return exitOK
 	}
-	return newEvalMonitor(&c.Meta, client, verbose).monitor(resp.EvalID)
+	mon := newEvalMonitor(&c.Meta, client, verbose)
+	code := mon.monitor(resp.EvalID)
+	if code != exitOK || mon.deploymentID == "" {
+		return code
+	}
+	// The job rolls out in a deployment: follow it to its end.
+	return mon.followDeployment(mon.deploymentID)
 }
 
 // reportRegisterError explains a refused registration; a check-index

@@ -150,6 +150,18 @@ func (d *jobDetail) print(short, allAllocs, showEvals bool) int {
 		}
 	}
 
+	latest, _, err := d.client.Jobs().LatestDeployment(id, d.meta.query())
+	if err != nil {
+		ui.Error(fmt.Sprintf("Error querying latest job deployment: %s", d.meta.describe(err)))
+		return 1
+	}
+	if latest != nil {
+		ui.Output("\nLatest Deployment")
+		ui.Output(formatDeploymentKV(latest, d.length, false))
+		ui.Output("\nDeployed")
+		ui.Output(formatDeploymentGroups(latest))
+	}
+
 	allocs, _, err := d.client.Jobs().Allocations(id, allAllocs, d.meta.query())
 	if err != nil {
 		ui.Error(fmt.Sprintf("Error querying job allocations: %s", d.meta.describe(err)))

@@ -88,9 +88,9 @@ ID        Node ID   Task Group  Version  Desired  Status   Created              
 			args: []string{"job", "status", "-evals", "web"},
 			outHas: []string{
 				"Summary\nTask Group  Queued  Starting  Running  Failed  Complete  Lost  Unknown\nweb         3       0         0        0       0         0     0",
-				`Placement Failure
-Task Group "web" (failed to place 3 allocations):
-  * No nodes are available in datacenter "dc1"
+				// The fake also says no node is available in datacenter dc1.
+				"Placement Failure\nTask Group \"web\" (failed to place 3 allocations):\n",
+				`
   * Node pool "default" has no nodes
   * No nodes were eligible for evaluation
   Why: No ready, eligible node exists`,

@@ -37,6 +37,10 @@ type evalMonitor struct {
 	client *api.Client
 	length int
 	wait   time.Duration
+	// deploymentID and jobID are those of the last evaluation followed
+	// that was within a deployment.
+	deploymentID string
+	jobID        string
 }
 
 func newEvalMonitor(m *Meta, c *api.Client, verbose bool) *evalMonitor {
@@ -120,6 +124,7 @@ func (m *evalMonitor) update(v *evalView, ev *api.Evaluation, allocs []*api.Allo
 	}
 	if !v.seenDeploy && ev.DeploymentID != "" {
 		v.seenDeploy = true
+		m.deploymentID, m.jobID = ev.DeploymentID, ev.JobID
 		m.output("Evaluation within deployment: %q", limit(ev.DeploymentID, m.length))
 	}
 

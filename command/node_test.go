@@ -18,10 +18,12 @@ const (
 
 // twoNodesOneAlloc adds two nodes and places one allocation on the first.
 func twoNodesOneAlloc(t *testing.T, c testCluster) {
+	// node-2 joins once the alloc is on node-1: a real scheduler could
+	// pick either.
 	c.AddNode(t, &api.Node{Name: "node-1"})
-	c.AddNode(t, &api.Node{Name: "node-2", NodeClass: "large"})
 	registerJob(t, c, testJob("web", 1, 256))
 	c.Settle(t)
+	c.AddNode(t, &api.Node{Name: "node-2", NodeClass: "large"})
 }
 
 // nodeByName returns the ID of the node with the given name.

@@ -65,7 +65,9 @@ func TestOperatorSchedulerConfig(t *testing.T) {
 	runCases(t, []cmdCase{
 		{
 			name: "get",
-			args: []string{"operator", "scheduler", "get-config"},
+			// The modify index is the fake's.
+			fakeOnly: true,
+			args:     []string{"operator", "scheduler", "get-config"},
 			wantOut: `Scheduler Algorithm               = binpack
 Memory Oversubscription           = false
 Reject Job Registration           = false
@@ -117,9 +119,10 @@ Modify Index                      = 1`,
 			},
 		},
 		{
-			name:    "check-index that matches",
-			args:    []string{"operator", "scheduler", "set-config", "-check-index", "1", "-scheduler-algorithm=spread"},
-			wantOut: "Scheduler configuration updated!",
+			name:     "check-index that matches",
+			fakeOnly: true, // the index is the fake's
+			args:     []string{"operator", "scheduler", "set-config", "-check-index", "1", "-scheduler-algorithm=spread"},
+			wantOut:  "Scheduler configuration updated!",
 		},
 		{
 			name:     "check-index that does not match changes nothing",

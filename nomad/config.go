@@ -3,8 +3,11 @@ package nomad
 import (
 	"errors"
 	"fmt"
+	"math"
+	"net"
 	"runtime"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -24,6 +27,15 @@ type Config struct {
 	Datacenter string
 	// NodeName names the server in logs and membership.
 	NodeName string
+
+	// RPCAdvertise is the address ("host:port") other agents reach this
+	// server's RPC at. Status.Leader, Status.Peers, Status.Members and the
+	// Raft configuration report servers by it; when empty they report the
+	// server's Raft address.
+	RPCAdvertise string
+	// SerfAdvertise is the gossip address ("host:port") Status.Members
+	// reports for this server.
+	SerfAdvertise string
 
 	// DataDir holds the Raft log, snapshots and the server's persistent
 	// ID. Required unless DevMode.
@@ -46,11 +58,32 @@ type Config struct {
 	RaftTransport raft.Transport
 	// RaftSnapshotsRetained is how many Raft snapshots are kept on disk.
 	RaftSnapshotsRetained int
+	// RaftSnapshotThreshold (entries since the last snapshot),
+	// RaftSnapshotInterval (how often that is checked) and
+	// RaftTrailingLogs (entries kept after a snapshot, so that a lagging
+	// follower can catch up from the log rather than a whole snapshot)
+	// tune log compaction; zero keeps DefaultRaftConfig's.
+	RaftSnapshotThreshold uint64
+	RaftSnapshotInterval  time.Duration
+	RaftTrailingLogs      uint64
+
+	// Cluster is how this server reaches the others (RPC, Raft, gossip).
+	Cluster ClusterConfig
 
 	// NumSchedulers is the number of scheduling workers on this server;
-	// EnabledSchedulers the eval types they take. Read by the worker pool.
+	// EnabledSchedulers the eval types they take (they must include
+	// "_core"). Operators may change both at run time through the worker
+	// pool.
 	NumSchedulers     int
 	EnabledSchedulers []string
+	// LeaderPausedFraction is the share of its workers a leading server
+	// pauses (rounded down), to leave CPU to Raft, the broker and the plan
+	// applier; in [0, 1].
+	LeaderPausedFraction float64
+	// PlanApplyPipeline is how many plan results the applier may have in
+	// Raft at once (plan_apply_pipeline); 0 means
+	// DefaultPlanApplyPipeline.
+	PlanApplyPipeline int
 
 	// Heartbeats (see heartbeat.go). A client is told a TTL of
 	// max(MinHeartbeatTTL, nodes/MaxHeartbeatsPerSecond) plus jitter; the
@@ -111,9 +144,12 @@ func DefaultConfig() *Config {
 		NodeName:              "server",
 		BootstrapExpect:       1,
 		RaftSnapshotsRetained: 2,
+		Cluster:               ClusterConfig{RPCHoldTimeout: DefaultRPCHoldTimeout},
 
-		NumSchedulers:     runtime.NumCPU(),
-		EnabledSchedulers: AllSchedulers(),
+		NumSchedulers:        runtime.NumCPU(),
+		EnabledSchedulers:    AllSchedulers(),
+		LeaderPausedFraction: DefaultLeaderPausedFraction,
+		PlanApplyPipeline:    DefaultPlanApplyPipeline,
 
 		MinHeartbeatTTL:        10 * time.Second,
 		MaxHeartbeatsPerSecond: 50.0,
@@ -155,9 +191,13 @@ func AllSchedulers() []string {
 // throughput: the apply channel is drained in batches of up to
 // MaxAppendEntries and followers are sent commits within 5 ms. With the
 // library defaults (no batching, 64 entries, 50 ms) a server commits a few
-// thousand entries per second; tuned, tens of thousands. Election,
-// heartbeat and lease timeouts keep the library defaults: shorter ones
-// cost leadership under load on small machines.
+// thousand entries per second; tuned, tens of thousands.
+//
+// Followers give up on a silent leader after 500 ms (the library waits
+// 1 s), which brings failover to about a second. The leader's lease keeps
+// the library's 500 ms: a shorter lease makes a busy leader step down
+// ("leadership lost while committing log"). raft_multiplier scales all
+// three on machines too slow for them.
 func DefaultRaftConfig() *raft.Config {
 	c := raft.DefaultConfig()
 	c.BatchApplyCh = true
@@ -165,6 +205,22 @@ func DefaultRaftConfig() *raft.Config {
 	c.CommitTimeout = 5 * time.Millisecond
 	c.SnapshotThreshold = 8192
 	c.TrailingLogs = 10240
+	c.HeartbeatTimeout = 500 * time.Millisecond
+	c.ElectionTimeout = 500 * time.Millisecond
+	c.LeaderLeaseTimeout = 500 * time.Millisecond
+	return c
+}
+
+// ScaledRaftConfig is DefaultRaftConfig with its heartbeat, election and
+// lease timeouts multiplied by m (raft_multiplier): slower failover, in
+// exchange for keeping leadership on slow or overloaded machines.
+func ScaledRaftConfig(m int) *raft.Config {
+	c := DefaultRaftConfig()
+	if m > 1 {
+		c.HeartbeatTimeout *= time.Duration(m)
+		c.ElectionTimeout *= time.Duration(m)
+		c.LeaderLeaseTimeout *= time.Duration(m)
+	}
 	return c
 }
 
@@ -180,6 +236,10 @@ func (c *Config) validate() error {
 	if !c.DevMode && c.DataDir == "" {
 		errs = append(errs, errors.New("data_dir is required unless in dev mode"))
 	}
+	errs = append(errs, c.Cluster.validate()...)
+	if c.RaftSnapshotInterval < 0 {
+		errs = append(errs, fmt.Errorf("raft_snapshot_interval must be >= 0, got %s", c.RaftSnapshotInterval))
+	}
 	if c.BootstrapExpect < 0 {
 		errs = append(errs, fmt.Errorf("bootstrap_expect must be >= 0, got %d", c.BootstrapExpect))
 	}
@@ -191,8 +251,24 @@ func (c *Config) validate() error {
 			errs = append(errs, fmt.Errorf("enabled_schedulers: unknown scheduler %q", s))
 		}
 	}
-	if c.NumSchedulers > 0 && !slices.Contains(c.EnabledSchedulers, structs.JobTypeCore) {
+	if !slices.Contains(c.EnabledSchedulers, structs.JobTypeCore) {
 		errs = append(errs, fmt.Errorf("enabled_schedulers must include %q", structs.JobTypeCore))
+	}
+	if f := c.LeaderPausedFraction; math.IsNaN(f) || f < 0 || f > 1 {
+		errs = append(errs, fmt.Errorf("leader_paused_fraction must be in [0, 1], got %v", f))
+	}
+	if c.PlanApplyPipeline < 0 {
+		errs = append(errs, fmt.Errorf("plan_apply_pipeline must be >= 1 (0 for the default), got %d", c.PlanApplyPipeline))
+	}
+	for _, a := range []struct{ name, addr string }{{"rpc advertise", c.RPCAdvertise}, {"serf advertise", c.SerfAdvertise}} {
+		if a.addr == "" {
+			continue
+		}
+		if _, port, err := net.SplitHostPort(a.addr); err != nil {
+			errs = append(errs, fmt.Errorf("%s address %q: %w", a.name, a.addr, err))
+		} else if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+			errs = append(errs, fmt.Errorf("%s address %q: bad port", a.name, a.addr))
+		}
 	}
 	positive := []struct {
 		name string

@@ -28,9 +28,30 @@
 //     plus the results still in Raft, commits what fits through PlanRaft
 //     with several commits in flight, and answers in order.
 //
-// Every server runs a WorkerPool of Workers. Each takes evaluations from
-// the leader through WorkerEndpoints, waits until its own state store has
-// caught up, runs the scheduler on a snapshot and acts as its Planner.
+// The applier commits through PlanRaft, which the server implements with
+// raft.Apply (serverPlanRaft); the FSM applies the entry, hands the
+// preemption evals to the broker and releases blocked evals on the nodes
+// where allocs stopped.
+//
+// Every server runs a WorkerPool of Workers from NewServer to Shutdown.
+// Each takes evaluations from the leader through WorkerEndpoints (on a
+// server, rpcWorkerEndpoints: the Eval.* and Plan.Submit RPCs), waits
+// until its own state store has caught up, runs the scheduler on a
+// snapshot (the garbage collector, CoreScheduler, for "_core" evals) and
+// acts as its Planner. A leader pauses LeaderPausedFraction of its own
+// workers.
+//
+// The leader's duties (leader_duties.go) are the node drainer, the
+// deployment watcher and the periodic dispatcher of the sub-packages.
+// Each decides from the state store alone and writes through dutyRaft;
+// they are enabled after the broker when leadership is established and
+// disabled before it when leadership is lost. The Deployment and
+// Periodic endpoints act through them.
+//
+// Endpoint errors that are the caller's fault carry their HTTP status
+// (structs.CodedError): the RPC layer classifies validation failures,
+// unknown objects and disabled registration (structs.ClassifyError), and
+// endpoints code the rest themselves.
 //
 // Every timer in these parts runs on an injected clock.Clock, so their
 // tests drive time by hand and never sleep.

@@ -106,6 +106,9 @@ type EvalBroker struct {
 
 	mu      sync.Mutex
 	enabled bool
+	// enabledCh is closed when the broker becomes enabled; while it is
+	// disabled a fresh, open one waits for that (EnabledNotify).
+	enabledCh chan struct{}
 
 	// evals holds every eval the broker knows (ready, pending, waiting,
 	// delayed or outstanding) and how many times it was delivered; it
@@ -196,6 +199,7 @@ func NewEvalBroker(cfg EvalBrokerConfig) (*EvalBroker, error) {
 		clock:               cfg.Clock,
 		logger:              cfg.Logger.Named("eval_broker"),
 		cancelableCh:        make(chan struct{}, 1),
+		enabledCh:           make(chan struct{}),
 	}
 	b.resetLocked()
 	return b, nil
@@ -237,10 +241,26 @@ func (b *EvalBroker) Enabled() bool {
 func (b *EvalBroker) SetEnabled(enabled bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	was := b.enabled
 	b.enabled = enabled
+	switch {
+	case enabled && !was:
+		close(b.enabledCh)
+	case !enabled && was:
+		b.enabledCh = make(chan struct{})
+	}
 	if !enabled {
 		b.flushLocked()
 	}
+}
+
+// EnabledNotify returns a channel that is closed once the broker is
+// enabled: already closed when it is. Eval.Dequeue waits on it while an
+// operator pauses the broker, so a resume hands out work at once.
+func (b *EvalBroker) EnabledNotify() <-chan struct{} {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.enabledCh
 }
 
 func (b *EvalBroker) flushLocked() {

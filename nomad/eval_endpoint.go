@@ -1,6 +1,7 @@
 package nomad
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"github.com/hashicorp/go-memdb"
 	"github.com/hashicorp/go-metrics"
 
+	"github.com/opennomad/nomad/nomad/clock"
 	"github.com/opennomad/nomad/nomad/state"
 	"github.com/opennomad/nomad/structs"
 )
@@ -28,9 +30,16 @@ type EvalEndpoint struct {
 // scheduler types it runs, with a delivery token, waiting up to Timeout
 // for one. WaitIndex tells the worker how far its state must have caught
 // up before it schedules: the newest ModifyIndex among the job's evals.
-// While the scheduler configuration pauses the broker, the call waits out
-// its timeout and returns no eval.
+// While the scheduler configuration pauses the broker, the call waits for
+// the broker to be resumed within its timeout, and otherwise returns no
+// eval once the timeout passed.
 func (e *EvalEndpoint) Dequeue(args *structs.EvalDequeueRequest, reply *structs.EvalDequeueResponse) error {
+	return e.dequeue(e.srv.shutdownCtx, args, reply)
+}
+
+// dequeue is Dequeue ending early when ctx ends: the server's shutdown for
+// callers over RPC, also a pause or stop for the server's own workers.
+func (e *EvalEndpoint) dequeue(ctx context.Context, args *structs.EvalDequeueRequest, reply *structs.EvalDequeueResponse) error {
 	if done, err := e.srv.forward("Eval.Dequeue", args, args, reply); done {
 		return err
 	}
@@ -49,17 +58,34 @@ func (e *EvalEndpoint) Dequeue(args *structs.EvalDequeueRequest, reply *structs.
 	if timeout <= 0 {
 		timeout = defaultDequeueTimeout
 	}
-	eval, token, err := broker.Dequeue(e.srv.shutdownCtx, args.Schedulers, timeout)
-	if errors.Is(err, structs.ErrBrokerDisabled) && e.srv.isEstablishedLeader() {
-		// Paused by the operator: an empty answer after the timeout keeps
-		// workers polling slowly instead of erroring.
-		sleepCtx(e.srv.shutdownCtx, e.srv.clock, timeout)
-		e.srv.setQueryMeta(&reply.QueryMeta)
-		return nil
+	wctx, cancel := clock.WithTimeout(ctx, e.srv.clock, timeout)
+	defer cancel()
+	for {
+		eval, token, err := broker.Dequeue(wctx, args.Schedulers, 0)
+		switch {
+		case err == nil:
+			return e.answerDequeue(broker, eval, token, reply)
+		case clock.TimedOut(wctx):
+			return e.answerDequeue(broker, nil, "", reply)
+		case errors.Is(err, structs.ErrBrokerDisabled) && e.srv.isEstablishedLeader():
+			// Paused by the operator: wait for a resume rather than
+			// erroring, so workers neither spin nor log.
+			select {
+			case <-broker.EnabledNotify():
+			case <-wctx.Done():
+				if clock.TimedOut(wctx) {
+					return e.answerDequeue(broker, nil, "", reply)
+				}
+				return ctx.Err()
+			}
+		default:
+			return err
+		}
 	}
-	if err != nil {
-		return err
-	}
+}
+
+// answerDequeue fills the reply for a dequeued eval (nil: none).
+func (e *EvalEndpoint) answerDequeue(broker evalBroker, eval *structs.Evaluation, token string, reply *structs.EvalDequeueResponse) error {
 	if eval != nil {
 		waitIndex, err := evalWaitIndex(e.srv.State(), eval)
 		if err != nil {

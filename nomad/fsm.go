@@ -95,8 +95,7 @@ type FSM struct {
 type applyFunc func(f *FSM, body []byte, index uint64) interface{}
 
 // appliers maps each supported message type to its apply function.
-// Types numbered in structs but missing here (deployment promotion and
-// alloc health, owned by the deployment watcher) are refused.
+// Types numbered in structs but missing here are refused.
 var appliers = map[structs.MessageType]applyFunc{
 	structs.NodeRegisterRequestType:                 (*FSM).applyNodeRegister,
 	structs.NodeDeregisterRequestType:               (*FSM).applyNodeDeregister,
@@ -117,6 +116,8 @@ var appliers = map[structs.MessageType]applyFunc{
 	structs.ApplyPlanResultsRequestType:             (*FSM).applyPlanResults,
 	structs.ReconcileJobSummariesRequestType:        (*FSM).applyReconcileJobSummaries,
 	structs.DeploymentStatusUpdateRequestType:       (*FSM).applyDeploymentStatusUpdate,
+	structs.DeploymentPromoteRequestType:            (*FSM).applyDeploymentPromotion,
+	structs.DeploymentAllocHealthRequestType:        (*FSM).applyDeploymentAllocHealth,
 	structs.DeploymentDeleteRequestType:             (*FSM).applyDeploymentDelete,
 	structs.SchedulerConfigRequestType:              (*FSM).applySchedulerConfig,
 	structs.ClusterMetadataRequestType:              (*FSM).applyClusterMetadata,

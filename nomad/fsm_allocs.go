@@ -78,9 +78,37 @@ func (f *FSM) applyPlanResults(body []byte, index uint64) interface{} {
 	if err := decode(body, structs.ApplyPlanResultsRequestType, &req); err != nil {
 		return err
 	}
-	if err := f.State().UpsertPlanResults(index, &req); err != nil {
+	store := f.State()
+	if err := store.UpsertPlanResults(index, &req); err != nil {
 		return err
 	}
 	f.handleEvals(req.PreemptionEvals)
+	f.unblockStoppedAllocNodes(store, index, req.AllocsStopped, req.AllocsPreempted)
 	return nil
+}
+
+// unblockStoppedAllocNodes releases evals that may fit where a plan
+// stopped or preempted allocs: the scheduler counts a stopped alloc's
+// resources as free at once, so waiting for the client to report it
+// finished would leave capacity idle. Once per node.
+func (f *FSM) unblockStoppedAllocNodes(store *state.StateStore, index uint64, lists ...[]*structs.AllocationDiff) {
+	if f.blocked == nil {
+		return
+	}
+	seen := make(map[string]bool)
+	for _, diffs := range lists {
+		for _, d := range diffs {
+			alloc, err := store.AllocByID(nil, d.ID)
+			if err != nil || alloc == nil || seen[alloc.NodeID] {
+				continue
+			}
+			seen[alloc.NodeID] = true
+			node, err := store.NodeByID(nil, alloc.NodeID)
+			if err != nil || node == nil {
+				continue
+			}
+			f.blocked.UnblockClassAndQuota(node.ComputedClass, "", index)
+			f.blocked.UnblockNode(node.ID, index)
+		}
+	}
 }

@@ -1,12 +1,11 @@
 package nomad
 
 import (
-	"github.com/opennomad/nomad/nomad/state"
 	"github.com/opennomad/nomad/structs"
 )
 
 // Cluster-wide entries: the scheduler configuration, the cluster's
-// identity, deployments and summary repair.
+// identity and summary repair.
 
 // applySchedulerConfig writes the scheduler configuration. A CAS write
 // returns whether it applied (a bool, not an error, when the index moved).
@@ -42,45 +41,4 @@ func (f *FSM) applyReconcileJobSummaries(body []byte, index uint64) interface{} 
 		return err
 	}
 	return f.State().ReconcileJobSummaries(index)
-}
-
-// applyDeploymentStatusUpdate changes a deployment's status together with
-// the job version it reverts to, if any, and the eval that follows up.
-func (f *FSM) applyDeploymentStatusUpdate(body []byte, index uint64) interface{} {
-	var req structs.DeploymentStatusUpdateRequest
-	if err := decode(body, structs.DeploymentStatusUpdateRequestType, &req); err != nil {
-		return err
-	}
-	if req.DeploymentUpdate == nil {
-		return errMissing(structs.DeploymentStatusUpdateRequestType, "deployment update")
-	}
-	err := f.State().WithWriteTxn(index, func(tx *state.Txn) error {
-		if err := tx.UpdateDeploymentStatus(req.DeploymentUpdate); err != nil {
-			return err
-		}
-		if req.Job != nil {
-			if err := tx.UpsertJob(req.Job); err != nil {
-				return err
-			}
-		}
-		if req.Eval == nil {
-			return nil
-		}
-		return tx.UpsertEvals([]*structs.Evaluation{req.Eval})
-	})
-	if err != nil {
-		return err
-	}
-	if req.Eval != nil {
-		f.handleEvals([]*structs.Evaluation{req.Eval})
-	}
-	return nil
-}
-
-func (f *FSM) applyDeploymentDelete(body []byte, index uint64) interface{} {
-	var req structs.DeploymentDeleteRequest
-	if err := decode(body, structs.DeploymentDeleteRequestType, &req); err != nil {
-		return err
-	}
-	return f.State().DeleteDeployments(index, req.Deployments)
 }

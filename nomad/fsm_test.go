@@ -191,7 +191,7 @@ func TestFSM_JobRegisterEnforceIndex(t *testing.T) {
 			update.Meta = map[string]string{"v": "2"}
 			err := mustFail(t, f, uint64(20+i), structs.JobRegisterRequestType,
 				&structs.JobRegisterRequest{Job: update, EnforceIndex: true, JobModifyIndex: tc.index})
-			must.EqError(t, err, tc.wantErr)
+			mustCoded(t, err, 400, tc.wantErr)
 		})
 	}
 	update := job.Copy()
@@ -532,10 +532,34 @@ func TestFSM_AllocDesiredTransitionWithEval(t *testing.T) {
 	must.SliceContains(t, fx.enqueued, eval.ID)
 }
 
+// A plan that stops allocs frees their room at once (the scheduler no
+// longer counts them): evals blocked on those nodes' classes are released,
+// once per node.
+func TestFSM_PlanResultsStopsUnblockTheirNodes(t *testing.T) {
+	f, fx := newTestFSM(t)
+	node, job, alloc := allocFixture(t, f)
+	fx.unblocked, fx.nodes = nil, nil // the node's registration
+	second := mock.Alloc(mock.ForJob(job, 1), mock.OnNode(node))
+	mustApply(t, f, 13, structs.ApplyPlanResultsRequestType, &structs.ApplyPlanResultsRequest{
+		AllocUpdateRequest: structs.AllocUpdateRequest{AllocsUpdated: []*structs.Allocation{second}, Job: job}})
+	must.SliceEmpty(t, fx.unblocked, must.Sprint("placements free nothing"))
+
+	mustApply(t, f, 14, structs.ApplyPlanResultsRequestType, &structs.ApplyPlanResultsRequest{
+		AllocUpdateRequest: structs.AllocUpdateRequest{Job: job, AllocsStopped: []*structs.AllocationDiff{
+			{ID: alloc.ID, DesiredDescription: "stopped"}, {ID: second.ID, DesiredDescription: "stopped"},
+		}},
+	})
+	got, _ := f.State().AllocByID(nil, alloc.ID)
+	must.Eq(t, structs.AllocDesiredStatusStop, got.DesiredStatus)
+	must.Eq(t, []string{node.ComputedClass + "@14"}, fx.unblocked)
+	must.Eq(t, []string{node.ID + "@14"}, fx.nodes)
+}
+
 func TestFSM_PlanResultsWithPreemptionEvals(t *testing.T) {
 	f, fx := newTestFSM(t)
 	node, job, alloc := allocFixture(t, f)
 	must.SliceEmpty(t, fx.enqueued)
+	fx.unblocked, fx.nodes = nil, nil // the node's registration
 
 	other := mock.Alloc(mock.ForJob(job, 1), mock.OnNode(node))
 	preemptEval := mock.Eval(mock.EvalForJob(job), mock.TriggeredBy(structs.EvalTriggerPreemption))
@@ -549,6 +573,9 @@ func TestFSM_PlanResultsWithPreemptionEvals(t *testing.T) {
 	gotOther, _ := f.State().AllocByID(nil, other.ID)
 	must.Eq(t, 13, gotOther.CreateIndex)
 	must.Eq(t, []string{preemptEval.ID}, fx.enqueued)
+	// The preempted alloc's room may fit a blocked eval.
+	must.Eq(t, []string{node.ComputedClass + "@13"}, fx.unblocked)
+	must.Eq(t, []string{node.ID + "@13"}, fx.nodes)
 
 	// Preempting an alloc that does not exist refuses the whole plan.
 	third := mock.Alloc(mock.ForJob(job, 2), mock.OnNode(node))
@@ -751,4 +778,50 @@ func TestFSM_RestoredEqualsOriginal(t *testing.T) {
 	fresh, _ := newTestFSM(t)
 	must.NoError(t, fresh.Restore(io.NopCloser(&sink.Buffer)))
 	sameState(t, f.State(), fresh.State())
+}
+
+// Alloc health verdicts (16) and canary promotion (15) apply through the
+// state store with the eval they carry; a refused entry changes nothing
+// and enqueues nothing.
+func TestFSM_DeploymentHealthAndPromotion(t *testing.T) {
+	f, fx := newTestFSM(t)
+	node := mock.Node()
+	job := mock.Job(mock.Count(1))
+	mustApply(t, f, 10, structs.NodeRegisterRequestType, &structs.NodeRegisterRequest{Node: node})
+	mustApply(t, f, 11, structs.JobRegisterRequestType, &structs.JobRegisterRequest{Job: job})
+	stored, _ := f.State().JobByID(nil, job.Namespace, job.ID)
+	d := structs.NewDeployment(stored, 50, testEpochTime)
+	d.TaskGroups["web"] = &structs.DeploymentState{DesiredTotal: 1, DesiredCanaries: 1}
+	canary := mock.Alloc(mock.ForJob(stored, 0), mock.OnNode(node))
+	canary.DeploymentID = d.ID
+	canary.DeploymentStatus = &structs.AllocDeploymentStatus{Canary: true}
+	d.TaskGroups["web"].PlacedCanaries = []string{canary.ID}
+	mustApply(t, f, 12, structs.ApplyPlanResultsRequestType, &structs.ApplyPlanResultsRequest{
+		AllocUpdateRequest: structs.AllocUpdateRequest{AllocsUpdated: []*structs.Allocation{canary}, Job: stored},
+		Deployment:         d,
+	})
+	fx.enqueued = nil
+
+	promote := &structs.ApplyDeploymentPromoteRequest{
+		DeploymentPromoteRequest: structs.DeploymentPromoteRequest{DeploymentID: d.ID, All: true},
+		Eval:                     mock.Eval(mock.EvalForJob(stored)),
+	}
+	err := mustFail(t, f, 13, structs.DeploymentPromoteRequestType, promote)
+	must.ErrorContains(t, err, "0/1 healthy allocations")
+	must.SliceEmpty(t, fx.enqueued)
+
+	healthEval := mock.Eval(mock.EvalForJob(stored))
+	mustApply(t, f, 14, structs.DeploymentAllocHealthRequestType, &structs.ApplyDeploymentAllocHealthRequest{
+		DeploymentAllocHealthRequest: structs.DeploymentAllocHealthRequest{DeploymentID: d.ID, HealthyAllocationIDs: []string{canary.ID}},
+		Timestamp:                    testEpochTime,
+		Eval:                         healthEval,
+	})
+	got, _ := f.State().AllocByID(nil, canary.ID)
+	must.True(t, got.DeploymentStatus.IsHealthy())
+	must.Eq(t, []string{healthEval.ID}, fx.enqueued)
+
+	mustApply(t, f, 15, structs.DeploymentPromoteRequestType, promote)
+	dep, _ := f.State().DeploymentByID(nil, d.ID)
+	must.True(t, dep.TaskGroups["web"].Promoted)
+	must.Eq(t, []string{healthEval.ID, promote.Eval.ID}, fx.enqueued)
 }

@@ -8,11 +8,6 @@ import (
 // run on any server; the deletions must go through the leader), and the
 // one that starts a forced collection.
 
-// DeploymentEndpoint serves Deployment.Reap.
-type DeploymentEndpoint struct {
-	srv *Server
-}
-
 // Reap deletes deployments.
 func (d *DeploymentEndpoint) Reap(args *structs.DeploymentDeleteRequest, reply *structs.GenericResponse) error {
 	if done, err := d.srv.forward("Deployment.Reap", args, args, reply); done {

@@ -86,13 +86,13 @@ func TestJobEndpoint_EnforceIndex(t *testing.T) {
 		return &reply, err
 	}
 	_, err := register(5)
-	must.EqError(t, err, "Enforcing job modify index 5: job does not exist")
+	mustCoded(t, err, 400, "Enforcing job modify index 5: job does not exist")
 	first, err := register(0)
 	must.NoError(t, err)
 
 	before := latestIndex(t, s)
 	_, err = register(0)
-	must.EqError(t, err, "Enforcing job modify index 0: job already exists")
+	mustCoded(t, err, 400, "Enforcing job modify index 0: job already exists")
 	_, err = register(first.JobModifyIndex - 1)
 	must.ErrorContains(t, err, "job exists with conflicting job modify index")
 	must.Eq(t, before, latestIndex(t, s))

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hashicorp/go-metrics"
 
+	"github.com/opennomad/nomad/nomad/clock"
 	"github.com/opennomad/nomad/structs"
 )
 
@@ -23,8 +24,10 @@ const establishRetryInterval = time.Second
 type leadership struct {
 	mu sync.Mutex
 	// established is set while the duties run: the components are enabled
-	// and the leader's loops started.
+	// and the leader's loops started. ready is closed while it is set, and
+	// replaced by an open channel when it is cleared.
 	established bool
+	ready       chan struct{}
 	// ctx ends when leadership is lost; the leader's loops watch it.
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -127,8 +130,10 @@ func (s *Server) leaderLoop(ctx context.Context) {
 // configuration if this is a new cluster, enables the broker and blocked
 // evals (unless the configuration pauses the broker) and refills them from
 // state, arms a heartbeat timer for every live node, starts the reapers
-// and periodic garbage collection, and finally tells the observers (the
-// plan applier starts; workers pause).
+// and periodic garbage collection, enables the duties (drainer,
+// deployment watcher, periodic dispatcher; after the broker, so the evals
+// they write are enqueued), and finally tells the observers (the plan
+// applier starts; workers pause).
 func (s *Server) establishLeadership(ctx context.Context) error {
 	defer metrics.MeasureSince([]string{"nomad", "leader", "establish_leadership"}, time.Now())
 	s.leader.mu.Lock()
@@ -153,10 +158,12 @@ func (s *Server) establishLeadership(ctx context.Context) error {
 		return err
 	}
 	s.startLeaderLoops(leaderCtx)
+	s.duties.setEnabled(true)
 
 	s.leader.mu.Lock()
 	defer s.leader.mu.Unlock()
 	s.leader.established = true
+	close(s.leader.ready)
 	for _, o := range s.leader.observers {
 		o.LeadershipGained(leaderCtx)
 	}
@@ -164,14 +171,17 @@ func (s *Server) establishLeadership(ctx context.Context) error {
 }
 
 // revokeLeadership undoes establishLeadership, whatever part of it ran:
-// the leader's loops stop, observers are told, and the broker, blocked
-// evals and plan queue are disabled and flushed. Their contents live on
+// the leader's loops and duties stop, observers are told, and the broker,
+// blocked evals and plan queue are disabled and flushed. Their contents live on
 // in the state store, from which the next leader rebuilds them.
 func (s *Server) revokeLeadership() {
 	defer metrics.MeasureSince([]string{"nomad", "leader", "revoke_leadership"}, time.Now())
 	s.leader.mu.Lock()
 	wasEstablished := s.leader.established
 	s.leader.established = false
+	if wasEstablished {
+		s.leader.ready = make(chan struct{})
+	}
 	if s.leader.cancel != nil {
 		s.leader.cancel()
 	}
@@ -179,6 +189,8 @@ func (s *Server) revokeLeadership() {
 	s.leader.mu.Unlock()
 
 	s.leader.loops.Wait()
+	// Before the broker goes: a duty's last pass may still write evals.
+	s.duties.setEnabled(false)
 	if wasEstablished {
 		for _, o := range observers {
 			o.LeadershipLost()
@@ -203,6 +215,34 @@ func (s *Server) isEstablishedLeader() bool {
 	s.leader.mu.Lock()
 	defer s.leader.mu.Unlock()
 	return s.leader.established
+}
+
+// leaderReadyWait bounds how long a request that reached the Raft leader
+// waits for its duties to be established.
+const leaderReadyWait = 10 * time.Second
+
+// waitLeaderReady waits until this server, which Raft elected, has
+// established its leadership: until then its state store may lack entries
+// committed in earlier terms (the barrier of establishLeadership waits
+// for them), and its broker and plan queue are off. It returns false when
+// that did not happen within leaderReadyWait or the server stops.
+func (s *Server) waitLeaderReady() bool {
+	s.leader.mu.Lock()
+	ready := s.leader.ready
+	s.leader.mu.Unlock()
+	select {
+	case <-ready:
+		return true
+	default:
+	}
+	ctx, cancel := clock.WithTimeout(s.shutdownCtx, s.clock, leaderReadyWait)
+	defer cancel()
+	select {
+	case <-ready:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 // goLeaderLoop runs fn on its own goroutine until the leader context ends;

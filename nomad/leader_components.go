@@ -19,6 +19,9 @@ type evalBroker interface {
 	// SetEnabled(false) flushes everything; the state store still holds
 	// every eval and the next leader restores them.
 	SetEnabled(enabled bool)
+	// EnabledNotify returns a channel closed once the broker is enabled
+	// (already closed while it is); a waiter re-checks after it closes.
+	EnabledNotify() <-chan struct{}
 	// Restore is Enqueue for evals read back from state on a new leader.
 	Restore(eval *structs.Evaluation)
 	Dequeue(ctx context.Context, schedulers []string, timeout time.Duration) (*structs.Evaluation, string, error)

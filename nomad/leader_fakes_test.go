@@ -58,6 +58,18 @@ func (b *fakeEvalBroker) SetEnabled(enabled bool) {
 	b.broadcastLocked()
 }
 
+// EnabledNotify is closed at once while enabled, else at the next change.
+func (b *fakeEvalBroker) EnabledNotify() <-chan struct{} {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.enabled {
+		ch := make(chan struct{})
+		close(ch)
+		return ch
+	}
+	return b.wake
+}
+
 func (b *fakeEvalBroker) broadcastLocked() {
 	close(b.wake)
 	b.wake = make(chan struct{})

@@ -123,18 +123,15 @@ func (n *NodeEndpoint) createNodeEvals(node *structs.Node, reply *structs.NodeUp
 	return nil
 }
 
-// setServerInfo tells a client which servers it may talk to.
+// setServerInfo tells a client which servers it may talk to: the alive
+// servers of the region, and the leader's RPC address.
 func (n *NodeEndpoint) setServerInfo(reply *structs.NodeUpdateResponse) {
-	reply.LeaderRPCAddr = n.srv.Leader()
-	reply.NumNodes = int32(n.srv.heartbeats.count())
-	reply.Servers = nil
-	if f := n.srv.raft.GetConfiguration(); f.Error() == nil {
-		for _, s := range f.Configuration().Servers {
-			reply.Servers = append(reply.Servers, &structs.NodeServerInfo{
-				RPCAdvertiseAddr: string(s.Address), Datacenter: n.srv.config.Datacenter,
-			})
-		}
+	reply.LeaderRPCAddr = ""
+	if addr, id := n.srv.raft.LeaderWithID(); id != "" {
+		reply.LeaderRPCAddr = n.srv.peerAddr(id, addr)
 	}
+	reply.NumNodes = int32(n.srv.heartbeats.count())
+	reply.Servers = n.srv.clientServers()
 	n.srv.setQueryMeta(&reply.QueryMeta)
 }
 

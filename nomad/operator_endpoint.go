@@ -1,14 +1,18 @@
 package nomad
 
 import (
+	"fmt"
+	"net/http"
+
 	"github.com/hashicorp/go-memdb"
+	"github.com/hashicorp/raft"
 
 	"github.com/opennomad/nomad/nomad/state"
 	"github.com/opennomad/nomad/structs"
 )
 
 // OperatorEndpoint serves the Operator.* RPCs: the cluster-wide scheduler
-// configuration.
+// configuration and the Raft configuration.
 type OperatorEndpoint struct {
 	srv *Server
 }
@@ -51,4 +55,45 @@ func (o *OperatorEndpoint) SchedulerSetConfiguration(args *structs.SchedulerSetC
 	}
 	reply.Index = index
 	return o.srv.handleSchedulerConfigChange()
+}
+
+// RaftGetConfiguration returns the Raft configuration: the servers, their
+// RPC addresses, voting rights and the leader.
+func (o *OperatorEndpoint) RaftGetConfiguration(args *structs.GenericRequest, reply *structs.RaftConfigurationResponse) error {
+	if args.Region != "" && args.Region != o.srv.config.Region {
+		_, err := o.srv.forward("Operator.RaftGetConfiguration", args, args, reply)
+		return err
+	}
+	return o.srv.raftConfiguration(reply)
+}
+
+// RaftRemovePeerByID removes a server from the Raft configuration. It is
+// for servers that are gone for good and that gossip cannot remove; a
+// running server removed this way stays outside until it restarts (and
+// gossip adds it back).
+func (o *OperatorEndpoint) RaftRemovePeerByID(args *structs.RaftPeerByIDRequest, reply *structs.GenericResponse) error {
+	if done, err := o.srv.forward("Operator.RaftRemovePeerByID", args, args, reply); done {
+		return err
+	}
+	if args.ID == "" {
+		return &structs.ValidationError{Problems: []string{"missing peer ID to remove"}}
+	}
+	f := o.srv.raft.GetConfiguration()
+	if err := f.Error(); err != nil {
+		return err
+	}
+	found := false
+	for _, s := range f.Configuration().Servers {
+		found = found || string(s.ID) == args.ID
+	}
+	if !found {
+		return structs.NewErrRPCCodedf(http.StatusBadRequest, "id %q was not found in the Raft configuration", args.ID)
+	}
+	future := o.srv.raft.RemoveServer(raft.ServerID(args.ID), 0, 0)
+	if err := future.Error(); err != nil {
+		return fmt.Errorf("removing raft peer %q: %w", args.ID, err)
+	}
+	o.srv.logger.Warn("removed raft peer", "id", args.ID)
+	reply.Index = future.Index()
+	return nil
 }

@@ -146,17 +146,21 @@ func TestPipeline_PlanSubmitNeedsTheLeaderQueueAndToken(t *testing.T) {
 	err := s.RPC("Plan.Submit", &structs.PlanRequest{Plan: plan}, &reply)
 	must.ErrorIs(t, err, structs.ErrTokenMismatch)
 
-	// With the right token the plan waits in the queue for the applier;
-	// losing leadership flushes it.
+	// With the right token the leader's applier judges and commits it.
 	plan.EvalToken = deq.Token
-	errs := make(chan error, 1)
-	go func() { errs <- s.RPC("Plan.Submit", &structs.PlanRequest{Plan: plan}, &reply) }()
-	waitFor(t, func() bool { return s.planQueue.(*PlanQueue).Stats().Depth == 1 })
-	s.revokeLeadership()
-	select {
-	case err := <-errs:
-		must.ErrorIs(t, err, ErrPlanQueueFlushed)
-	case <-time.After(5 * time.Second):
-		t.Fatal("the queued plan was not flushed")
-	}
+	node := mock.Node()
+	registerNode(t, s, node)
+	stored, err := s.State().JobByID(nil, job.Namespace, job.ID)
+	must.NoError(t, err)
+	plan.Job = stored
+	alloc := mock.Alloc(mock.ForJob(stored, 0), mock.OnNode(node))
+	alloc.EvalID = deq.Eval.ID
+	plan.AppendAlloc(alloc)
+	must.NoError(t, s.RPC("Plan.Submit", &structs.PlanRequest{Plan: plan}, &reply))
+	must.NotNil(t, reply.Result)
+	must.Positive(t, reply.Result.AllocIndex)
+	got, err := s.State().AllocByID(nil, alloc.ID)
+	must.NoError(t, err)
+	must.NotNil(t, got, must.Sprint("the applier committed the placement"))
+	must.Eq(t, reply.Result.AllocIndex, got.CreateIndex)
 }

@@ -17,6 +17,10 @@ import (
 	"github.com/opennomad/nomad/structs"
 )
 
+// devRaftTimeout is the heartbeat, election and lease timeout of a dev
+// mode server.
+const devRaftTimeout = 20 * time.Millisecond
+
 // raftEnqueueLimit bounds how long a write waits for Raft to accept it
 // (not to commit it) before failing.
 const raftEnqueueLimit = 30 * time.Second
@@ -105,43 +109,69 @@ func serverID(cfg *Config) (string, error) {
 // setupRaft opens the stores, builds the transport and starts Raft,
 // bootstrapping a single-server cluster when the data dir holds no Raft
 // state yet. A server restarted from its data dir restores its last
-// snapshot and replays the log after it.
-func (s *Server) setupRaft() error {
+// snapshot and replays the log after it. hadState reports Raft state
+// found at start: such a server never bootstraps again.
+func (s *Server) setupRaft() (hadState bool, err error) {
 	conf := DefaultRaftConfig()
-	if s.config.RaftConfig != nil {
+	switch {
+	case s.config.RaftConfig != nil:
 		c := *s.config.RaftConfig
 		conf = &c
+	case s.config.DevMode && s.config.BootstrapExpect == 1:
+		// A lone in-memory server has no peer to wait for: electing
+		// itself after 20 ms rather than 1-2 s gets a dev agent going at
+		// once, and a single voter never loses its lease.
+		conf.HeartbeatTimeout = devRaftTimeout
+		conf.ElectionTimeout = devRaftTimeout
+		conf.LeaderLeaseTimeout = devRaftTimeout
 	}
 	conf.LocalID = raft.ServerID(s.id)
 	conf.Logger = s.logger.Named("raft")
 	conf.NotifyCh = s.raftNotifyCh
+	if s.config.RaftSnapshotThreshold > 0 {
+		conf.SnapshotThreshold = s.config.RaftSnapshotThreshold
+	}
+	if s.config.RaftSnapshotInterval > 0 {
+		conf.SnapshotInterval = s.config.RaftSnapshotInterval
+	}
+	if s.config.RaftTrailingLogs > 0 {
+		conf.TrailingLogs = s.config.RaftTrailingLogs
+	}
 
 	stores, err := openRaftStores(s.config)
 	if err != nil {
-		return err
+		return false, err
 	}
 	trans := s.config.RaftTransport
 	if trans == nil {
+		trans = s.networkTransport()
+	}
+	if trans == nil {
 		_, trans = raft.NewInmemTransport(raft.ServerAddress(s.id))
+	}
+	hadState, err = raft.HasExistingState(stores.logs, stores.stable, stores.snaps)
+	if err != nil {
+		closeRaft(stores, trans)
+		return false, fmt.Errorf("reading raft state: %w", err)
 	}
 
 	// A single server bootstraps itself; larger clusters wait for the
 	// membership layer to bootstrap them with every expected server.
-	if s.config.BootstrapExpect == 1 {
+	if s.config.BootstrapExpect == 1 && !hadState {
 		if err := bootstrapSingle(conf, stores, trans); err != nil {
 			closeRaft(stores, trans)
-			return err
+			return false, err
 		}
 	}
 	r, err := raft.NewRaft(conf, s.fsm, stores.logs, stores.stable, stores.snaps, trans)
 	if err != nil {
 		closeRaft(stores, trans)
-		return fmt.Errorf("starting raft: %w", err)
+		return false, fmt.Errorf("starting raft: %w", err)
 	}
 	s.raft = r
 	s.raftStores = stores
 	s.raftTransport = trans
-	return nil
+	return hadState, nil
 }
 
 // bootstrapSingle makes this server the only voter of a new cluster. A
@@ -189,12 +219,7 @@ func (s *Server) raftApply(t structs.MessageType, msg interface{}) (interface{},
 	start := time.Now()
 	future := s.raft.Apply(buf, raftEnqueueLimit)
 	if err := future.Error(); err != nil {
-		switch {
-		case errors.Is(err, raft.ErrNotLeader), errors.Is(err, raft.ErrLeadershipLost),
-			errors.Is(err, raft.ErrLeadershipTransferInProgress), errors.Is(err, raft.ErrRaftShutdown):
-			return nil, 0, fmt.Errorf("%w: %s: %v", structs.ErrNoLeader, t, err)
-		}
-		return nil, 0, fmt.Errorf("raft apply of %s: %w", t, err)
+		return nil, 0, raftApplyError(t, err)
 	}
 	metrics.MeasureSinceWithLabels([]string{"nomad", "raft", "apply"}, start,
 		[]metrics.Label{{Name: "type", Value: t.String()}})
@@ -203,4 +228,16 @@ func (s *Server) raftApply(t structs.MessageType, msg interface{}) (interface{},
 		return nil, future.Index(), err
 	}
 	return resp, future.Index(), nil
+}
+
+// raftApplyError names the entry in an error of raft.Apply, and turns the
+// errors that mean "this server does not (or no longer) lead" into
+// structs.ErrNoLeader, which workers and clients retry.
+func raftApplyError(t structs.MessageType, err error) error {
+	switch {
+	case errors.Is(err, raft.ErrNotLeader), errors.Is(err, raft.ErrLeadershipLost),
+		errors.Is(err, raft.ErrLeadershipTransferInProgress), errors.Is(err, raft.ErrRaftShutdown):
+		return fmt.Errorf("%w: %s: %v", structs.ErrNoLeader, t, err)
+	}
+	return fmt.Errorf("raft apply of %s: %w", t, err)
 }

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net/rpc"
 	"reflect"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/go-metrics"
@@ -31,18 +32,18 @@ type rpcMethod struct {
 // rpcRegistry holds the endpoints. They are served twice over the same
 // receivers: in process by Server.RPC, which calls the method directly and
 // so keeps error values intact (a *structs.ValidationError stays one), and
-// over connections by a net/rpc server with the msgpack codec, where
-// errors travel as text.
+// over connections by ServeRPCConn, which speaks net/rpc's protocol with
+// the msgpack codec and sends errors as text. Both pass every error
+// through structs.ClassifyError, so it carries its HTTP status either way.
 type rpcRegistry struct {
 	methods map[string]*rpcMethod
-	server  *rpc.Server
 }
 
 var errorType = reflect.TypeOf((*error)(nil)).Elem()
 
 // newRPCRegistry registers every endpoint of s.
 func newRPCRegistry(s *Server) (*rpcRegistry, error) {
-	r := &rpcRegistry{methods: make(map[string]*rpcMethod), server: rpc.NewServer()}
+	r := &rpcRegistry{methods: make(map[string]*rpcMethod)}
 	endpoints := []struct {
 		name string
 		rcvr interface{}
@@ -53,8 +54,10 @@ func newRPCRegistry(s *Server) (*rpcRegistry, error) {
 		{"Plan", &PlanEndpoint{srv: s}},
 		{"Alloc", &AllocEndpoint{srv: s}},
 		{"Deployment", &DeploymentEndpoint{srv: s}},
+		{"Periodic", &PeriodicEndpoint{srv: s}},
 		{"Operator", &OperatorEndpoint{srv: s}},
 		{"Status", &StatusEndpoint{srv: s}},
+		{"Region", &RegionEndpoint{srv: s}},
 		{"System", &SystemEndpoint{srv: s}},
 	}
 	for _, e := range endpoints {
@@ -65,13 +68,9 @@ func newRPCRegistry(s *Server) (*rpcRegistry, error) {
 	return r, nil
 }
 
-// register adds every method of rcvr that has net/rpc's shape under
-// "name.Method". Endpoint types are expected to have no other exported
-// methods; one of another shape is a programming error.
+// register adds every exported method of rcvr under "name.Method". Each
+// must have net/rpc's shape; one of another shape is a programming error.
 func (r *rpcRegistry) register(name string, rcvr interface{}) error {
-	if err := r.server.RegisterName(name, rcvr); err != nil {
-		return fmt.Errorf("registering RPC endpoint %s: %w", name, err)
-	}
 	v := reflect.ValueOf(rcvr)
 	t := v.Type()
 	for i := 0; i < t.NumMethod(); i++ {
@@ -87,11 +86,27 @@ func (r *rpcRegistry) register(name string, rcvr interface{}) error {
 	return nil
 }
 
+// call runs one endpoint method and counts it; its error is classified.
+func (s *Server) call(method string, m *rpcMethod, argv, replyv reflect.Value) error {
+	metrics.IncrCounterWithLabels([]string{"nomad", "rpc", "request"}, 1,
+		[]metrics.Label{{Name: "method", Value: method}})
+	out := m.fn.Call([]reflect.Value{m.rcvr, argv, replyv})
+	err, _ := out[0].Interface().(error)
+	if err == nil {
+		return nil
+	}
+	metrics.IncrCounterWithLabels([]string{"nomad", "rpc", "request_error"}, 1,
+		[]metrics.Label{{Name: "method", Value: method}})
+	return structs.ClassifyError(err)
+}
+
 // RPC calls an endpoint in process, as a remote caller would over the
 // network: method is "Endpoint.Method" (for example "Job.Register"), args
 // the request (a pointer, or the value for endpoints taking one) and reply
 // a pointer the endpoint fills. The endpoint owns args for the call and
-// may modify it. Errors are returned as the endpoint returned them.
+// may modify it. Errors keep their values (errors.Is and errors.As work);
+// those with a known meaning also carry their HTTP status
+// (structs.ErrorCode).
 func (s *Server) RPC(method string, args, reply interface{}) error {
 	m, ok := s.rpc.methods[method]
 	if !ok {
@@ -109,42 +124,68 @@ func (s *Server) RPC(method string, args, reply interface{}) error {
 	if replyv.Type() != m.replyType {
 		return fmt.Errorf("RPC %s: reply is %T, want %s", method, reply, m.replyType)
 	}
-	metrics.IncrCounterWithLabels([]string{"nomad", "rpc", "request"}, 1,
-		[]metrics.Label{{Name: "method", Value: method}})
-	out := m.fn.Call([]reflect.Value{m.rcvr, argv, replyv})
-	if err, _ := out[0].Interface().(error); err != nil {
-		metrics.IncrCounterWithLabels([]string{"nomad", "rpc", "request_error"}, 1,
-			[]metrics.Label{{Name: "method", Value: method}})
-		return err
-	}
-	return nil
+	return s.call(method, m, argv, replyv)
 }
 
-// ServeRPCConn serves msgpack-RPC requests read from conn until it
-// closes, with the same endpoints as RPC. The network layer calls it for
-// each accepted connection (or multiplexed stream).
+// ServeRPCConn serves msgpack-RPC requests (net/rpc's protocol, so a
+// net/rpc client with the msgpack codec talks to it) read from conn until
+// it closes, with the same endpoints as RPC. Each request runs on its own
+// goroutine, since blocking queries may wait for minutes; responses are
+// written one at a time. The network layer calls it for each accepted
+// connection (or multiplexed stream).
 func (s *Server) ServeRPCConn(conn io.ReadWriteCloser) {
-	s.rpc.server.ServeCodec(msgpackrpc.NewCodecFromHandle(true, true, conn, structs.MsgpackHandle))
-}
-
-// forward decides where a request is served; every endpoint calls it
-// first. It returns false when this server must serve the request itself:
-// it leads, or the request is a read that accepts stale data. Otherwise it
-// returns true with the outcome of serving it elsewhere. Only one region
-// exists, and until servers talk to each other, a follower answers
-// structs.ErrNoLeader for what only the leader may serve; forwarding to
-// the leader belongs here.
-func (s *Server) forward(method string, info structs.RPCInfo, args, reply interface{}) (bool, error) {
-	if region := info.RequestRegion(); region != "" && region != s.config.Region {
-		return true, fmt.Errorf("%w %q", ErrNoRegionPath, region)
+	codec := msgpackrpc.NewCodecFromHandle(true, true, conn, structs.MsgpackHandle)
+	defer codec.Close()
+	var (
+		writeMu  sync.Mutex
+		inflight sync.WaitGroup
+	)
+	respond := func(req *rpc.Request, reply interface{}, err error) {
+		resp := &rpc.Response{ServiceMethod: req.ServiceMethod, Seq: req.Seq}
+		if err != nil {
+			resp.Error = err.Error()
+			reply = struct{}{}
+		}
+		writeMu.Lock()
+		defer writeMu.Unlock()
+		if werr := codec.WriteResponse(resp, reply); werr != nil {
+			s.logger.Debug("writing RPC response", "method", req.ServiceMethod, "error", werr)
+		}
 	}
-	if info.IsRead() && info.AllowStaleRead() {
-		return false, nil
+	defer inflight.Wait()
+	for {
+		var req rpc.Request
+		if err := codec.ReadRequestHeader(&req); err != nil {
+			if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrClosedPipe) {
+				s.logger.Debug("reading RPC request", "error", err)
+			}
+			return
+		}
+		m, ok := s.rpc.methods[req.ServiceMethod]
+		if !ok {
+			// The body must still be read to stay in step with the stream.
+			if err := codec.ReadRequestBody(nil); err != nil {
+				return
+			}
+			respond(&req, nil, fmt.Errorf("%w: %s", structs.ErrUnknownMethod, req.ServiceMethod))
+			continue
+		}
+		argp := reflect.New(m.argType)
+		if err := codec.ReadRequestBody(argp.Interface()); err != nil {
+			respond(&req, nil, fmt.Errorf("RPC %s: decoding request: %w", req.ServiceMethod, err))
+			return
+		}
+		// For a pointer argument type the codec allocated the request
+		// behind the new pointer; either way the argument is one level in.
+		argv := argp.Elem()
+		replyv := reflect.New(m.replyType.Elem())
+		inflight.Add(1)
+		go func(req rpc.Request) {
+			defer inflight.Done()
+			err := s.call(req.ServiceMethod, m, argv, replyv)
+			respond(&req, replyv.Interface(), err)
+		}(req)
 	}
-	if s.IsLeader() {
-		return false, nil
-	}
-	return true, fmt.Errorf("%s: %w", method, structs.ErrNoLeader)
 }
 
 // blockingQuery runs a read endpoint's query as a blocking query: at once

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"time"
 
@@ -12,6 +13,8 @@ import (
 
 	"github.com/opennomad/nomad/nomad/clock"
 	"github.com/opennomad/nomad/nomad/state"
+	"github.com/opennomad/nomad/scheduler"
+	"github.com/opennomad/nomad/structs"
 )
 
 // Server is one Nomad server. Create it with NewServer; it joins (or, as
@@ -34,6 +37,17 @@ type Server struct {
 	evalBroker   evalBroker
 	blockedEvals blockedEvalTracker
 	planQueue    planQueue
+	// planApplier commits plans while this server leads; nil when the
+	// pipeline has no real plan queue and broker (tests with fakes).
+	planApplier *PlanApplier
+	// duties are the leader's watchers (drainer, deployments, periodic).
+	duties *leaderDuties
+	// workers schedule evals on every server.
+	workers *WorkerPool
+	// peers names the servers of the Raft configuration.
+	peers peerBook
+	// net is the listener, the pool to other servers and gossip.
+	net clusterNet
 
 	rpc          *rpcRegistry
 	heartbeats   *heartbeater
@@ -53,8 +67,9 @@ type Server struct {
 }
 
 // NewServer validates cfg, starts Raft from cfg.DataDir (or in memory)
-// and returns a running server with its eval broker, blocked-evals
-// tracker and plan queue.
+// and returns a running server: its scheduling workers run at once; the
+// eval broker, blocked-evals tracker, plan queue and applier and the
+// leader's duties whenever Raft elects it.
 func NewServer(cfg *Config) (*Server, error) {
 	return newServer(cfg, nil)
 }
@@ -96,6 +111,7 @@ func newServer(cfg *Config, components func(*Config) (pipeline, error)) (*Server
 		clock:          c.Clock,
 		id:             id,
 		raftNotifyCh:   make(chan bool, 1),
+		leader:         leadership{ready: make(chan struct{})},
 		reapKick:       make(chan struct{}, 1),
 		evalBroker:     p.broker,
 		blockedEvals:   p.blocked,
@@ -120,16 +136,97 @@ func newServer(cfg *Config, components func(*Config) (pipeline, error)) (*Server
 		cancel()
 		return nil, err
 	}
-	if err := s.setupRaft(); err != nil {
+	if err := s.buildLeaderParts(p); err != nil {
 		cancel()
 		return nil, err
 	}
+	if err := s.setupListener(); err != nil {
+		cancel()
+		return nil, err
+	}
+	hadRaftState, err := s.setupRaft()
+	if err != nil {
+		cancel()
+		s.closeNetwork()
+		return nil, err
+	}
+	s.peers.set(raft.ServerID(s.id), peerInfo{rpcAddr: s.rpcAddr(), name: s.memberName()})
 	s.wg.Add(1)
 	go s.monitorLeadership()
+	s.workers.Start(s.shutdownCtx)
+	s.startServing()
+	if err := s.setupGossip(hadRaftState); err != nil {
+		s.Shutdown()
+		return nil, err
+	}
 	s.logger.Info("server started", "id", s.id, "region", c.Region, "datacenter", c.Datacenter,
-		"dev_mode", c.DevMode, "data_dir", c.DataDir)
+		"dev_mode", c.DevMode, "data_dir", c.DataDir, "schedulers", c.NumSchedulers)
 	return s, nil
 }
+
+// buildLeaderParts builds the plan applier (when the pipeline has the
+// real plan queue and broker), the leader's duties and the worker pool,
+// and registers the applier and the pool to follow leadership. Nothing
+// runs yet: the duties and applier start with leadership, the workers in
+// NewServer once Raft is up.
+func (s *Server) buildLeaderParts(p pipeline) error {
+	c := s.config
+	queue, okQueue := p.plans.(*PlanQueue)
+	evals, okEvals := p.broker.(OutstandingEvals)
+	if okQueue && okEvals {
+		a, err := NewPlanApplier(PlanApplierConfig{
+			Queue: queue, Evals: evals, Raft: &serverPlanRaft{s: s}, State: s.State,
+			Clock: s.clock, Logger: s.logger, Pipeline: c.PlanApplyPipeline,
+		})
+		if err != nil {
+			return err
+		}
+		s.planApplier = a
+		s.AddLeadershipObserver(a)
+	}
+	duties, err := newLeaderDuties(s)
+	if err != nil {
+		return err
+	}
+	s.duties = duties
+	s.workers, err = NewWorkerPool(WorkerPoolConfig{
+		NumSchedulers:        c.NumSchedulers,
+		EnabledSchedulers:    c.EnabledSchedulers,
+		MaxSchedulers:        max(runtime.NumCPU(), c.NumSchedulers),
+		LeaderPausedFraction: c.LeaderPausedFraction,
+		Worker: WorkerConfig{
+			Endpoints: &rpcWorkerEndpoints{s: s},
+			State:     s.State,
+			Factories: map[string]scheduler.Factory{structs.JobTypeCore: s.coreSchedulerFactory},
+			Clock:     s.clock,
+			Logger:    s.logger,
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("scheduler workers: %w", err)
+	}
+	s.AddLeadershipObserver(s.workers)
+	return nil
+}
+
+// coreSchedulerFactory builds the garbage collector for a worker's
+// "_core" eval, over the worker's snapshot.
+func (s *Server) coreSchedulerFactory(_ *scheduler.Config, st scheduler.State, _ scheduler.Planner) scheduler.Scheduler {
+	view, ok := st.(*state.SchedulerView)
+	if !ok {
+		return failingScheduler{err: fmt.Errorf("core scheduler: state is %T, not a state store snapshot", st)}
+	}
+	return NewCoreScheduler(s, view.Snapshot())
+}
+
+// failingScheduler fails every eval with err.
+type failingScheduler struct{ err error }
+
+func (f failingScheduler) Process(*structs.Evaluation) error { return f.err }
+
+// Workers returns the server's scheduling worker pool, which operators
+// pause, resume and resize at run time.
+func (s *Server) Workers() *WorkerPool { return s.workers }
 
 // Shutdown stops the server: it gives up leadership duties, stops Raft and
 // closes the Raft stores and transport. It is safe to call more than once.
@@ -138,12 +235,21 @@ func (s *Server) Shutdown() error {
 		s.logger.Info("shutting down server")
 		s.shutdownCancel()
 		s.wg.Wait()
+		// Workers exit once their eval in hand is done; it may still
+		// need Raft, which stops after them.
+		s.workers.Shutdown()
 		var errs []error
+		if err := s.shutdownGossip(); err != nil {
+			errs = append(errs, err)
+		}
 		if err := s.raft.Shutdown().Error(); err != nil {
 			errs = append(errs, fmt.Errorf("stopping raft: %w", err))
 		}
 		if err := closeRaft(s.raftStores, s.raftTransport); err != nil {
 			errs = append(errs, fmt.Errorf("closing raft stores: %w", err))
+		}
+		if err := s.closeNetwork(); err != nil {
+			errs = append(errs, err)
 		}
 		s.shutdownErr = errors.Join(errs...)
 	})

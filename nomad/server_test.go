@@ -24,12 +24,15 @@ func testRaftConfig() *raft.Config {
 	return c
 }
 
-// testConfig is an in-memory single server configuration.
+// testConfig is an in-memory single server configuration without
+// scheduling workers, so tests can play the worker themselves; tests of
+// the whole pipeline set NumSchedulers.
 func testConfig() *Config {
 	c := DefaultConfig()
 	c.DevMode = true
 	c.RaftConfig = testRaftConfig()
 	c.NodeName = "test"
+	c.NumSchedulers = 0
 	return c
 }
 
@@ -106,6 +109,15 @@ func placeAlloc(t *testing.T, s *Server, job *structs.Job, node *structs.Node, i
 	must.NoError(t, err)
 	must.NotNil(t, got)
 	return got
+}
+
+// mustCoded asserts that err carries the HTTP status code and message msg.
+func mustCoded(t *testing.T, err error, code int, msg string) {
+	t.Helper()
+	got, gotMsg, ok := structs.ErrorCode(err)
+	must.True(t, ok, must.Sprintf("error %v carries no status", err))
+	must.Eq(t, code, got, must.Sprintf("status of %v", err))
+	must.Eq(t, msg, gotMsg)
 }
 
 func TestServer_ConfigValidation(t *testing.T) {

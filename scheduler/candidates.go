@@ -81,6 +81,15 @@ func newCandidateSet(ctx *evalContext, job *structs.Job, shuffle bool) (*candida
 			cs.byDC[d.name] = d.count
 		}
 	}
+	// A datacenter the job names literally but where no ready node of the
+	// pool is counts as 0, so the explanation can say that nothing is
+	// available there (usually a misspelt name). Patterns name no
+	// datacenter of their own.
+	for _, dc := range job.Datacenters {
+		if _, seen := cs.byDC[dc]; !seen && !strings.Contains(dc, "*") {
+			cs.byDC[dc] = 0
+		}
+	}
 	sortNodesByID(nodes)
 	if shuffle {
 		ctx.rng.Shuffle(len(nodes), func(i, j int) { nodes[i], nodes[j] = nodes[j], nodes[i] })

@@ -350,3 +350,20 @@ func TestSelectCoresWithoutReservableList(t *testing.T) {
 		t.Fatalf("cores %v", got)
 	}
 }
+
+func TestNodesAvailableNamesEmptyDatacenters(t *testing.T) {
+	// Two nodes in dc1. The job asks for dc1, a misspelt "dc-2" and every
+	// "east-*": dc1 counts 2, the literal dc-2 counts 0 so the failure can
+	// say nothing is there, and the pattern names no datacenter.
+	nodes := []*structs.Node{schedtest.MakeNode().Obj(), schedtest.MakeNode().Obj()}
+	job := schedtest.Job()
+	job.Datacenters = []string{"dc1", "dc-2", "east-*"}
+	job.TaskGroups[0].Tasks[0].Resources.CPU = 1 << 20 // fits nowhere: the failure metric is kept
+	ctx := newTestContext(t, job, nodes)
+
+	_, m := placeN(t, ctx, 1)
+	want := map[string]int{"dc1": 2, "dc-2": 0}
+	if len(m.NodesAvailable) != len(want) || m.NodesAvailable["dc1"] != 2 || m.NodesAvailable["dc-2"] != 0 {
+		t.Errorf("NodesAvailable = %v, want %v", m.NodesAvailable, want)
+	}
+}

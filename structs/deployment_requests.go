@@ -99,3 +99,29 @@ type DeploymentUpdateResponse struct {
 	RevertedJobVersion *uint64
 	WriteMeta
 }
+
+// DeploymentListRequest lists the deployments of a namespace ("*" for
+// all) whose ID starts with Prefix.
+type DeploymentListRequest struct {
+	QueryOptions
+}
+
+// DeploymentListResponse answers Deployment.List and Job.Deployments,
+// newest first.
+type DeploymentListResponse struct {
+	Deployments []*Deployment
+	QueryMeta
+}
+
+// DeploymentSpecificRequest names one deployment.
+type DeploymentSpecificRequest struct {
+	DeploymentID string
+	QueryOptions
+}
+
+// SingleDeploymentResponse answers Deployment.GetDeployment and
+// Job.LatestDeployment; Deployment is nil when there is none.
+type SingleDeploymentResponse struct {
+	Deployment *Deployment
+	QueryMeta
+}

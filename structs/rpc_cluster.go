@@ -48,3 +48,10 @@ type RaftServer struct {
 	Voter        bool
 	RaftProtocol string
 }
+
+// RaftPeerByIDRequest names a server of the Raft configuration by its
+// Raft ID: Operator.RaftRemovePeerByID.
+type RaftPeerByIDRequest struct {
+	ID string
+	WriteRequest
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/opennomad/nomad/client"
+	"github.com/opennomad/nomad/nomad/rpcnet"
 	"github.com/opennomad/nomad/nomad/stream"
 )
 
@@ -46,6 +47,10 @@ type Agent struct {
 
 	// clientTmpDir is a dev client's data directory, removed at shutdown.
 	clientTmpDir string
+	// clientPool carries a client-only agent's calls to its servers.
+	clientPool *rpcnet.Pool
+	// fatal receives an error the agent cannot run on with.
+	fatal chan error
 
 	shutdownOnce sync.Once
 	shutdownErr  error
@@ -65,10 +70,7 @@ func newAgent(cfg *Config, logOutput io.Writer, startServer func(*Agent) (server
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if cfg.Client.Enabled && !cfg.Server.Enabled {
-		return nil, errors.New("client-only agents are not supported yet: the client cannot reach remote servers; run the client in the same agent as a server (-dev, or -server -client)")
-	}
-	a := &Agent{config: cfg, logger: newLogger(cfg, logOutput)}
+	a := &Agent{config: cfg, logger: newLogger(cfg, logOutput), fatal: make(chan error, 1)}
 	ok := false
 	defer func() {
 		if !ok {
@@ -137,6 +139,10 @@ func (a *Agent) startHTTP() error {
 	if a.client != nil {
 		cfg.Client = a.client
 		cfg.ClientServers = a.client.Servers
+		if a.server == nil {
+			// A client-only agent answers the API through its servers.
+			cfg.RPC = a.client
+		}
 	}
 	srv, err := NewHTTPServer(cfg)
 	if err != nil {
@@ -158,6 +164,16 @@ func (a *Agent) HTTPAddr() string {
 		return ""
 	}
 	return a.http.Addr().String()
+}
+
+// RPC calls the agent's in-process server, as the HTTP handlers do; an
+// error when the agent runs no server. Tests use it to act as a client
+// would (registering nodes, reporting allocs).
+func (a *Agent) RPC(method string, args, reply interface{}) error {
+	if a.server == nil {
+		return errors.New("this agent runs no server")
+	}
+	return a.server.RPC(method, args, reply)
 }
 
 // Config returns the configuration the agent runs with.

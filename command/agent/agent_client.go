@@ -5,8 +5,11 @@ import (
 	"maps"
 	"net"
 	"os"
+	"slices"
+	"strconv"
 
 	"github.com/opennomad/nomad/client"
+	"github.com/opennomad/nomad/nomad/rpcnet"
 	"github.com/opennomad/nomad/structs"
 )
 
@@ -23,10 +26,15 @@ func (a *Agent) startClient() error {
 		a.clientTmpDir, dataDir = tmp, tmp
 	}
 	cfg := clientConfig(a.config, dataDir)
-	if a.server == nil {
-		return fmt.Errorf("the client cannot reach remote servers yet; run it in the same agent as a server")
+	if a.server != nil {
+		cfg.Servers = []client.ServerEndpoint{{Name: "local", Conn: a.server}}
+	} else {
+		a.clientPool = rpcnet.NewPool(rpcnet.PoolConfig{Logger: a.logger})
+		cfg.DialServer = func(addr string) client.ServerEndpoint { return client.RemoteServer(a.clientPool, addr) }
+		for _, addr := range clientServerAddrs(&a.config.Client) {
+			cfg.Servers = append(cfg.Servers, cfg.DialServer(addr))
+		}
 	}
-	cfg.Servers = []client.ServerEndpoint{{Name: "local", Conn: a.server}}
 	cfg.Logger = a.logger
 	c, err := client.NewClient(cfg)
 	if err != nil {
@@ -34,6 +42,27 @@ func (a *Agent) startClient() error {
 	}
 	a.client = c
 	return nil
+}
+
+// clientServerAddrs are the RPC addresses a client-only agent starts
+// with: client.servers, then the server_join addresses (tried in turn by
+// the client's rotation), each with the default RPC port when it has
+// none. Once a server answers, the client follows the servers' own list.
+func clientServerAddrs(cl *ClientConfig) []string {
+	var out []string
+	for _, list := range [][]string{cl.Servers, cl.ServerJoin.StartJoin, cl.ServerJoin.RetryJoin} {
+		for _, s := range list {
+			host, port, err := splitHostPortDefault(s, DefaultRPCPort)
+			if err != nil {
+				continue
+			}
+			addr := net.JoinHostPort(host, strconv.Itoa(port))
+			if !slices.Contains(out, addr) {
+				out = append(out, addr)
+			}
+		}
+	}
+	return out
 }
 
 // clientConfig maps the agent's configuration onto the client's.
@@ -106,5 +135,9 @@ func (a *Agent) stopClient() error {
 		}
 		return err
 	}
-	return a.client.Shutdown()
+	err := a.client.Shutdown()
+	if a.clientPool != nil {
+		a.clientPool.Close()
+	}
+	return err
 }

@@ -2,19 +2,17 @@ package agent
 
 import (
 	"errors"
-	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"path/filepath"
 	"strconv"
-
-	"github.com/hashicorp/raft"
+	"time"
 
 	"github.com/opennomad/nomad/api"
 	"github.com/opennomad/nomad/nomad"
 	"github.com/opennomad/nomad/nomad/stream"
 	"github.com/opennomad/nomad/structs"
-	"github.com/opennomad/nomad/version"
 )
 
 // startServer builds the in-process server from the agent configuration.
@@ -29,6 +27,10 @@ func (a *Agent) startServer() (serverBackend, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := a.joinServers(srv); err != nil {
+		srv.Shutdown()
+		return nil, err
+	}
 	return &localServer{srv: srv, broker: a.broker, agent: a.config}, nil
 }
 
@@ -39,9 +41,16 @@ func serverConfig(c *Config) *nomad.Config {
 	sc.Region = c.Region
 	sc.Datacenter = c.Datacenter
 	sc.NodeName = c.Name
+	sc.RPCAdvertise = advertiseAddr(c, c.Advertise.RPC, c.Addresses.RPC, c.Ports.RPC)
+	sc.SerfAdvertise = advertiseAddr(c, c.Advertise.Serf, c.Addresses.Serf, c.Ports.Serf)
 	sc.DevMode = c.DevMode
 	if !c.DevMode {
 		sc.DataDir = filepath.Join(c.DataDir, "server")
+		// A dev agent is self-contained; any other server listens for
+		// servers and clients on its RPC port and gossips on its serf
+		// port.
+		sc.Cluster.RPCAddr = listenAddr(c, c.Addresses.RPC, c.Ports.RPC)
+		sc.Cluster.SerfAddr = listenAddr(c, c.Addresses.Serf, c.Ports.Serf)
 	}
 	s := &c.Server
 	sc.BootstrapExpect = s.BootstrapExpect
@@ -58,6 +67,13 @@ func serverConfig(c *Config) *nomad.Config {
 	sc.NodeGCThreshold = s.NodeGCThreshold
 	sc.DeploymentGCThreshold = s.DeploymentGCThreshold
 	sc.DefaultSchedulerConfig = *s.DefaultSchedulerConfig.SchedulerConfiguration()
+	sc.PlanApplyPipeline = s.PlanApplyPipeline
+	sc.RaftSnapshotThreshold = uint64(s.RaftSnapshotThreshold)
+	sc.RaftSnapshotInterval = s.RaftSnapshotInterval
+	sc.RaftTrailingLogs = uint64(s.RaftTrailingLogs)
+	if s.RaftMultiplier > 0 {
+		sc.RaftConfig = nomad.ScaledRaftConfig(s.RaftMultiplier)
+	}
 	return sc
 }
 
@@ -68,89 +84,21 @@ type localServer struct {
 	agent  *Config
 }
 
-// RPC calls the server. Three reads the server does not register yet are
-// answered here from the local server: Region.List (its one region),
-// Status.Members (this server, the only member until servers gossip) and
-// Operator.RaftGetConfiguration (read from its Raft).
+// RPC calls the server.
 func (l *localServer) RPC(method string, args, reply interface{}) error {
-	err := l.srv.RPC(method, args, reply)
-	if err == nil || !errors.Is(err, structs.ErrUnknownMethod) {
-		return err
-	}
-	switch method {
-	case "Region.List":
-		if out, ok := reply.(*[]string); ok {
-			*out = []string{l.agent.Region}
-			return nil
-		}
-	case "Status.Members":
-		if out, ok := reply.(*structs.ServerMembersResponse); ok {
-			*out = l.members()
-			return nil
-		}
-	case "Operator.RaftGetConfiguration":
-		if out, ok := reply.(*structs.RaftConfigurationResponse); ok {
-			return l.raftConfiguration(out)
-		}
-	}
-	return err
+	return l.srv.RPC(method, args, reply)
 }
 
-func (l *localServer) members() structs.ServerMembersResponse {
-	c := l.agent
-	bootstrap := "0"
-	if c.Server.BootstrapExpect == 1 {
-		bootstrap = "1"
-	}
-	rpcHost := advertiseHost(c, c.Advertise.RPC, c.Addresses.RPC)
-	return structs.ServerMembersResponse{
-		ServerName:   c.Name,
-		ServerRegion: c.Region,
-		ServerDC:     c.Datacenter,
-		Members: []*structs.ServerMember{{
-			Name:   c.Name + "." + c.Region,
-			Addr:   advertiseHost(c, c.Advertise.Serf, c.Addresses.Serf),
-			Port:   uint16(c.Ports.Serf),
-			Status: "alive",
-			Tags: map[string]string{
-				"role":      "nomad",
-				"region":    c.Region,
-				"dc":        c.Datacenter,
-				"build":     version.String(),
-				"port":      strconv.Itoa(c.Ports.RPC),
-				"rpc_addr":  rpcHost,
-				"id":        l.srv.ID(),
-				"raft_vsn":  strconv.Itoa(c.Server.RaftProtocol),
-				"expect":    strconv.Itoa(c.Server.BootstrapExpect),
-				"bootstrap": bootstrap,
-			},
-		}},
-	}
-}
-
-func (l *localServer) raftConfiguration(out *structs.RaftConfigurationResponse) error {
-	f := l.srv.Raft().GetConfiguration()
-	if err := f.Error(); err != nil {
-		return fmt.Errorf("reading the Raft configuration: %w", err)
-	}
-	_, leaderID := l.srv.Raft().LeaderWithID()
-	out.Servers = nil
-	for _, s := range f.Configuration().Servers {
-		node := ""
-		if string(s.ID) == l.srv.ID() {
-			node = l.agent.Name + "." + l.agent.Region
+// advertiseAddr is the "host:port" others reach a listener at: the
+// advertise setting (its port, or the listener's when it names none),
+// else the listener's address (or bind_addr) and port.
+func advertiseAddr(c *Config, advertise, address string, port int) string {
+	if advertise != "" {
+		if host, p, err := splitHostPortDefault(advertise, port); err == nil {
+			return net.JoinHostPort(host, strconv.Itoa(p))
 		}
-		out.Servers = append(out.Servers, &structs.RaftServer{
-			ID:           string(s.ID),
-			Node:         node,
-			Address:      string(s.Address),
-			Leader:       s.ID == leaderID,
-			Voter:        s.Suffrage == raft.Voter,
-			RaftProtocol: strconv.Itoa(l.agent.Server.RaftProtocol),
-		})
 	}
-	out.Index = f.Index()
-	return nil
+	return net.JoinHostPort(advertiseHost(c, "", address), strconv.Itoa(port))
 }
 
 // advertiseHost is the host others use to reach a listener: its
@@ -188,20 +136,49 @@ func privateIP() string {
 	return ""
 }
 
-// errNoWorkerPool answers the worker endpoints: the server schedules
-// through the eval broker, but runs no worker pool of its own yet.
-var errNoWorkerPool = codedError(http.StatusNotImplemented, "this server does not run scheduler workers yet")
-
+// SchedulerWorkers describes each scheduling worker of this server.
 func (l *localServer) SchedulerWorkers() ([]api.AgentSchedulerWorkerInfo, error) {
-	return nil, errNoWorkerPool
+	workers := l.srv.Workers().Workers()
+	out := make([]api.AgentSchedulerWorkerInfo, 0, len(workers))
+	for _, w := range workers {
+		out = append(out, api.AgentSchedulerWorkerInfo{
+			ID:                w.ID,
+			EnabledSchedulers: w.EnabledSchedulers,
+			Started:           w.Started.UTC().Format(time.RFC3339Nano),
+			Status:            w.Status,
+			WorkloadStatus:    w.WorkloadStatus,
+		})
+	}
+	return out, nil
 }
 
+// SchedulerWorkerConfig is the worker pool's configuration in effect and
+// whether an operator paused it.
 func (l *localServer) SchedulerWorkerConfig() (api.AgentSchedulerWorkerConfigRequest, error) {
-	return api.AgentSchedulerWorkerConfigRequest{}, errNoWorkerPool
+	pool := l.srv.Workers()
+	num, enabled := pool.SchedulerConfig()
+	paused := pool.Paused()
+	return api.AgentSchedulerWorkerConfigRequest{NumSchedulers: num, EnabledSchedulers: enabled, Paused: &paused}, nil
 }
 
-func (l *localServer) SetSchedulerWorkerConfig(api.AgentSchedulerWorkerConfigRequest) (api.AgentSchedulerWorkerConfigRequest, error) {
-	return api.AgentSchedulerWorkerConfigRequest{}, errNoWorkerPool
+// SetSchedulerWorkerConfig resizes the worker pool and, when asked,
+// pauses or resumes every worker; until the agent restarts.
+func (l *localServer) SetSchedulerWorkerConfig(req api.AgentSchedulerWorkerConfigRequest) (api.AgentSchedulerWorkerConfigRequest, error) {
+	pool := l.srv.Workers()
+	if err := pool.SetSchedulerConfig(req.NumSchedulers, req.EnabledSchedulers); err != nil {
+		if errors.Is(err, nomad.ErrInvalidSchedulerConfig) {
+			return api.AgentSchedulerWorkerConfigRequest{}, codedError(http.StatusBadRequest, "Invalid request: "+err.Error())
+		}
+		return api.AgentSchedulerWorkerConfigRequest{}, err
+	}
+	if req.Paused != nil {
+		if *req.Paused {
+			pool.Pause()
+		} else {
+			pool.Resume()
+		}
+	}
+	return l.SchedulerWorkerConfig()
 }
 
 // Stats reports who leads and Raft's own counters.
@@ -210,13 +187,23 @@ func (l *localServer) Stats() map[string]map[string]string {
 		"nomad": {
 			"server":        "true",
 			"leader":        strconv.FormatBool(l.srv.IsLeader()),
-			"leader_addr":   l.srv.Leader(),
+			"leader_addr":   l.leaderAddr(),
 			"bootstrap":     strconv.FormatBool(l.agent.Server.BootstrapExpect == 1),
 			"known_regions": "1",
 			"server_id":     l.srv.ID(),
 		},
 		"raft": l.srv.Raft().Stats(),
 	}
+}
+
+// leaderAddr is the leader's RPC address, as Status.Leader reports it;
+// "" when none is known.
+func (l *localServer) leaderAddr() string {
+	var addr string
+	if err := l.srv.RPC("Status.Leader", &structs.GenericRequest{}, &addr); err != nil {
+		return ""
+	}
+	return addr
 }
 
 // Subscribe opens an event stream on the agent's broker.
@@ -229,3 +216,17 @@ func (l *localServer) Subscribe(req *stream.SubscribeRequest) (*stream.Subscript
 
 // Shutdown stops the server.
 func (l *localServer) Shutdown() error { return l.srv.Shutdown() }
+
+// Join joins the server's gossip to the members at addrs.
+func (l *localServer) Join(addrs []string) (int, error) { return l.srv.Join(addrs) }
+
+// ForceLeave marks a failed server as left.
+func (l *localServer) ForceLeave(node string) error { return l.srv.ForceLeave(node) }
+
+// SnapshotSave streams a snapshot archive of the cluster state.
+func (l *localServer) SnapshotSave(w io.Writer, stale bool, onIndex func(uint64)) error {
+	return l.srv.SnapshotSave(w, stale, onIndex)
+}
+
+// SnapshotRestore restores the cluster state from an archive.
+func (l *localServer) SnapshotRestore(r io.Reader) error { return l.srv.SnapshotRestore(r) }

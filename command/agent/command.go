@@ -170,7 +170,15 @@ func (c *Command) wait(a *Agent, args []string) int {
 		signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 		defer signal.Stop(sigs)
 	}
-	for sig := range sigs {
+	for {
+		var sig os.Signal
+		select {
+		case err := <-a.Fatal():
+			c.Ui.Error(fmt.Sprintf("==> %v; shutting down", err))
+			a.Shutdown()
+			return 1
+		case sig = <-sigs:
+		}
 		if sig == syscall.SIGHUP {
 			c.reload(a, args)
 			continue
@@ -192,7 +200,6 @@ func (c *Command) wait(a *Agent, args []string) int {
 			return 1
 		}
 	}
-	return 0
 }
 
 // reload re-reads the same arguments and applies what can change live.

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/opennomad/nomad/nomad"
 	"github.com/opennomad/nomad/structs"
 )
 
@@ -109,11 +110,24 @@ type ServerConfig struct {
 	RetryJoin []string `hcl:"retry_join"`
 	StartJoin []string `hcl:"start_join"`
 
-	// PlanApplyPipeline is the number of plans the leader verifies while
-	// earlier ones are still being committed through Raft.
+	// PlanApplyPipeline is the number of plan results the leader's
+	// applier keeps in Raft at once (it judges the next plan meanwhile);
+	// nomad.DefaultPlanApplyPipeline unless set. Nomad's default is 1.
 	PlanApplyPipeline int `hcl:"plan_apply_pipeline"`
 	// RaftProtocol must be 3, the only version spoken.
 	RaftProtocol int `hcl:"raft_protocol"`
+	// RaftMultiplier scales Raft's heartbeat, election and lease
+	// timeouts (1 to 10; 0 means 1): raise it on slow or busy machines
+	// that lose leadership, at the cost of slower failover.
+	RaftMultiplier int `hcl:"raft_multiplier"`
+	// RaftSnapshotThreshold, RaftSnapshotInterval and RaftTrailingLogs
+	// tune log compaction: a snapshot is taken when this many entries
+	// were written since the last one (checked every interval), and this
+	// many entries are kept after it for followers that lag. 0 keeps the
+	// server's default.
+	RaftSnapshotThreshold int           `hcl:"raft_snapshot_threshold"`
+	RaftSnapshotInterval  time.Duration `hcl:"raft_snapshot_interval"`
+	RaftTrailingLogs      int           `hcl:"raft_trailing_logs"`
 
 	EnableEventBroker bool `hcl:"enable_event_broker"`
 	EventBufferSize   int  `hcl:"event_buffer_size"`
@@ -273,7 +287,7 @@ func DefaultConfig() *Config {
 				PreemptionConfig:   PreemptionConfigBlock{SystemSchedulerEnabled: true},
 			},
 			ServerJoin:        ServerJoin{RetryInterval: 30 * time.Second},
-			PlanApplyPipeline: 1,
+			PlanApplyPipeline: nomad.DefaultPlanApplyPipeline,
 			RaftProtocol:      3,
 			EnableEventBroker: true,
 			EventBufferSize:   100,

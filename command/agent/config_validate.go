@@ -151,6 +151,18 @@ func (c *Config) validateServer(p *configProblems) {
 	if s.PlanApplyPipeline < 1 {
 		p.add("server.plan_apply_pipeline", "must be >= 1, got %d", s.PlanApplyPipeline)
 	}
+	if s.RaftMultiplier < 0 || s.RaftMultiplier > 10 {
+		p.add("server.raft_multiplier", "must be between 1 and 10 (0 for the default), got %d", s.RaftMultiplier)
+	}
+	if s.RaftSnapshotThreshold < 0 {
+		p.add("server.raft_snapshot_threshold", "must be >= 0, got %d", s.RaftSnapshotThreshold)
+	}
+	if s.RaftSnapshotInterval < 0 {
+		p.add("server.raft_snapshot_interval", "must be >= 0, got %s", s.RaftSnapshotInterval)
+	}
+	if s.RaftTrailingLogs < 0 {
+		p.add("server.raft_trailing_logs", "must be >= 0, got %d", s.RaftTrailingLogs)
+	}
 	if s.RaftProtocol != 3 {
 		p.add("server.raft_protocol", "only Raft protocol 3 is supported, got %d", s.RaftProtocol)
 	}

@@ -139,12 +139,17 @@ func (s *HTTPServer) routes() {
 	h("/v1/evaluations", s.evalsRequest)
 	h("/v1/evaluation/", s.evalSpecificRequest)
 
+	h("/v1/deployments", s.deploymentsRequest)
+	h("/v1/deployment/", s.deploymentSpecificRequest)
+
 	h("/v1/allocations", s.allocsRequest)
 	h("/v1/allocation/", s.allocSpecificRequest)
 
 	h("/v1/agent/self", s.agentSelfRequest)
 	h("/v1/agent/members", s.agentMembersRequest)
 	h("/v1/agent/servers", s.agentServersRequest)
+	h("/v1/agent/join", s.agentJoinRequest)
+	h("/v1/agent/force-leave", s.agentForceLeaveRequest)
 	h("/v1/agent/health", s.agentHealthRequest)
 	h("/v1/agent/schedulers", s.agentSchedulersRequest)
 	h("/v1/agent/schedulers/config", s.agentSchedulerConfigRequest)
@@ -155,6 +160,8 @@ func (s *HTTPServer) routes() {
 
 	h("/v1/operator/scheduler/configuration", s.operatorSchedulerConfigRequest)
 	h("/v1/operator/raft/configuration", s.operatorRaftConfigRequest)
+	h("/v1/operator/raft/peer", s.operatorRaftPeerRequest)
+	h("/v1/operator/snapshot", s.operatorSnapshotRequest)
 
 	h("/v1/client/fs/", s.fsRequest)
 	h("/v1/client/allocation/", s.clientAllocRequest)

@@ -273,8 +273,15 @@ func TestHTTP_NotFoundAndMethods(t *testing.T) {
 		{"POST", "/v1/event/stream", 405, "Invalid method"},
 		{"POST", "/v1/agent/self", 405, "Invalid method"},
 		{"DELETE", "/v1/agent/schedulers/config", 405, "Invalid method"},
-		{"POST", "/v1/job/x/dispatch", 501, "/v1/job/:id/dispatch is not supported by this server"},
-		{"POST", "/v1/job/x/periodic/force", 501, "/v1/job/:id/periodic/force is not supported by this server"},
+		{"POST", "/v1/job/x/revert", 501, "/v1/job/:id/revert is not supported by this server"},
+		{"POST", "/v1/job/x/dispatch", 400, "Request body is empty"},
+		{"GET", "/v1/job/x/periodic/force", 405, "Invalid method"},
+		{"POST", "/v1/job/x/deployments", 405, "Invalid method"},
+		{"GET", "/v1/deployment/nope", 404, "deployment not found"},
+		{"GET", "/v1/deployment/", 400, "Missing deployment ID"},
+		{"GET", "/v1/deployment/fail/x", 405, "Invalid method"},
+		{"POST", "/v1/deployment/unblock/x", 501, "unblocking a multiregion deployment is not supported by this server"},
+		{"POST", "/v1/deployments", 405, "Invalid method"},
 		{"POST", "/v1/node/x/purge", 501, "/v1/node/:id/purge is not supported by this server"},
 		{"DELETE", "/v1/evaluations", 501, "deleting evaluations is not supported by this server"},
 	}
@@ -332,14 +339,17 @@ func TestHTTP_ErrorStatus(t *testing.T) {
 		{structs.ErrNoLeader, 500, "No cluster leader"},
 		{&structs.ValidationError{Problems: []string{"a", "b"}}, 400, "2 validation errors:\n  * a\n  * b"},
 		{fmt.Errorf("job %q: %w", "web", &structs.ValidationError{Problems: []string{"a"}}), 400, `job "web": a`},
-		{errors.New("rpc error: RPC Error:: 409,conflict here"), 409, "conflict here"},
+		{errors.New("RPC Error:: 409,conflict here"), 409, "conflict here"},
+		{errors.New("calling server: RPC Error:: 404,job not found"), 404, "calling server: job not found"},
 		{errors.New("RPC Error:: abc,not a code"), 500, "RPC Error:: abc,not a code"},
 		{fmt.Errorf("draining: %w", structs.ErrUnknownNode), 404, "draining: node not found"},
-		{errors.New(`stopping "x": alloc not found`), 404, `stopping "x": alloc not found`},
+		// Text alone is not a status: only the coded form crosses a hop.
+		{errors.New(`stopping "x": alloc not found`), 500, `stopping "x": alloc not found`},
 		{structs.ErrJobRegistrationOff, 403, structs.ErrJobRegistrationOff.Error()},
 		{codedError(418, "teapot"), 418, "teapot"},
-		{errors.New("Enforcing job modify index 7: job exists with conflicting job modify index: 10"), 400,
+		{structs.NewErrRPCCoded(400, "Enforcing job modify index 7: job exists with conflicting job modify index: 10"), 400,
 			"Enforcing job modify index 7: job exists with conflicting job modify index: 10"},
+		{structs.ClassifyError(&structs.ValidationError{Problems: []string{"a", "b"}}), 400, "2 validation errors:\n  * a\n  * b"},
 	}
 	for _, tc := range cases {
 		code, msg := errorStatus(tc.err)

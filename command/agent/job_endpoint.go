@@ -14,15 +14,15 @@ import (
 // jobSubresources are the paths under /v1/job/:id this agent serves.
 var jobSubresources = map[string]bool{
 	"plan": true, "evaluate": true, "allocations": true, "evaluations": true,
-	"summary": true, "versions": true,
+	"summary": true, "versions": true, "deployments": true, "deployment": true,
+	"periodic/force": true, "dispatch": true,
 }
 
 // jobUnsupported are Nomad's other paths under /v1/job/:id; they answer
 // 501 rather than being mistaken for part of a job ID.
 var jobUnsupported = map[string]bool{
-	"dispatch": true, "deployments": true, "deployment": true, "revert": true,
-	"stable": true, "scale": true, "services": true, "submission": true,
-	"actions": true, "action": true, "periodic/force": true, "tag": true,
+	"revert": true, "stable": true, "scale": true, "services": true, "submission": true,
+	"actions": true, "action": true, "tag": true,
 }
 
 // splitObjectPath splits "/v1/<kind>/<id>[/<sub>]" into the object ID and
@@ -252,6 +252,14 @@ func (s *HTTPServer) jobSpecificRequest(w http.ResponseWriter, r *http.Request) 
 		return s.jobSummary(w, r, id)
 	case "versions":
 		return s.jobVersions(w, r, id)
+	case "deployments":
+		return s.jobDeployments(w, r, id)
+	case "deployment":
+		return s.jobLatestDeployment(w, r, id)
+	case "periodic/force":
+		return s.jobPeriodicForce(w, r, id)
+	case "dispatch":
+		return s.jobDispatch(w, r, id)
 	}
 	return nil, codedError(http.StatusNotFound, "Invalid URL path")
 }

@@ -195,10 +195,15 @@ func TestRealServer_NomadAPI(t *testing.T) {
 	must.NoError(t, err)
 	must.Eq(t, uint64(2), plan.Annotations.DesiredTGUpdates["cache"].Place)
 
+	// The registration's eval, and the blocked eval a worker may already
+	// have left behind (no node can run the job).
 	evals, _, err := client.Jobs().Evaluations("web", nil)
 	must.NoError(t, err)
-	must.Len(t, 1, evals)
-	must.Eq(t, reg.EvalID, evals[0].ID)
+	var evalIDs []string
+	for _, e := range evals {
+		evalIDs = append(evalIDs, e.ID)
+	}
+	must.SliceContains(t, evalIDs, reg.EvalID)
 	allocs, _, err := client.Jobs().Allocations("web", false, nil)
 	must.NoError(t, err)
 	must.SliceEmpty(t, allocs)
@@ -227,8 +232,19 @@ func TestRealServer_NomadAPI(t *testing.T) {
 	must.NoError(t, err)
 	must.True(t, *stopped.Stop)
 
-	// No scheduler worker pool on this server yet: Nomad's client sees
-	// the 501.
-	_, err = client.Agent().GetSchedulerWorkersInfo(nil)
-	must.ErrorContains(t, err, "501")
+	// The server's scheduling workers, through Nomad's client.
+	workers, err := client.Agent().GetSchedulerWorkersInfo(nil)
+	must.NoError(t, err)
+	must.Eq(t, "a1.global", workers.ServerID)
+	must.SliceNotEmpty(t, workers.Schedulers)
+	must.SliceContains(t, workers.Schedulers[0].EnabledSchedulers, "_core")
+	pool, err := client.Agent().SetSchedulerWorkerConfig(nomadapi.SchedulerWorkerPoolArgs{
+		NumSchedulers: 1, EnabledSchedulers: []string{"service", "_core"},
+	}, nil)
+	must.NoError(t, err)
+	must.Eq(t, 1, pool.NumSchedulers)
+	must.Eq(t, []string{"service", "_core"}, pool.EnabledSchedulers)
+	workers, err = client.Agent().GetSchedulerWorkersInfo(nil)
+	must.NoError(t, err)
+	must.Len(t, 1, workers.Schedulers)
 }

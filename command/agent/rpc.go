@@ -10,11 +10,11 @@ import (
 // on a client-only agent it will be the client's connection to its
 // servers. Handlers call it from their request goroutine, concurrently.
 //
-// RPC must fill reply and return nil, or return an error. Errors of the
-// server keep their meaning across the call: a *structs.ValidationError
-// (or an error whose text ends with one of the structs.ErrUnknown* texts,
-// or a coded "RPC Error:: <code>,<message>") is turned into the matching
-// HTTP status; anything else answers 500 with the error's text.
+// RPC must fill reply and return nil, or return an error. An error that
+// carries an HTTP status (structs.ErrorCode: the server codes validation
+// failures 400, unknown objects 404, disabled registration 403, in
+// process or as "RPC Error:: <code>,<message>" text) answers with that
+// status; anything else answers 500 with the error's text.
 //
 // The methods called, with their argument and reply types (all from
 // package structs):
@@ -30,6 +30,17 @@ import (
 //	Job.Plan                  JobPlanRequest               JobPlanResponse
 //	Job.Evaluate              JobEvaluateRequest           JobRegisterResponse
 //	Job.Validate              JobValidateRequest           JobValidateResponse
+//	Job.Deployments           JobSpecificRequest           DeploymentListResponse
+//	Job.LatestDeployment      JobSpecificRequest           SingleDeploymentResponse
+//	Job.Dispatch              JobDispatchRequest           JobDispatchResponse
+//	Periodic.Force            PeriodicForceRequest         PeriodicForceResponse
+//	Deployment.List           DeploymentListRequest        DeploymentListResponse
+//	Deployment.GetDeployment  DeploymentSpecificRequest    SingleDeploymentResponse
+//	Deployment.Allocations    DeploymentSpecificRequest    AllocListResponse
+//	Deployment.Promote        DeploymentPromoteRequest     DeploymentUpdateResponse
+//	Deployment.Fail           DeploymentFailRequest        DeploymentUpdateResponse
+//	Deployment.Pause          DeploymentPauseRequest       DeploymentUpdateResponse
+//	Deployment.SetAllocHealth DeploymentAllocHealthRequest DeploymentUpdateResponse
 //	Node.List                 NodeListRequest              NodeListResponse
 //	Node.GetNode              NodeSpecificRequest          SingleNodeResponse
 //	Node.GetAllocs            NodeSpecificRequest          NodeAllocsResponse

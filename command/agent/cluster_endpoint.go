@@ -1,0 +1,150 @@
+package agent
+
+import (
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+
+	"github.com/opennomad/nomad/structs"
+)
+
+// ClusterServer is what a server agent offers for cluster membership and
+// snapshots, besides LocalServer. The HTTP handlers find it on
+// HTTPServerConfig.Server by type assertion; an agent without it answers
+// these endpoints with 501. Methods are called from request goroutines,
+// concurrently.
+type ClusterServer interface {
+	// Join contacts the gossip members at addrs ("host:port" of serf
+	// ports) and returns how many answered.
+	Join(addrs []string) (int, error)
+	// ForceLeave marks a failed server as left.
+	ForceLeave(node string) error
+	// SnapshotSave writes a snapshot archive to w, calling onIndex with
+	// its Raft index before the first byte; see nomad.Server.
+	SnapshotSave(w io.Writer, stale bool, onIndex func(uint64)) error
+	// SnapshotRestore replaces the cluster state with the archive in r.
+	SnapshotRestore(r io.Reader) error
+}
+
+// clusterServer returns the agent's ClusterServer, or the error that
+// answers when there is none.
+func (s *HTTPServer) clusterServer() (ClusterServer, error) {
+	if s.cfg.Server == nil {
+		return nil, codedError(http.StatusBadRequest, "Server only endpoint")
+	}
+	cs, ok := s.cfg.Server.(ClusterServer)
+	if !ok {
+		return nil, codedError(http.StatusNotImplemented, "this server does not support cluster membership operations")
+	}
+	return cs, nil
+}
+
+// joinResult answers PUT /v1/agent/join as Nomad does: the error, if
+// any, travels in the body with status 200.
+type joinResult struct {
+	NumJoined int    `json:"num_joined"`
+	Error     string `json:"error"`
+}
+
+// agentJoinRequest serves PUT/POST /v1/agent/join?address=...: join the
+// server's gossip to the members at the addresses.
+func (s *HTTPServer) agentJoinRequest(w http.ResponseWriter, r *http.Request) (interface{}, error) {
+	if r.Method != http.MethodPut && r.Method != http.MethodPost {
+		return nil, errInvalidMethod
+	}
+	cs, err := s.clusterServer()
+	if err != nil {
+		return nil, err
+	}
+	var addrs []string
+	for _, a := range r.URL.Query()["address"] {
+		host, port, err := splitHostPortDefault(a, DefaultSerfPort)
+		if err != nil {
+			return nil, codedError(http.StatusBadRequest, err.Error())
+		}
+		addrs = append(addrs, net.JoinHostPort(host, strconv.Itoa(port)))
+	}
+	if len(addrs) == 0 {
+		return nil, codedError(http.StatusBadRequest, "missing address to join")
+	}
+	n, err := cs.Join(addrs)
+	res := joinResult{NumJoined: n}
+	if err != nil {
+		res.Error = err.Error()
+	}
+	return res, nil
+}
+
+// agentForceLeaveRequest serves PUT/POST /v1/agent/force-leave?node=.
+func (s *HTTPServer) agentForceLeaveRequest(w http.ResponseWriter, r *http.Request) (interface{}, error) {
+	if r.Method != http.MethodPut && r.Method != http.MethodPost {
+		return nil, errInvalidMethod
+	}
+	cs, err := s.clusterServer()
+	if err != nil {
+		return nil, err
+	}
+	node := r.URL.Query().Get("node")
+	if node == "" {
+		return nil, codedError(http.StatusBadRequest, "missing node to force leave")
+	}
+	return nil, cs.ForceLeave(node)
+}
+
+// operatorRaftPeerRequest serves DELETE /v1/operator/raft/peer?id=: remove
+// a server from the Raft configuration. Raft names servers by ID, so
+// ?address= is refused.
+func (s *HTTPServer) operatorRaftPeerRequest(w http.ResponseWriter, r *http.Request) (interface{}, error) {
+	if r.Method != http.MethodDelete {
+		return nil, errInvalidMethod
+	}
+	q := r.URL.Query()
+	if q.Get("address") != "" {
+		return nil, codedError(http.StatusBadRequest, "removing a peer by address is not supported; use ?id=")
+	}
+	args := structs.RaftPeerByIDRequest{ID: q.Get("id")}
+	if args.ID == "" {
+		return nil, codedError(http.StatusBadRequest, "missing peer id to remove")
+	}
+	s.parseWriteRequest(r, &args.WriteRequest)
+	var reply structs.GenericResponse
+	if err := s.rpc.RPC("Operator.RaftRemovePeerByID", &args, &reply); err != nil {
+		return nil, err
+	}
+	setIndex(w, reply.Index)
+	return nil, nil
+}
+
+// operatorSnapshotRequest serves GET /v1/operator/snapshot (stream an
+// archive of the state; ?stale lets this server take it) and PUT (restore
+// one from the body).
+func (s *HTTPServer) operatorSnapshotRequest(w http.ResponseWriter, r *http.Request) (interface{}, error) {
+	cs, err := s.clusterServer()
+	if err != nil {
+		return nil, err
+	}
+	switch r.Method {
+	case http.MethodGet:
+		var q structs.QueryOptions
+		if err := s.parseQueryOptions(r, &q); err != nil {
+			return nil, err
+		}
+		started := false
+		err := cs.SnapshotSave(w, q.AllowStale, func(index uint64) {
+			started = true
+			w.Header().Set("Content-Type", "application/octet-stream")
+			w.Header().Set("X-Nomad-Index", strconv.FormatUint(index, 10))
+			w.WriteHeader(http.StatusOK)
+		})
+		if err != nil && started {
+			// The archive is cut short; its checksums make that evident.
+			s.logger.Error("snapshot stream failed", "error", err)
+			return nil, nil
+		}
+		return nil, err
+	case http.MethodPut, http.MethodPost:
+		return nil, cs.SnapshotRestore(r.Body)
+	}
+	return nil, errInvalidMethod
+}

@@ -1,0 +1,202 @@
+package nomad
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/hashicorp/go-memdb"
+	"github.com/hashicorp/go-metrics"
+
+	"github.com/opennomad/nomad/nomad/state"
+	"github.com/opennomad/nomad/structs"
+)
+
+// DeploymentEndpoint serves the Deployment.* RPCs: reads, the operator's
+// actions on a roll-out (promote, fail, pause, alloc health), which the
+// leader's deployment watcher carries out with its own rules, and the
+// garbage collector's deletions.
+type DeploymentEndpoint struct {
+	srv *Server
+}
+
+// newestFirst orders deployments by creation, the newest first.
+func newestFirst(ds []*structs.Deployment) []*structs.Deployment {
+	slices.SortFunc(ds, func(a, b *structs.Deployment) int { return cmp.Compare(b.CreateIndex, a.CreateIndex) })
+	return ds
+}
+
+// List returns the deployments of a namespace ("*" for all) whose ID
+// starts with Prefix, newest first.
+func (d *DeploymentEndpoint) List(args *structs.DeploymentListRequest, reply *structs.DeploymentListResponse) error {
+	if done, err := d.srv.forward("Deployment.List", args, args, reply); done {
+		return err
+	}
+	ns := args.RequestNamespace()
+	return d.srv.blockingQuery(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
+		ds, err := store.DeploymentsByIDPrefix(ws, ns, args.Prefix)
+		if err != nil {
+			return 0, err
+		}
+		reply.Deployments = newestFirst(ds)
+		return store.Index(state.TableDeployment)
+	})
+}
+
+// GetDeployment returns a deployment, nil when unknown.
+func (d *DeploymentEndpoint) GetDeployment(args *structs.DeploymentSpecificRequest, reply *structs.SingleDeploymentResponse) error {
+	if done, err := d.srv.forward("Deployment.GetDeployment", args, args, reply); done {
+		return err
+	}
+	return d.srv.blockingQuery(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
+		dep, err := store.DeploymentByID(ws, args.DeploymentID)
+		if err != nil {
+			return 0, err
+		}
+		reply.Deployment = dep
+		if dep != nil {
+			return dep.ModifyIndex, nil
+		}
+		return store.Index(state.TableDeployment)
+	})
+}
+
+// Allocations returns the stubs of a deployment's allocs.
+func (d *DeploymentEndpoint) Allocations(args *structs.DeploymentSpecificRequest, reply *structs.AllocListResponse) error {
+	if done, err := d.srv.forward("Deployment.Allocations", args, args, reply); done {
+		return err
+	}
+	return d.srv.blockingQuery(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
+		allocs, err := store.AllocsByDeployment(ws, args.DeploymentID)
+		if err != nil {
+			return 0, err
+		}
+		stubs := make([]*structs.AllocListStub, 0, len(allocs))
+		for _, a := range allocs {
+			stubs = append(stubs, a.Stub())
+		}
+		reply.Allocations = stubs
+		return store.Index(state.TableAllocs)
+	})
+}
+
+// checkActive refuses an action on a deployment that is unknown (404) or
+// no longer active (400), before the watcher is asked.
+func (d *DeploymentEndpoint) checkActive(id string) error {
+	if id == "" {
+		return &structs.ValidationError{Problems: []string{"missing deployment ID"}}
+	}
+	dep, err := d.srv.State().DeploymentByID(nil, id)
+	if err != nil {
+		return err
+	}
+	if dep == nil {
+		return fmt.Errorf("deployment %q: %w", id, structs.ErrUnknownDeployment)
+	}
+	if !dep.Active() {
+		return structs.NewErrRPCCodedf(400, "deployment %q is %s: only an active deployment can be changed", id, dep.Status)
+	}
+	return nil
+}
+
+// operate runs one operator action through the leader's watcher.
+func (d *DeploymentEndpoint) operate(what, id string, action func() (*structs.DeploymentUpdateResponse, error), reply *structs.DeploymentUpdateResponse) error {
+	defer metrics.MeasureSince([]string{"nomad", "deployment", what}, time.Now())
+	if err := d.checkActive(id); err != nil {
+		return err
+	}
+	resp, err := action()
+	if err != nil {
+		return err
+	}
+	*reply = *resp
+	return nil
+}
+
+// Promote promotes a deployment's canaries (all groups', or the named
+// groups'), with an eval that places the rest of the roll-out. A group
+// whose canaries are not all healthy refuses the promotion.
+func (d *DeploymentEndpoint) Promote(args *structs.DeploymentPromoteRequest, reply *structs.DeploymentUpdateResponse) error {
+	if done, err := d.srv.forward("Deployment.Promote", args, args, reply); done {
+		return err
+	}
+	if !args.All && len(args.Groups) == 0 {
+		return &structs.ValidationError{Problems: []string{"promote requires All or at least one task group"}}
+	}
+	return d.operate("promote", args.DeploymentID, func() (*structs.DeploymentUpdateResponse, error) {
+		return d.srv.duties.deploys.Promote(args)
+	}, reply)
+}
+
+// Fail fails a deployment, reverting its job to the latest stable
+// version when the deployment auto-reverts.
+func (d *DeploymentEndpoint) Fail(args *structs.DeploymentFailRequest, reply *structs.DeploymentUpdateResponse) error {
+	if done, err := d.srv.forward("Deployment.Fail", args, args, reply); done {
+		return err
+	}
+	return d.operate("fail", args.DeploymentID, func() (*structs.DeploymentUpdateResponse, error) {
+		return d.srv.duties.deploys.Fail(args)
+	}, reply)
+}
+
+// Pause pauses or resumes a deployment.
+func (d *DeploymentEndpoint) Pause(args *structs.DeploymentPauseRequest, reply *structs.DeploymentUpdateResponse) error {
+	if done, err := d.srv.forward("Deployment.Pause", args, args, reply); done {
+		return err
+	}
+	return d.operate("pause", args.DeploymentID, func() (*structs.DeploymentUpdateResponse, error) {
+		return d.srv.duties.deploys.Pause(args)
+	}, reply)
+}
+
+// SetAllocHealth records an operator's verdict on allocs of a deployment
+// (the only verdicts a group with health_check "manual" gets).
+func (d *DeploymentEndpoint) SetAllocHealth(args *structs.DeploymentAllocHealthRequest, reply *structs.DeploymentUpdateResponse) error {
+	if done, err := d.srv.forward("Deployment.SetAllocHealth", args, args, reply); done {
+		return err
+	}
+	if len(args.HealthyAllocationIDs)+len(args.UnhealthyAllocationIDs) == 0 {
+		return &structs.ValidationError{Problems: []string{"must specify at least one healthy or unhealthy allocation ID"}}
+	}
+	return d.operate("set_alloc_health", args.DeploymentID, func() (*structs.DeploymentUpdateResponse, error) {
+		return d.srv.duties.deploys.SetAllocHealth(args)
+	}, reply)
+}
+
+// Deployments returns a job's deployments, newest first; with All, also
+// those of earlier, purged jobs with the same ID.
+func (j *JobEndpoint) Deployments(args *structs.JobSpecificRequest, reply *structs.DeploymentListResponse) error {
+	if done, err := j.srv.forward("Job.Deployments", args, args, reply); done {
+		return err
+	}
+	ns := args.RequestNamespace()
+	return j.srv.blockingQuery(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
+		ds, err := store.DeploymentsByJobID(ws, ns, args.JobID, args.All)
+		if err != nil {
+			return 0, err
+		}
+		reply.Deployments = newestFirst(ds)
+		return store.Index(state.TableDeployment)
+	})
+}
+
+// LatestDeployment returns a job's newest deployment, nil when it has
+// none.
+func (j *JobEndpoint) LatestDeployment(args *structs.JobSpecificRequest, reply *structs.SingleDeploymentResponse) error {
+	if done, err := j.srv.forward("Job.LatestDeployment", args, args, reply); done {
+		return err
+	}
+	ns := args.RequestNamespace()
+	return j.srv.blockingQuery(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
+		dep, err := store.LatestDeploymentByJobID(ws, ns, args.JobID)
+		if err != nil {
+			return 0, err
+		}
+		reply.Deployment = dep
+		if dep != nil {
+			return dep.ModifyIndex, nil
+		}
+		return store.Index(state.TableDeployment)
+	})
+}

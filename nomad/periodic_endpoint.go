@@ -1,0 +1,45 @@
+package nomad
+
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/opennomad/nomad/structs"
+)
+
+// PeriodicEndpoint serves Periodic.Force: `job periodic force`.
+type PeriodicEndpoint struct {
+	srv *Server
+}
+
+// Force launches a child of a periodic job now, whatever its schedule
+// and overlap rule say, through the leader's periodic dispatcher.
+func (p *PeriodicEndpoint) Force(args *structs.PeriodicForceRequest, reply *structs.PeriodicForceResponse) error {
+	if done, err := p.srv.forward("Periodic.Force", args, args, reply); done {
+		return err
+	}
+	if args.JobID == "" {
+		return &structs.ValidationError{Problems: []string{"missing job ID for a periodic force launch"}}
+	}
+	ns := args.RequestNamespace()
+	job, err := p.srv.State().JobByID(nil, ns, args.JobID)
+	if err != nil {
+		return err
+	}
+	switch {
+	case job == nil:
+		return fmt.Errorf("job %q in namespace %q: %w", args.JobID, ns, structs.ErrUnknownJob)
+	case !job.IsPeriodic():
+		return structs.NewErrRPCCodedf(http.StatusBadRequest, "can't force launch non-periodic job %q", job.ID)
+	case job.Stop:
+		return structs.NewErrRPCCodedf(http.StatusBadRequest, "can't force launch stopped job %q", job.ID)
+	}
+	launched, err := p.srv.duties.periodic.ForceRun(ns, job.ID)
+	if err != nil {
+		return err
+	}
+	reply.EvalID = launched.EvalID
+	reply.EvalCreateIndex = launched.Index
+	reply.Index = launched.Index
+	return nil
+}

@@ -1,0 +1,290 @@
+package rpcnet
+
+import (
+	"errors"
+	"io"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/yamux"
+)
+
+// ListenerConfig configures a Listener.
+type ListenerConfig struct {
+	// ServeRPC serves msgpack-RPC requests read from conn until it
+	// closes, then returns. The listener calls it on a goroutine of its
+	// own for every plain RPC connection and every multiplexed stream; it
+	// must not return before the conversation ends. Required.
+	ServeRPC func(conn io.ReadWriteCloser)
+	// ServeStream serves one streaming call (ProtoStream) of method on
+	// conn, whose header was read; the arguments are next (DecodeArgs).
+	// Called on a goroutine of its own; the listener closes conn after it
+	// returns. Nil refuses streaming calls.
+	ServeStream func(method string, conn *StreamConn)
+	// RaftAdvertise is the address other servers dial for this server's
+	// Raft ("10.0.0.1:4647"): the listener's own address unless set. Raft
+	// publishes it as this server's address, so a wildcard bind needs it.
+	RaftAdvertise net.Addr
+	// FirstByteTimeout bounds the wait for a connection's protocol byte.
+	FirstByteTimeout time.Duration
+	// KeepAliveInterval and WriteTimeout tune multiplexed sessions as in
+	// PoolConfig.
+	KeepAliveInterval time.Duration
+	WriteTimeout      time.Duration
+	Logger            hclog.Logger
+}
+
+// Listener accepts connections on a server's RPC port and routes each by
+// its first byte: Raft connections to its RaftLayer, RPC connections
+// (plain or yamux-multiplexed) to ServeRPC. Unknown bytes close the
+// connection.
+type Listener struct {
+	ln     net.Listener
+	cfg    ListenerConfig
+	yamux  *yamux.Config
+	raft   *RaftLayer
+	logger hclog.Logger
+
+	mu     sync.Mutex
+	conns  map[io.Closer]struct{}
+	closed bool
+	wg     sync.WaitGroup
+}
+
+// NewListener wraps ln, which the Listener owns from now on. Call Serve
+// to start accepting.
+func NewListener(ln net.Listener, cfg ListenerConfig) (*Listener, error) {
+	if cfg.ServeRPC == nil {
+		return nil, errors.New("rpc listener: ServeRPC is required")
+	}
+	d := DefaultPoolConfig()
+	if cfg.FirstByteTimeout <= 0 {
+		cfg.FirstByteTimeout = 10 * time.Second
+	}
+	if cfg.KeepAliveInterval <= 0 {
+		cfg.KeepAliveInterval = d.KeepAliveInterval
+	}
+	if cfg.WriteTimeout <= 0 {
+		cfg.WriteTimeout = d.WriteTimeout
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = hclog.NewNullLogger()
+	}
+	if cfg.RaftAdvertise == nil {
+		cfg.RaftAdvertise = ln.Addr()
+	}
+	yc := yamux.DefaultConfig()
+	yc.EnableKeepAlive = true
+	yc.KeepAliveInterval = cfg.KeepAliveInterval
+	yc.ConnectionWriteTimeout = cfg.WriteTimeout
+	yc.LogOutput = nil
+	yc.Logger = cfg.Logger.StandardLogger(&hclog.StandardLoggerOptions{InferLevels: true})
+	return &Listener{
+		ln:     ln,
+		cfg:    cfg,
+		yamux:  yc,
+		raft:   newRaftLayer(cfg.RaftAdvertise),
+		logger: cfg.Logger.Named("rpc_listener"),
+		conns:  make(map[io.Closer]struct{}),
+	}, nil
+}
+
+// Addr is the address the listener accepts on.
+func (l *Listener) Addr() net.Addr { return l.ln.Addr() }
+
+// RaftLayer is the stream layer for raft.NewNetworkTransportWithConfig:
+// it yields the Raft connections this listener accepts and dials other
+// servers' listeners with the Raft byte.
+func (l *Listener) RaftLayer() *RaftLayer { return l.raft }
+
+// Serve accepts connections until Close; it returns nil then, or the
+// accept error that stopped it.
+func (l *Listener) Serve() error {
+	var backoff time.Duration
+	for {
+		conn, err := l.ln.Accept()
+		if err != nil {
+			if l.isClosed() {
+				return nil
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				// Out of file descriptors and the like: wait and retry.
+				backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+				l.logger.Warn("accept failed; retrying", "error", err, "delay", backoff)
+				time.Sleep(backoff)
+				continue
+			}
+			return err
+		}
+		backoff = 0
+		if !l.track(conn) {
+			conn.Close()
+			return nil
+		}
+		l.wg.Add(1)
+		go func() {
+			defer l.wg.Done()
+			l.handle(conn)
+		}()
+	}
+}
+
+// handle reads the protocol byte and serves the connection by it.
+func (l *Listener) handle(conn net.Conn) {
+	var b [1]byte
+	_ = conn.SetReadDeadline(time.Now().Add(l.cfg.FirstByteTimeout))
+	if _, err := io.ReadFull(conn, b[:]); err != nil {
+		if !l.isClosed() && !errors.Is(err, io.EOF) {
+			l.logger.Debug("failed to read the protocol byte", "remote", conn.RemoteAddr(), "error", err)
+		}
+		l.untrack(conn)
+		conn.Close()
+		return
+	}
+	_ = conn.SetReadDeadline(time.Time{})
+	switch p := Protocol(b[0]); p {
+	case ProtoRPC:
+		l.cfg.ServeRPC(conn)
+		l.untrack(conn)
+		conn.Close()
+	case ProtoRaft:
+		// Raft owns the connection from here. It stays tracked until Raft
+		// closes it, so that Close ends it even if Raft does not.
+		tc := &trackedConn{Conn: conn}
+		tc.onClose = func() { l.untrack(tc) }
+		if !l.swap(conn, tc) {
+			conn.Close()
+			return
+		}
+		l.raft.handoff(tc)
+	case ProtoMultiplex:
+		l.serveMultiplex(conn)
+	case ProtoStream:
+		if l.cfg.ServeStream != nil {
+			l.serveStream(conn)
+		} else {
+			rejectStream(conn)
+		}
+		l.untrack(conn)
+		conn.Close()
+	default:
+		l.logger.Warn("closing connection with an unknown protocol byte",
+			"remote", conn.RemoteAddr(), "protocol", p)
+		l.untrack(conn)
+		conn.Close()
+	}
+}
+
+// serveMultiplex serves every stream of a yamux session until it ends.
+func (l *Listener) serveMultiplex(conn net.Conn) {
+	session, err := yamux.Server(conn, l.yamux)
+	if err != nil {
+		l.logger.Error("failed to start a multiplexed session", "remote", conn.RemoteAddr(), "error", err)
+		l.untrack(conn)
+		conn.Close()
+		return
+	}
+	// The session closes conn; track the session in its place.
+	if !l.swap(conn, session) {
+		session.Close()
+		return
+	}
+	defer func() {
+		l.untrack(session)
+		session.Close()
+	}()
+	for {
+		stream, err := session.AcceptStream()
+		if err != nil {
+			if !session.IsClosed() && !l.isClosed() {
+				l.logger.Debug("multiplexed session ended", "remote", conn.RemoteAddr(), "error", err)
+			}
+			return
+		}
+		l.wg.Add(1)
+		go func() {
+			defer l.wg.Done()
+			l.cfg.ServeRPC(stream)
+			stream.Close()
+		}()
+	}
+}
+
+// track records an open connection for Close; false once closed.
+func (l *Listener) track(c io.Closer) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return false
+	}
+	l.conns[c] = struct{}{}
+	return true
+}
+
+// swap replaces a tracked connection by what now owns it.
+func (l *Listener) swap(old, c io.Closer) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.conns, old)
+	if l.closed {
+		return false
+	}
+	l.conns[c] = struct{}{}
+	return true
+}
+
+func (l *Listener) untrack(c io.Closer) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.conns, c)
+}
+
+func (l *Listener) isClosed() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.closed
+}
+
+// Close stops accepting, closes every connection it accepted (Raft's
+// included) and waits until every ServeRPC call returned. ServeRPC calls
+// return once their connection is closed and their in-flight requests
+// finished, so requests that block (blocking queries) must be ended by
+// their owner first.
+func (l *Listener) Close() error {
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		return nil
+	}
+	l.closed = true
+	err := l.ln.Close()
+	conns := make([]io.Closer, 0, len(l.conns))
+	for c := range l.conns {
+		conns = append(conns, c)
+	}
+	l.conns = nil
+	l.mu.Unlock()
+
+	l.raft.Close()
+	for _, c := range conns {
+		c.Close()
+	}
+	l.wg.Wait()
+	return err
+}
+
+// trackedConn leaves the listener's books when closed.
+type trackedConn struct {
+	net.Conn
+	once    sync.Once
+	onClose func()
+}
+
+// Close closes the connection and untracks it.
+func (c *trackedConn) Close() error {
+	c.once.Do(c.onClose)
+	return c.Conn.Close()
+}
