@@ -116,8 +116,14 @@ wait:
 			}
 			submitErr = nil
 		case err := <-streamDone:
-			runErr = fmt.Errorf("event stream: %w", err)
+			// The stream ends by itself only on an error or when ctx ends;
+			// give the value back for the deferred wait.
 			streamDone <- nil
+			if err == nil {
+				res.Incomplete = true
+			} else {
+				runErr = fmt.Errorf("event stream: %w", err)
+			}
 			break wait
 		case <-reconcileTick.C:
 			if n := stream.reconnects.Load(); n > reconnects {
