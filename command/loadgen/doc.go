@@ -7,6 +7,6 @@
 // it) and when its client reports it running, so no job is ever polled.
 // A job's latency is from the moment its registration is sent to the
 // moment its last allocation is committed. The servers' plan rejections
-// come from their Prometheus metrics and their memory from /proc, for
-// the process IDs the caller gives.
+// come from their in-memory metrics (/v1/metrics) and their memory from
+// /proc, for the process IDs the caller gives.
 package loadgen

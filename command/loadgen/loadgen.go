@@ -12,6 +12,15 @@ import (
 	"github.com/opennomad/nomad/api"
 )
 
+// Metrics polling: often enough for agents collecting every second (as
+// the cluster benchmark configures them) and never missing an interval
+// of the default 10 s; at the end, long enough for the default interval
+// to close.
+const (
+	metricsPoll   = 500 * time.Millisecond
+	metricsFinish = 25 * time.Second
+)
+
 // Run registers the configured jobs and waits until every allocation is
 // committed (and running, with WaitRunning), or the timeout passes, which
 // is reported as an incomplete result rather than an error. Errors are
@@ -69,13 +78,13 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		<-streamDone
 	}()
 
-	rejections := &planRejections{client: httpClient, addresses: cfg.Addresses}
-	rejections.scrape(ctx)
+	rejections := newPlanRejections(clients)
+	rejections.poll(ctx)
 	metricsCtx, stopMetrics := context.WithCancel(ctx)
 	metricsDone := make(chan struct{})
 	go func() {
 		defer close(metricsDone)
-		rejections.follow(metricsCtx, 5*time.Second)
+		rejections.follow(metricsCtx, metricsPoll)
 	}()
 	memBefore := make([]ProcMemory, len(cfg.ServerPIDs))
 	for i, pid := range cfg.ServerPIDs {
@@ -143,10 +152,9 @@ wait:
 		return nil, fmt.Errorf("load generator: %w", runErr)
 	}
 
-	finishCtx, finishCancel := context.WithTimeout(context.Background(), 30*time.Second)
+	finishCtx, finishCancel := context.WithTimeout(context.Background(), metricsFinish)
 	defer finishCancel()
-	rejections.scrape(finishCtx)
-	res.PlanRejections, res.PlanRejectionsKnown = rejections.total()
+	res.PlanRejections, res.PlanRejectionsKnown = rejections.finish(finishCtx, time.Now(), metricsPoll)
 	for i, pid := range cfg.ServerPIDs {
 		after, err := ReadProcMemory(pid)
 		if err != nil {

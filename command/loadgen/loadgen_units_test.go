@@ -1,6 +1,7 @@
 package loadgen
 
 import (
+	"github.com/opennomad/nomad/api"
 	"strings"
 	"testing"
 	"time"
@@ -130,36 +131,16 @@ func TestParseProcStatus(t *testing.T) {
 	must.ErrorContains(t, err, "unexpected VmRSS line")
 }
 
-func TestParsePrometheus(t *testing.T) {
-	in := `# HELP nomad_nomad_plan_node_rejected counter
-# TYPE nomad_nomad_plan_node_rejected counter
-nomad_nomad_plan_node_rejected{node_id="n1"} 3
-nomad_nomad_plan_node_rejected{node_id="n2"} 1.5e+01
-nomad_nomad_plan_apply{quantile="0.5"} 0.2
-other_plan_node_rejected 2
-`
-	got, err := parsePrometheus(strings.NewReader(in), "plan_node_rejected")
+func TestRejectionsIn(t *testing.T) {
+	m := &api.MetricsSummary{Counters: []api.SampledValue{
+		{Name: "nomad.nomad.plan.node_rejected", Sum: 3, Labels: map[string]string{"node_id": "a"}},
+		{Name: "nomad.nomad.plan.node_rejected", Sum: 2, Labels: map[string]string{"node_id": "b"}},
+		{Name: "nomad.nomad.rpc.request", Sum: 100},
+	}}
+	must.Eq(t, 5.0, rejectionsIn(m))
+	start, err := parseIntervalStart("2026-11-22 19:02:46 +0000 UTC")
 	must.NoError(t, err)
-	must.Eq(t, map[string]float64{
-		`nomad_nomad_plan_node_rejected{node_id="n1"}`: 3,
-		`nomad_nomad_plan_node_rejected{node_id="n2"}`: 15,
-		`other_plan_node_rejected`:                     2,
-	}, got)
-}
-
-func TestCounterTotal(t *testing.T) {
-	var c counterTotal
-	// The first scrape of a server is its baseline.
-	c.observe("s1", map[string]float64{"a": 10})
-	c.observe("s2", map[string]float64{})
-	must.Eq(t, 0.0, c.total)
-	// Growth counts; a series new since the baseline counts from zero.
-	c.observe("s1", map[string]float64{"a": 12, "b": 3})
-	c.observe("s2", map[string]float64{"a": 1})
-	must.Eq(t, 2.0+3+1, c.total)
-	// A series that expired and came back restarted from zero.
-	c.observe("s1", map[string]float64{"a": 1, "b": 3})
-	must.Eq(t, 7.0, c.total)
+	must.Eq(t, time.Date(2026, 11, 22, 19, 2, 46, 0, time.UTC), start.UTC())
 }
 
 func TestConfigValidate(t *testing.T) {

@@ -47,7 +47,7 @@ type Result struct {
 	Evals map[string]int
 	// PlanRejections counts nodes the plan applier rejected from plans
 	// during the run; PlanRejectionsKnown is false when the servers'
-	// metrics could not be read (Prometheus metrics off).
+	// metrics could not be read throughout.
 	PlanRejections      float64
 	PlanRejectionsKnown bool
 
@@ -116,7 +116,7 @@ func (r *Result) Report(w io.Writer) {
 	if r.PlanRejectionsKnown {
 		fmt.Fprintf(w, "plan rejections: %.0f nodes rejected\n", r.PlanRejections)
 	} else {
-		fmt.Fprintf(w, "plan rejections: unknown (enable telemetry.prometheus_metrics on the servers)\n")
+		fmt.Fprintf(w, "plan rejections: unknown (the servers' /v1/metrics could not be read throughout)\n")
 	}
 	for _, m := range r.ServerMemory {
 		fmt.Fprintf(w, "server pid %d:  RSS %.0f → %.0f MB, peak %.0f MB\n", m.PID, mb(m.Before), mb(m.After), mb(m.Peak))

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/go-metrics"
 	"github.com/hashicorp/raft"
 	"github.com/shoenig/test/must"
 	"github.com/shoenig/test/wait"
@@ -82,6 +83,7 @@ func startInProcessClusterOn(t testing.TB, dataDir string) *inProcessCluster {
 	httpSrv, err := agent.NewHTTPServer(agent.HTTPServerConfig{
 		RPC:            srv,
 		Server:         &eventServer{broker: broker},
+		Metrics:        metrics.NewInmemSink(100*time.Millisecond, time.Minute),
 		EventHeartbeat: time.Second,
 	})
 	must.NoError(t, err)
@@ -143,7 +145,10 @@ func TestRun_SimulatedNodesAgainstOneServer(t *testing.T) {
 	// ends); none failed or blocked.
 	must.GreaterEq(t, 20, res.Evals["complete"], must.Sprint(res.Evals))
 	must.Eq(t, 0, res.Evals["failed"]+res.Evals["blocked"], must.Sprint(res.Evals))
-	must.False(t, res.PlanRejectionsKnown)
+	// The agent's metrics were read (no rejection: one server, one
+	// applier, nothing races).
+	must.True(t, res.PlanRejectionsKnown)
+	must.Eq(t, 0.0, res.PlanRejections)
 	must.StrContains(t, progressOut.String(), "100/100 committed")
 	must.StrHasPrefix(t, "W2 servers=1 nodes=30 allocs=100 per_job=5 allocs_per_sec=", res.Line("W2"))
 

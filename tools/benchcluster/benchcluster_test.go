@@ -44,7 +44,7 @@ func TestGeneratedConfigsLoad(t *testing.T) {
 				must.True(t, cfg.Server.Enabled)
 				must.Eq(t, 3, cfg.Server.BootstrapExpect)
 				must.Eq(t, []string{"127.0.0.1:3", "127.0.0.1:6", "127.0.0.1:9"}, cfg.Server.ServerJoin.RetryJoin)
-				must.True(t, cfg.Telemetry.PrometheusMetrics)
+				must.Eq(t, time.Second, cfg.Telemetry.InMemoryCollectionInterval)
 				must.True(t, cfg.EnableDebug)
 				must.Eq(t, 2, cfg.Ports.RPC)
 			} else {
@@ -115,7 +115,8 @@ func TestReportMarkdown(t *testing.T) {
 	r := &report{
 		Command: "make bench-cluster", Commit: "abc1234", Machine: "2 vCPU test", Date: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
 		W2: []*w2Outcome{{Case: w2Case{Nodes: 1000, Allocs: 10000, PerJob: 10}, Result: res,
-			SimCPU: 2 * time.Second, RunTime: 4 * time.Second, SimPeakRSS: 300 << 20}},
+			SimCPU: 2 * time.Second, RunTime: 4 * time.Second, SimPeakRSS: 300 << 20,
+			LeaderCPU: 3 * time.Second, FollowerCPU: []time.Duration{time.Second, 2 * time.Second}, LoadGenCPU: time.Second}},
 		W3: &w3Outcome{JobsBefore: 6, Failover: 1500 * time.Millisecond, FirstPlacement: 2 * time.Second},
 	}
 	md := r.markdown()
@@ -124,6 +125,7 @@ func TestReportMarkdown(t *testing.T) {
 		"| 1,000 | 10,000 | 10 | max | 4,321 | 20.0 | 80.0 | 300.0 | 150 MB | 2.0 KB | complete 1,000, blocked 2 | 3 | 2.0 s (50% of a core), 300 MB |",
 		"W2 servers=3 nodes=1000 allocs=10000 per_job=10 allocs_per_sec=4321 p50_ms=20.0 p99_ms=80.0 peak_rss_mb=150",
 		"W3 failover_s=1.50 first_placement_s=2.00",
+		"| 1,000 | 10,000 | 10 | max | 75% | 25%, 50% | 50% | 25% |",
 	} {
 		must.StrContains(t, md, want)
 	}

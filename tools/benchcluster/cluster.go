@@ -70,9 +70,11 @@ func freePorts(n int) ([]int, error) {
 
 // serverConfig is the agent configuration of server i of n: its own data
 // dir (the Raft log in raft-wal, fsync'd on every append), joined to the
-// others through retry_join, with Prometheus metrics for the plan
-// rejection counter, pprof endpoints, and an event buffer large enough
-// that the load generator's stream does not lag out.
+// others through retry_join, with in-memory metrics collected every
+// second (the load generator reads the plan rejection counter there),
+// pprof endpoints, and an event buffer large enough that the load
+// generator's stream does not lag out. Prometheus metrics stay off: the
+// sink's per-job series would dominate the leader's memory.
 func serverConfig(name, dataDir string, p agentPorts, n int, serfAddrs []string) string {
 	quoted := make([]string, len(serfAddrs))
 	for i, a := range serfAddrs {
@@ -101,7 +103,7 @@ server {
 }
 
 telemetry {
-  prometheus_metrics = true
+  in_memory_collection_interval = "1s"
 }
 `, name, dataDir, p.HTTP, p.RPC, p.Serf, n, strings.Join(quoted, ", "))
 }

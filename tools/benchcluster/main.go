@@ -80,6 +80,7 @@ func run(args []string) int {
 		fmt.Fprintf(os.Stderr, "simulator:       %.1f s CPU over %.1f s (%.0f%% of a core), peak RSS %.0f MB; %s nodes ready in %s\n",
 			out.SimCPU.Seconds(), out.RunTime.Seconds(), 100*out.SimCPU.Seconds()/max(out.RunTime.Seconds(), 1e-9),
 			float64(out.SimPeakRSS)/(1<<20), thousands(c.Nodes), out.SimReady.Round(time.Millisecond))
+		fmt.Fprintf(os.Stderr, "CPU during the run: %s\n", out.cpuLine())
 		fmt.Println(out.Result.Line("W2"))
 		rep.W2 = append(rep.W2, out)
 	}
@@ -145,7 +146,7 @@ func parseOptions(args []string) (*options, error) {
 	fs.BoolVar(&o.w3, "w3", true, "run W3 (failover)")
 	fs.StringVar(&o.page, "page", "", "performance page to write the results into (none when empty)")
 	fs.StringVar(&o.command, "command", "make bench-cluster", "the command shown on the page")
-	fs.StringVar(&o.profileDir, "profile-dir", "", "save the leader's CPU and heap profiles of each W2 case here")
+	fs.StringVar(&o.profileDir, "profile-dir", "", "save CPU and heap profiles and metrics of the leader and a follower for each W2 case here")
 	fs.IntVar(&o.profileSeconds, "profile-seconds", 10, "length of each CPU profile")
 	fs.BoolVar(&o.keep, "keep", false, "keep each case's directory (configurations, logs, data)")
 	if err := fs.Parse(args); err != nil {

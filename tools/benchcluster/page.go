@@ -64,6 +64,26 @@ func (r *report) markdown() string {
 				float64(res.PeakRSS())/(1<<20), res.MemoryPerAlloc()/1024, formatEvals(res.Evals), rejections,
 				w.SimCPU.Seconds(), 100*w.SimCPU.Seconds()/max(w.RunTime.Seconds(), 1e-9), float64(w.SimPeakRSS)/(1<<20))
 		}
+		b.WriteString("\nCPU used during each run, as a share of one core (the machine has " +
+			fmt.Sprint(runtime.NumCPU()) + "):\n\n")
+		b.WriteString("| Nodes | Allocations | Per job | Rate | Leader | Followers | Simulator | Load generator |\n")
+		b.WriteString("|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		for _, w := range r.W2 {
+			pct := func(d time.Duration) string {
+				return fmt.Sprintf("%.0f%%", 100*d.Seconds()/max(w.RunTime.Seconds(), 1e-9))
+			}
+			var followers []string
+			for _, f := range w.FollowerCPU {
+				followers = append(followers, pct(f))
+			}
+			rate := "max"
+			if w.Case.Rate > 0 {
+				rate = fmt.Sprintf("%.0f", w.Case.Rate)
+			}
+			fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %s | %s |\n",
+				thousands(w.Case.Nodes), thousands(w.Case.Allocs), w.Case.PerJob, rate,
+				pct(w.LeaderCPU), strings.Join(followers, ", "), pct(w.SimCPU), pct(w.LoadGenCPU))
+		}
 		b.WriteString("\n")
 	}
 	if r.W3 != nil {

@@ -123,6 +123,19 @@ func cpuTime(pid int) (time.Duration, error) {
 	return parseStatCPU(string(buf))
 }
 
+// cpuTimes returns the CPU time of each process.
+func cpuTimes(pids []int) ([]time.Duration, error) {
+	out := make([]time.Duration, len(pids))
+	for i, pid := range pids {
+		d, err := cpuTime(pid)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = d
+	}
+	return out, nil
+}
+
 // parseStatCPU reads utime and stime (fields 14 and 15) of a
 // /proc/<pid>/stat line. The command name (field 2) is in parentheses and
 // may hold spaces, so fields are counted after its closing one.

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/opennomad/nomad/command/loadgen"
@@ -39,9 +41,14 @@ type w2Outcome struct {
 	SimCPU     time.Duration
 	SimPeakRSS int64
 	SimReady   time.Duration
-	// RunTime is the wall time of the load run, for the simulator's CPU
-	// share.
+	// RunTime is the wall time of the load run, for the CPU shares.
 	RunTime time.Duration
+	// LeaderCPU and FollowerCPU are the CPU time the servers used during
+	// the load run, LoadGenCPU this process's (the load generator and its
+	// event stream).
+	LeaderCPU   time.Duration
+	FollowerCPU []time.Duration
+	LoadGenCPU  time.Duration
 }
 
 // runW2 runs one case on a fresh cluster of three servers.
@@ -84,7 +91,8 @@ func runW2(ctx context.Context, o *options, wc w2Case) (*w2Outcome, error) {
 	cfg.Progress = os.Stderr
 
 	simPID := c.sim.pid()
-	cpuBefore, err := cpuTime(simPID)
+	watched := append([]int{simPID, os.Getpid()}, pids...)
+	cpuBefore, err := cpuTimes(watched)
 	if err != nil {
 		return nil, err
 	}
@@ -93,7 +101,7 @@ func runW2(ctx context.Context, o *options, wc w2Case) (*w2Outcome, error) {
 	go func() {
 		defer close(profileDone)
 		if o.profileDir != "" {
-			o.profile(profileCtx, leader, wc.name())
+			o.profile(profileCtx, c, leader, wc.name())
 		}
 	}()
 	start := time.Now()
@@ -104,11 +112,20 @@ func runW2(ctx context.Context, o *options, wc w2Case) (*w2Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	cpuAfter, err := cpuTime(simPID)
+	cpuAfter, err := cpuTimes(watched)
 	if err != nil {
 		return nil, err
 	}
-	out.SimCPU = cpuAfter - cpuBefore
+	out.SimCPU = cpuAfter[0] - cpuBefore[0]
+	out.LoadGenCPU = cpuAfter[1] - cpuBefore[1]
+	for i, s := range c.servers {
+		used := cpuAfter[2+i] - cpuBefore[2+i]
+		if s == leader {
+			out.LeaderCPU = used
+		} else {
+			out.FollowerCPU = append(out.FollowerCPU, used)
+		}
+	}
 	mem, err := loadgen.ReadProcMemory(simPID)
 	if err != nil {
 		return nil, err
@@ -117,28 +134,62 @@ func runW2(ctx context.Context, o *options, wc w2Case) (*w2Outcome, error) {
 	return out, nil
 }
 
-// profile saves a CPU profile of the leader over the first
-// profileSeconds of the load run, and a heap profile at its end.
-func (o *options) profile(ctx context.Context, leader *agent, name string) {
-	save := func(path, file string) {
-		req, err := http.NewRequestWithContext(context.WithoutCancel(ctx), http.MethodGet, leader.httpAddr()+path, nil)
+// profile saves, for the leader and one follower, a CPU profile over the
+// first profileSeconds of the load run, and at its end a heap profile
+// and the server's metrics (Prometheus text: the worker, plan and Raft
+// timings).
+func (o *options) profile(ctx context.Context, c *cluster, leader *agent, name string) {
+	targets := map[string]*agent{"leader": leader}
+	for _, s := range c.servers {
+		if s != leader {
+			targets["follower"] = s
+			break
+		}
+	}
+	save := func(a *agent, path, file string) {
+		req, err := http.NewRequestWithContext(context.WithoutCancel(ctx), http.MethodGet, a.httpAddr()+path, nil)
 		if err != nil {
 			return
 		}
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "profile %s: %v\n", file, err)
+			fmt.Fprintf(os.Stderr, "benchcluster: saving %s: %v\n", file, err)
 			return
 		}
 		defer resp.Body.Close()
 		f, err := os.Create(filepath.Join(o.profileDir, file))
 		if err != nil {
+			fmt.Fprintf(os.Stderr, "benchcluster: saving %s: %v\n", file, err)
 			return
 		}
 		defer f.Close()
 		_, _ = io.Copy(f, resp.Body)
 	}
-	save(fmt.Sprintf("/v1/agent/pprof/profile?seconds=%d", o.profileSeconds), name+"-leader-cpu.pprof")
-	<-ctx.Done()
-	save("/v1/agent/pprof/heap", name+"-leader-heap.pprof")
+	var wg sync.WaitGroup
+	for role, a := range targets {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			save(a, fmt.Sprintf("/v1/agent/pprof/profile?seconds=%d", o.profileSeconds), name+"-"+role+"-cpu.pprof")
+			<-ctx.Done()
+			save(a, "/v1/agent/pprof/heap", name+"-"+role+"-heap.pprof")
+			save(a, "/v1/metrics?format=prometheus", name+"-"+role+"-metrics.txt")
+		}()
+	}
+	wg.Wait()
+}
+
+// cpuLine renders the CPU each process used during the run, in seconds
+// and as a share of one core.
+func (w *w2Outcome) cpuLine() string {
+	share := func(d time.Duration) string {
+		return fmt.Sprintf("%.1f s (%.0f%%)", d.Seconds(), 100*d.Seconds()/max(w.RunTime.Seconds(), 1e-9))
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "leader %s", share(w.LeaderCPU))
+	for _, f := range w.FollowerCPU {
+		fmt.Fprintf(&b, ", follower %s", share(f))
+	}
+	fmt.Fprintf(&b, ", simulator %s, load generator %s", share(w.SimCPU), share(w.LoadGenCPU))
+	return b.String()
 }
