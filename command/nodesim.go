@@ -28,7 +28,9 @@ Usage: nomad nodesim -servers <addr>[,<addr>...] [options]
   with the servers with its own ID, name, attributes and resources,
   heartbeats on the TTL the servers ask for, watches its allocations with
   blocking queries as a real client does, and reports them running (batch
-  allocations complete after -batch-run-time) without starting anything.
+  allocations complete after -batch-run-time; allocations of a deployment
+  healthy after their group's min_healthy_time, never with a manual health
+  check) without starting anything.
   Nodes spread their reads over the servers given.
 
   This is a benchmarking tool: the nodes are real to the servers, so jobs

@@ -35,7 +35,12 @@ type simAlloc struct {
 	reported string
 	tasks    []string
 	batch    bool
-	deployed bool
+	// healthAfter is how long after it starts the allocation is reported
+	// healthy to its deployment; negative for never (no deployment, or a
+	// manual health check).
+	healthAfter time.Duration
+	// startedAt is when it was reported running.
+	startedAt time.Time
 }
 
 // newSimNode names node i of the configuration.

@@ -19,6 +19,7 @@ type counters struct {
 	allocsSeen      atomic.Int64
 	allocsRunning   atomic.Int64
 	allocsComplete  atomic.Int64
+	allocsHealthy   atomic.Int64
 	updateCalls     atomic.Int64
 	updateErrors    atomic.Int64
 	updatesSent     atomic.Int64
@@ -38,10 +39,12 @@ type Stats struct {
 	WatchCalls  int64
 	WatchErrors int64
 	// AllocsSeen counts distinct allocations the nodes were given;
-	// AllocsRunning and AllocsComplete the statuses reported.
+	// AllocsRunning and AllocsComplete the statuses reported, and
+	// AllocsHealthy the allocations reported healthy to a deployment.
 	AllocsSeen     int64
 	AllocsRunning  int64
 	AllocsComplete int64
+	AllocsHealthy  int64
 	// UpdateCalls counts Node.UpdateAlloc calls, UpdatesSent the
 	// allocation updates they carried successfully.
 	UpdateCalls  int64
@@ -65,6 +68,7 @@ func (s *Simulator) Stats() Stats {
 		AllocsSeen:      c.allocsSeen.Load(),
 		AllocsRunning:   c.allocsRunning.Load(),
 		AllocsComplete:  c.allocsComplete.Load(),
+		AllocsHealthy:   c.allocsHealthy.Load(),
 		UpdateCalls:     c.updateCalls.Load(),
 		UpdateErrors:    c.updateErrors.Load(),
 		UpdatesSent:     c.updatesSent.Load(),
@@ -73,7 +77,7 @@ func (s *Simulator) Stats() Stats {
 
 // String renders the totals on one line.
 func (st Stats) String() string {
-	return fmt.Sprintf("nodes=%d ready=%d heartbeats=%d heartbeat_errors=%d reregistrations=%d watch_calls=%d watch_errors=%d allocs_seen=%d running=%d complete=%d updates_sent=%d update_calls=%d update_errors=%d",
+	return fmt.Sprintf("nodes=%d ready=%d heartbeats=%d heartbeat_errors=%d reregistrations=%d watch_calls=%d watch_errors=%d allocs_seen=%d running=%d complete=%d healthy=%d updates_sent=%d update_calls=%d update_errors=%d",
 		st.Nodes, st.Ready, st.Heartbeats, st.HeartbeatErrors, st.Reregistrations, st.WatchCalls, st.WatchErrors,
-		st.AllocsSeen, st.AllocsRunning, st.AllocsComplete, st.UpdatesSent, st.UpdateCalls, st.UpdateErrors)
+		st.AllocsSeen, st.AllocsRunning, st.AllocsComplete, st.AllocsHealthy, st.UpdatesSent, st.UpdateCalls, st.UpdateErrors)
 }

@@ -97,21 +97,13 @@ func (s *Simulator) sync(n *simNode, serverIndex map[string]uint64) error {
 
 // handle decides what the node's client would report for a, with n.mu
 // held: a new allocation the servers want running is reported running
-// (and healthy, when part of a deployment), a batch one complete after
-// BatchRunTime, and one the servers stopped is reported complete.
+// (and, in a deployment, healthy once its group's min_healthy_time has
+// passed, as a client whose tasks have no checks does), a batch one
+// complete after BatchRunTime, and one the servers stopped complete.
 func (s *Simulator) handle(n *simNode, a *structs.Allocation, now time.Time) {
 	sa, known := n.allocs[a.ID]
 	if !known {
-		sa = &simAlloc{}
-		if a.Job != nil {
-			sa.batch = a.Job.Type == structs.JobTypeBatch || a.Job.Type == structs.JobTypeSysBatch
-			if tg := a.Job.LookupTaskGroup(a.TaskGroup); tg != nil {
-				for _, t := range tg.Tasks {
-					sa.tasks = append(sa.tasks, t.Name)
-				}
-			}
-		}
-		sa.deployed = a.DeploymentID != ""
+		sa = newSimAlloc(a)
 		n.allocs[a.ID] = sa
 		s.stats.allocsSeen.Add(1)
 	}
@@ -120,13 +112,47 @@ func (s *Simulator) handle(n *simNode, a *structs.Allocation, now time.Time) {
 	case a.ClientTerminalStatus() || sa.reported == structs.AllocClientStatusComplete:
 		// Nothing left to report.
 	case a.ServerTerminalStatus():
-		s.report(n, a.ID, sa, structs.AllocClientStatusComplete, now)
+		s.report(n, a.ID, sa, structs.AllocClientStatusComplete, false, now)
 	case sa.reported == "":
-		s.report(n, a.ID, sa, structs.AllocClientStatusRunning, now)
+		sa.startedAt = now
+		s.report(n, a.ID, sa, structs.AllocClientStatusRunning, sa.healthAfter == 0, now)
+		id := a.ID
+		if sa.healthAfter > 0 {
+			time.AfterFunc(sa.healthAfter, func() { s.healthy(n, id) })
+		}
 		if sa.batch {
-			id := a.ID
 			time.AfterFunc(s.cfg.BatchRunTime, func() { s.finish(n, id) })
 		}
+	}
+}
+
+// newSimAlloc remembers what reporting a needs: its tasks, whether it is
+// batch work, and when it turns healthy.
+func newSimAlloc(a *structs.Allocation) *simAlloc {
+	sa := &simAlloc{healthAfter: -1}
+	if a.Job == nil {
+		return sa
+	}
+	sa.batch = a.Job.Type == structs.JobTypeBatch || a.Job.Type == structs.JobTypeSysBatch
+	tg := a.Job.LookupTaskGroup(a.TaskGroup)
+	if tg == nil {
+		return sa
+	}
+	for _, t := range tg.Tasks {
+		sa.tasks = append(sa.tasks, t.Name)
+	}
+	if u := tg.Update; a.DeploymentID != "" && u != nil && u.HealthCheck != "manual" {
+		sa.healthAfter = max(u.MinHealthyTime, 0)
+	}
+	return sa
+}
+
+// healthy reports a running allocation healthy to its deployment.
+func (s *Simulator) healthy(n *simNode, id string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if sa, ok := n.allocs[id]; ok && sa.reported == structs.AllocClientStatusRunning {
+		s.report(n, id, sa, structs.AllocClientStatusRunning, true, time.Now())
 	}
 }
 
@@ -135,13 +161,14 @@ func (s *Simulator) finish(n *simNode, id string) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if sa, ok := n.allocs[id]; ok && sa.reported == structs.AllocClientStatusRunning {
-		s.report(n, id, sa, structs.AllocClientStatusComplete, time.Now())
+		s.report(n, id, sa, structs.AllocClientStatusComplete, false, time.Now())
 	}
 }
 
-// report queues the client status of an allocation with its task states,
-// with n.mu held.
-func (s *Simulator) report(n *simNode, id string, sa *simAlloc, status string, now time.Time) {
+// report queues the client status of an allocation with its task states
+// (and its deployment health when healthy), with n.mu held.
+func (s *Simulator) report(n *simNode, id string, sa *simAlloc, status string, healthy bool, now time.Time) {
+	first := sa.reported != status
 	sa.reported = status
 	update := &structs.Allocation{
 		ID:           id,
@@ -150,21 +177,22 @@ func (s *Simulator) report(n *simNode, id string, sa *simAlloc, status string, n
 		TaskStates:   make(map[string]*structs.TaskState, len(sa.tasks)),
 	}
 	for _, t := range sa.tasks {
-		ts := &structs.TaskState{State: structs.TaskStateRunning, StartedAt: now}
+		ts := &structs.TaskState{State: structs.TaskStateRunning, StartedAt: sa.startedAt}
 		if status == structs.AllocClientStatusComplete {
 			ts.State = structs.TaskStateDead
 			ts.FinishedAt = now
 		}
 		update.TaskStates[t] = ts
 	}
-	if status == structs.AllocClientStatusRunning && sa.deployed {
-		healthy := true
+	if healthy {
 		update.DeploymentStatus = &structs.AllocDeploymentStatus{Healthy: &healthy, Timestamp: now}
+		s.stats.allocsHealthy.Add(1)
 	}
-	switch status {
-	case structs.AllocClientStatusRunning:
+	switch {
+	case !first:
+	case status == structs.AllocClientStatusRunning:
 		s.stats.allocsRunning.Add(1)
-	case structs.AllocClientStatusComplete:
+	case status == structs.AllocClientStatusComplete:
 		s.stats.allocsComplete.Add(1)
 	}
 	s.reports.add(update)
