@@ -56,7 +56,7 @@ func TestGeneratedConfigsLoad(t *testing.T) {
 }
 
 func TestCases(t *testing.T) {
-	o := &options{nodes: []int{1000, 5000}, allocs: []int{10000}, perJob: []int{1, 100}, latencyRate: 100, latencyJobs: 50}
+	o := &options{nodes: []int{1000, 5000}, allocs: []int{10000}, perJob: []int{1, 100}, latencyRate: 100, latencyJobs: 50, latencyPerJob: 10}
 	must.Eq(t, []w2Case{
 		{Nodes: 1000, Allocs: 10000, PerJob: 1},
 		{Nodes: 1000, Allocs: 10000, PerJob: 100},

@@ -27,6 +27,7 @@ type options struct {
 	perJob         []int
 	latencyRate    float64
 	latencyJobs    int
+	latencyPerJob  int
 	w3             bool
 	page           string
 	command        string
@@ -114,8 +115,8 @@ func run(args []string) int {
 }
 
 // cases lists the W2 cases to run: every nodes × allocs × per-job
-// combination, then the latency case (per job 10 at the fixed rate on
-// the smallest node count).
+// combination, then the latency case (latencyJobs jobs of latencyPerJob
+// at the fixed rate, on the smallest node count).
 func (o *options) cases() []w2Case {
 	var out []w2Case
 	for _, n := range o.nodes {
@@ -126,7 +127,7 @@ func (o *options) cases() []w2Case {
 		}
 	}
 	if o.latencyRate > 0 && o.latencyJobs > 0 && len(o.nodes) > 0 {
-		out = append(out, w2Case{Nodes: o.nodes[0], Allocs: 10 * o.latencyJobs, PerJob: 10, Rate: o.latencyRate})
+		out = append(out, w2Case{Nodes: o.nodes[0], Allocs: o.latencyPerJob * o.latencyJobs, PerJob: o.latencyPerJob, Rate: o.latencyRate})
 	}
 	return out
 }
@@ -142,7 +143,8 @@ func parseOptions(args []string) (*options, error) {
 	fs.StringVar(&o.bin, "nomad", "bin/nomad", "the nomad binary to benchmark")
 	fs.BoolVar(&o.quick, "quick", false, "only the 10,000-allocation, 1,000-node cases and W3")
 	fs.Float64Var(&o.latencyRate, "latency-rate", 100, "jobs per second of the latency case (0 skips it)")
-	fs.IntVar(&o.latencyJobs, "latency-jobs", 3000, "jobs of 10 allocations in the latency case")
+	fs.IntVar(&o.latencyJobs, "latency-jobs", 3000, "jobs in the latency case")
+	fs.IntVar(&o.latencyPerJob, "latency-per-job", 1, "allocations per job in the latency case")
 	fs.BoolVar(&o.w3, "w3", true, "run W3 (failover)")
 	fs.StringVar(&o.page, "page", "", "performance page to write the results into (none when empty)")
 	fs.StringVar(&o.command, "command", "make bench-cluster", "the command shown on the page")
@@ -174,6 +176,9 @@ func parseOptions(args []string) (*options, error) {
 				return nil, fmt.Errorf("allocs %d is not a multiple of per-job %d", a, k)
 			}
 		}
+	}
+	if o.latencyPerJob <= 0 {
+		return nil, errors.New("-latency-per-job must be > 0")
 	}
 	if o.profileSeconds <= 0 {
 		return nil, errors.New("-profile-seconds must be > 0")
