@@ -183,6 +183,11 @@ func parseOptions(args []string) (*options, error) {
 	if o.profileSeconds <= 0 {
 		return nil, errors.New("-profile-seconds must be > 0")
 	}
+	if o.profileDir != "" {
+		if err := os.MkdirAll(o.profileDir, 0o755); err != nil {
+			return nil, fmt.Errorf("-profile-dir: %w", err)
+		}
+	}
 	if _, err := os.Stat(o.bin); err != nil {
 		return nil, fmt.Errorf("nomad binary: %w (build it with make dev)", err)
 	}
