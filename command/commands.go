@@ -73,6 +73,9 @@ func Commands(meta Meta) map[string]cli.CommandFactory {
 		"operator scheduler set-config": func(m Meta) cli.Command { return &OperatorSchedulerSetConfigCommand{Meta: m} },
 		"operator scheduler workers":    func(m Meta) cli.Command { return &OperatorSchedulerWorkersCommand{Meta: m} },
 
+		"nodesim": func(m Meta) cli.Command { return &NodeSimCommand{Meta: m} },
+		"loadgen": func(m Meta) cli.Command { return &LoadGenCommand{Meta: m} },
+
 		"system":    func(m Meta) cli.Command { return newGroup(m, "system", systemGroupHelp) },
 		"system gc": func(m Meta) cli.Command { return &SystemGCCommand{Meta: m} },
 	}

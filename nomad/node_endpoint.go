@@ -556,14 +556,25 @@ func (n *NodeEndpoint) GetClientAllocs(args *structs.NodeSpecificRequest, reply 
 		if args.SecretID != node.SecretID {
 			return 0, fmt.Errorf("node %q: %w", args.NodeID, errSecretMismatch)
 		}
-		allocs, err := store.AllocsByNode(ws, args.NodeID)
+		// Watch the node's own allocation index, not the allocs: an empty
+		// node's scan would watch a shared part of the index and wake on
+		// every plan. The index is read before the allocs, so the answer
+		// is never older than the index it reports.
+		index, err := store.NodeAllocIndex(ws, args.NodeID)
+		if err != nil {
+			return 0, err
+		}
+		allocs, err := store.AllocsByNode(nil, args.NodeID)
 		if err != nil {
 			return 0, err
 		}
 		for _, a := range allocs {
 			reply.Allocs[a.ID] = a.AllocModifyIndex
+			// Allocations restored from a snapshot written before the
+			// index existed still count.
+			index = max(index, a.ModifyIndex)
 		}
-		return allocsIndex(store, allocs)
+		return index, nil
 	})
 }
 

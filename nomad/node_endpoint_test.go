@@ -300,3 +300,44 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// A client's blocking query for its allocations answers when its own
+// allocations change, not when a plan places allocations elsewhere.
+func TestNodeEndpoint_GetClientAllocsBlocksOnItsNode(t *testing.T) {
+	s := newTestServer(t, nil)
+	empty, busy := mock.Node(), mock.Node()
+	registerNode(t, s, empty)
+	registerNode(t, s, busy)
+	job := mock.Job()
+	registerJob(t, s, job)
+
+	ask := func(minIndex uint64, wait time.Duration) *structs.NodeClientAllocsResponse {
+		t.Helper()
+		var out structs.NodeClientAllocsResponse
+		must.NoError(t, s.RPC("Node.GetClientAllocs", &structs.NodeSpecificRequest{
+			NodeID: empty.ID, SecretID: empty.SecretID,
+			QueryOptions: structs.QueryOptions{MinQueryIndex: minIndex, MaxQueryTime: wait},
+		}, &out))
+		return &out
+	}
+	first := ask(0, 0)
+	must.MapEmpty(t, first.Allocs)
+
+	// Allocations on the other node: the query runs to its timeout and
+	// answers with the index it started from.
+	done := make(chan *structs.NodeClientAllocsResponse)
+	go func() { done <- ask(first.Index, 300*time.Millisecond) }()
+	for i := 0; i < 3; i++ {
+		placeAlloc(t, s, job, busy, i)
+	}
+	timedOut := <-done
+	must.Eq(t, first.Index, timedOut.Index)
+	must.MapEmpty(t, timedOut.Allocs)
+
+	// An allocation on this node answers at once, at its index.
+	go func() { done <- ask(first.Index, time.Minute) }()
+	alloc := placeAlloc(t, s, job, empty, 3)
+	got := <-done
+	must.Eq(t, alloc.ModifyIndex, got.Index)
+	must.Eq(t, map[string]uint64{alloc.ID: alloc.AllocModifyIndex}, got.Allocs)
+}

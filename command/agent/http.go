@@ -171,7 +171,7 @@ func (s *HTTPServer) routes() {
 	s.mux.HandleFunc("/v1/event/stream", s.eventStream)
 
 	if s.agent.EnableDebug {
-		s.mux.HandleFunc("/v1/agent/pprof/", pprof.Index)
+		s.mux.HandleFunc("/v1/agent/pprof/", pprofProfile)
 		s.mux.HandleFunc("/v1/agent/pprof/cmdline", pprof.Cmdline)
 		s.mux.HandleFunc("/v1/agent/pprof/profile", pprof.Profile)
 		s.mux.HandleFunc("/v1/agent/pprof/symbol", pprof.Symbol)
@@ -185,6 +185,19 @@ func (s *HTTPServer) routes() {
 		}
 		writeError(w, http.StatusNotFound, "Invalid URL path")
 	})
+}
+
+// pprofProfile serves the named runtime profiles (heap, goroutine,
+// allocs, block, mutex, threadcreate) under /v1/agent/pprof/<name>, and
+// their index at /v1/agent/pprof/. pprof.Index alone finds the name only
+// under /debug/pprof/ and would answer the index for every name here.
+func pprofProfile(w http.ResponseWriter, r *http.Request) {
+	name := strings.TrimPrefix(r.URL.Path, "/v1/agent/pprof/")
+	if name == "" {
+		pprof.Index(w, r)
+		return
+	}
+	pprof.Handler(name).ServeHTTP(w, r)
 }
 
 // handlerFunc is an API handler: it returns the object to encode as JSON,

@@ -393,6 +393,19 @@ func TestHTTP_PprofOnlyWithDebug(t *testing.T) {
 	resp, _ := h.do("GET", "/v1/agent/pprof/cmdline", "")
 	must.Eq(t, http.StatusOK, resp.StatusCode)
 
+	// Named profiles are served under the agent's prefix, not the index.
+	resp, body := h.do("GET", "/v1/agent/pprof/heap?debug=1", "")
+	must.Eq(t, http.StatusOK, resp.StatusCode)
+	must.StrContains(t, body, "heap profile:")
+	resp, body = h.do("GET", "/v1/agent/pprof/goroutine?debug=1", "")
+	must.Eq(t, http.StatusOK, resp.StatusCode)
+	must.StrContains(t, body, "goroutine profile:")
+	resp, body = h.do("GET", "/v1/agent/pprof/", "")
+	must.Eq(t, http.StatusOK, resp.StatusCode)
+	must.StrContains(t, body, "Types of profiles available")
+	resp, _ = h.do("GET", "/v1/agent/pprof/nosuch", "")
+	must.Eq(t, http.StatusNotFound, resp.StatusCode)
+
 	h = newTestHTTP(t, func(c *HTTPServerConfig) { c.Agent.EnableDebug = false })
 	resp, _ = h.do("GET", "/v1/agent/pprof/cmdline", "")
 	must.Eq(t, http.StatusNotFound, resp.StatusCode)

@@ -52,6 +52,11 @@ func (d *decision) wakeBy(t time.Time) {
 	}
 }
 
+// writesNothing reports whether applying the decision writes nothing.
+func (d *decision) writesNothing() bool {
+	return d.cancel == nil && !d.verdicts() && d.fail == nil && !d.promote && !d.needsPromotion && !d.eval
+}
+
 // verdicts returns whether the decision carries health verdicts.
 func (d *decision) verdicts() bool { return len(d.healthy)+len(d.unhealthy) > 0 }
 

@@ -3,6 +3,7 @@ package deploymentwatcher
 import (
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -52,6 +53,45 @@ type Watcher struct {
 	cfg    Config
 	logger hclog.Logger
 	loop   *passloop.Loop
+
+	// quietMu guards quiet: passes run on the loop's goroutine, but
+	// SetEnabled clears it from the caller's.
+	quietMu sync.Mutex
+	// quiet holds, by deployment ID, the deployments whose last pass
+	// decided to write nothing, with what that decision read. A pass
+	// skips such a deployment while none of it has changed, so a pass
+	// woken by one deployment does not re-read all the others.
+	quiet map[string]*quietDeployment
+}
+
+// quietDeployment is what a pass that wrote nothing about a deployment
+// read: the store, the deployment's ModifyIndex, the watches on its job
+// and allocs, and when its decision asked to be woken.
+type quietDeployment struct {
+	store       *state.StateStore
+	modifyIndex uint64
+	ws          memdb.WatchSet
+	wakeAt      time.Time
+}
+
+// still reports whether the deployment d, read from store at now, would
+// be decided as before: nothing it read has changed and its wake-up time
+// has not come.
+func (q *quietDeployment) still(store *state.StateStore, d *structs.Deployment, now time.Time) bool {
+	if q.store != store || q.modifyIndex != d.ModifyIndex {
+		return false
+	}
+	if !q.wakeAt.IsZero() && !now.Before(q.wakeAt) {
+		return false
+	}
+	for ch := range q.ws {
+		select {
+		case <-ch:
+			return false
+		default:
+		}
+	}
+	return true
 }
 
 // New returns a disabled watcher.
@@ -84,12 +124,21 @@ func New(cfg Config) (*Watcher, error) {
 
 // SetEnabled starts (true) or stops (false) the watcher. Stopping waits
 // for the pass in progress, so no write of the loop follows the return.
-func (w *Watcher) SetEnabled(enabled bool) { w.loop.SetEnabled(enabled) }
+func (w *Watcher) SetEnabled(enabled bool) {
+	w.loop.SetEnabled(enabled)
+	if !enabled {
+		// The next leadership starts from state alone.
+		w.quietMu.Lock()
+		w.quiet = nil
+		w.quietMu.Unlock()
+	}
+}
 
 // Enabled reports whether the watcher runs.
 func (w *Watcher) Enabled() bool { return w.loop.Enabled() }
 
-// pass decides and writes for every active deployment.
+// pass decides and writes for every active deployment, skipping those
+// found quiet before and unchanged since.
 func (w *Watcher) pass(ws memdb.WatchSet, now time.Time) (time.Time, uint64, error) {
 	store := w.cfg.State()
 	ws.Add(store.AbandonCh())
@@ -102,13 +151,29 @@ func (w *Watcher) pass(ws memdb.WatchSet, now time.Time) (time.Time, uint64, err
 	if err != nil {
 		return time.Time{}, index, fmt.Errorf("deployment watcher: listing deployments: %w", err)
 	}
+	w.quietMu.Lock()
+	defer w.quietMu.Unlock()
+	quiet := make(map[string]*quietDeployment, len(w.quiet))
 	var wake time.Time
+	wakeBy := func(t time.Time) {
+		if !t.IsZero() && (wake.IsZero() || t.Before(wake)) {
+			wake = t
+		}
+	}
 	var errs []error
 	for _, d := range deployments {
 		if d.Status != structs.DeploymentStatusRunning && d.Status != structs.DeploymentStatusPaused {
 			continue
 		}
-		v, err := readView(snap, ws, d)
+		if q := w.quiet[d.ID]; q != nil && q.still(store, d, now) {
+			quiet[d.ID] = q
+			addAll(ws, q.ws)
+			wakeBy(q.wakeAt)
+			continue
+		}
+		dws := memdb.NewWatchSet()
+		v, err := readView(snap, dws, d)
+		addAll(ws, dws)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -118,11 +183,20 @@ func (w *Watcher) pass(ws memdb.WatchSet, now time.Time) (time.Time, uint64, err
 			errs = append(errs, fmt.Errorf("deployment %q: %w", d.ID, err))
 			continue
 		}
-		if !dec.wakeAt.IsZero() && (wake.IsZero() || dec.wakeAt.Before(wake)) {
-			wake = dec.wakeAt
+		wakeBy(dec.wakeAt)
+		if dec.writesNothing() {
+			quiet[d.ID] = &quietDeployment{store: store, modifyIndex: d.ModifyIndex, ws: dws, wakeAt: dec.wakeAt}
 		}
 	}
+	w.quiet = quiet
 	return wake, index, errors.Join(errs...)
+}
+
+// addAll adds every channel of from to ws.
+func addAll(ws, from memdb.WatchSet) {
+	for ch := range from {
+		ws[ch] = struct{}{}
+	}
 }
 
 // readView reads what decide needs about d, watching the job and the

@@ -1,14 +1,17 @@
 package deploymentwatcher
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
+	"github.com/hashicorp/go-memdb"
 	"github.com/shoenig/test/must"
 
 	"github.com/opennomad/nomad/nomad/leadertest"
 	"github.com/opennomad/nomad/nomad/state"
 	"github.com/opennomad/nomad/structs"
+	"github.com/opennomad/nomad/structs/mock"
 )
 
 // These tests run the watcher's own goroutine.
@@ -208,4 +211,61 @@ func TestWatcher_ManualHealth(t *testing.T) {
 	failed := r.deployment(t, d.ID)
 	must.Eq(t, structs.DeploymentStatusFailed, failed.Status)
 	must.Eq(t, structs.DeploymentStatusDescriptionFailedAllocations, failed.StatusDescription)
+}
+
+// A pass re-reads only the deployments that changed since the pass that
+// found them quiet; the others keep what that pass read.
+func TestWatcher_QuietDeploymentsSkipped(t *testing.T) {
+	now := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+	s, err := state.NewStateStore(nil)
+	must.NoError(t, err)
+	index := uint64(1)
+	write := func(fn func(tx *state.Txn) error) {
+		t.Helper()
+		index++
+		must.NoError(t, s.WithWriteTxn(index, fn))
+	}
+	healthy := true
+	var deployments []string
+	var firstAlloc *structs.Allocation
+	for i := 0; i < 2; i++ {
+		job := mock.Job(mock.JobID(fmt.Sprintf("job-%d", i)), mock.Count(2))
+		job.TaskGroups[0].Update = &structs.UpdateStrategy{MaxParallel: 1, HealthCheck: structs.UpdateHealthCheckTaskStates,
+			MinHealthyTime: 10 * time.Second, HealthyDeadline: 5 * time.Minute}
+		write(func(tx *state.Txn) error { return tx.UpsertJob(job) })
+		stored, _ := s.JobByID(nil, job.Namespace, job.ID)
+		d := structs.NewDeployment(stored, 50, now)
+		d.TaskGroups["web"] = &structs.DeploymentState{DesiredTotal: 4}
+		write(func(tx *state.Txn) error { return tx.UpsertDeployment(d) })
+		a := mock.Alloc(mock.ForJob(stored, 0), mock.ClientStatus(structs.AllocClientStatusRunning))
+		a.DeploymentID = d.ID
+		a.DeploymentStatus = &structs.AllocDeploymentStatus{Healthy: &healthy}
+		write(func(tx *state.Txn) error { return tx.UpsertAllocs([]*structs.Allocation{a}) })
+		ev := mock.Eval(mock.EvalForJob(stored))
+		write(func(tx *state.Txn) error { return tx.UpsertEvals([]*structs.Evaluation{ev}) })
+		deployments = append(deployments, d.ID)
+		if firstAlloc == nil {
+			firstAlloc = a
+		}
+	}
+	w, err := New(Config{State: func() *state.StateStore { return s }, Raft: NewStateRaft(func() *state.StateStore { return s })})
+	must.NoError(t, err)
+
+	_, _, err = w.pass(memdb.NewWatchSet(), now)
+	must.NoError(t, err)
+	must.MapLen(t, 2, w.quiet)
+	before := map[string]*quietDeployment{deployments[0]: w.quiet[deployments[0]], deployments[1]: w.quiet[deployments[1]]}
+
+	// The first deployment's alloc changes: only it is read again.
+	write(func(tx *state.Txn) error {
+		return tx.UpdateAllocsFromClient([]*structs.Allocation{{ID: firstAlloc.ID, ClientStatus: structs.AllocClientStatusFailed}})
+	})
+	_, _, err = w.pass(memdb.NewWatchSet(), now)
+	must.NoError(t, err)
+	must.True(t, w.quiet[deployments[1]] == before[deployments[1]], must.Sprint("the unchanged deployment was read again"))
+	must.False(t, w.quiet[deployments[0]] == before[deployments[0]], must.Sprint("the changed deployment was skipped"))
+
+	// Losing leadership forgets everything.
+	w.SetEnabled(false)
+	must.MapEmpty(t, w.quiet)
 }

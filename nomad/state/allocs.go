@@ -65,6 +65,18 @@ func allocsByNode(txn *memdb.Txn, ws memdb.WatchSet, nodeID string) ([]*structs.
 	return collect(it, func(a *structs.Allocation) bool { return a.NodeID == nodeID }), nil
 }
 
+// NodeAllocIndex returns the Raft index of the last write that added,
+// changed or removed an allocation on the node, 0 if none is recorded,
+// and watches that alone in ws: a node's blocking query then wakes for
+// its own allocations, not for every plan.
+func (s *StateStore) NodeAllocIndex(ws memdb.WatchSet, nodeID string) (uint64, error) {
+	raw, err := first(s.db.Txn(false), ws, TableNodeAllocIndex, indexID, nodeID)
+	if err != nil || raw == nil {
+		return 0, err
+	}
+	return raw.(*NodeAllocIndex).Index, nil
+}
+
 // AllocsByNode returns every alloc on the node, terminal or not.
 func (s *StateStore) AllocsByNode(ws memdb.WatchSet, nodeID string) ([]*structs.Allocation, error) {
 	return allocsByNode(s.db.Txn(false), ws, nodeID)

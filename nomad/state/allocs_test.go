@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/go-memdb"
 	"github.com/shoenig/test/must"
 
 	"github.com/opennomad/nomad/structs"
@@ -290,4 +291,42 @@ func TestAllocs_ClientUpdateOfUnknownAllocIsSkipped(t *testing.T) {
 	latest, err := s.LatestIndex()
 	must.NoError(t, err)
 	must.Eq(t, 9, latest)
+}
+
+func TestAllocs_NodeAllocIndex(t *testing.T) {
+	s, node, job := allocFixture(t)
+	other := mockNode()
+	must.NoError(t, s.UpsertNode(3, other))
+	nodeIndex := func(id string) uint64 {
+		t.Helper()
+		idx, err := s.NodeAllocIndex(nil, id)
+		must.NoError(t, err)
+		return idx
+	}
+	must.Eq(t, 0, nodeIndex(node.ID))
+
+	a, b := mockAlloc(job, node), mockAlloc(job, node)
+	must.NoError(t, s.UpsertAllocs(4, []*structs.Allocation{a, b}))
+	must.Eq(t, 4, nodeIndex(node.ID))
+
+	// A write on another node leaves this node's index alone and wakes
+	// nobody watching it.
+	ws := memdb.NewWatchSet()
+	_, err := s.NodeAllocIndex(ws, node.ID)
+	must.NoError(t, err)
+	must.NoError(t, s.UpsertAllocs(5, []*structs.Allocation{mockAlloc(job, other)}))
+	must.Eq(t, 4, nodeIndex(node.ID))
+	must.Eq(t, 5, nodeIndex(other.ID))
+	must.False(t, fired(ws), must.Sprint("watch fired for another node's alloc"))
+
+	// A client update and the garbage collection of an alloc both count.
+	must.NoError(t, s.UpdateAllocsFromClient(6, []*structs.Allocation{{ID: a.ID, ClientStatus: structs.AllocClientStatusComplete}}))
+	must.Eq(t, 6, nodeIndex(node.ID))
+	must.NoError(t, s.DeleteEvals(7, nil, []string{a.ID}))
+	must.Eq(t, 7, nodeIndex(node.ID))
+	must.Eq(t, 5, nodeIndex(other.ID))
+
+	// The index goes with its node.
+	must.NoError(t, s.DeleteNodes(8, []string{other.ID}))
+	must.Eq(t, 0, nodeIndex(other.ID))
 }

@@ -150,6 +150,11 @@ func (tx *Txn) DeleteNodes(ids []string) error {
 		if err := tx.delete(TableNodes, n); err != nil {
 			return fmt.Errorf("node %q: %w", id, err)
 		}
+		// The node's allocation index goes with it; a node registering
+		// again under the ID starts over at the allocs table's index.
+		if _, err := tx.txn.DeleteAll(TableNodeAllocIndex, indexID, id); err != nil {
+			return fmt.Errorf("node %q: deleting its allocation index: %w", id, err)
+		}
 		tx.emitNode(structs.TypeNodeDeregistration, n)
 	}
 	return nil

@@ -33,6 +33,11 @@ const (
 	DeploymentSnapshot      SnapshotType = 10
 	SchedulerConfigSnapshot SnapshotType = 13
 	ClusterMetadataSnapshot SnapshotType = 14
+
+	// NodeAllocIndexSnapshot is ours: Nomad has no such record. It is
+	// numbered far above Nomad's so that the two never meet, and below
+	// 128 so that the type byte reads as one msgpack positive fixint.
+	NodeAllocIndexSnapshot SnapshotType = 100
 )
 
 // SnapshotHeader opens a persisted store. It is empty today; fields may
@@ -57,6 +62,7 @@ var persistOrder = []struct {
 	{TableDeployment, DeploymentSnapshot},
 	{TableSchedulerConfig, SchedulerConfigSnapshot},
 	{TableClusterMeta, ClusterMetadataSnapshot},
+	{TableNodeAllocIndex, NodeAllocIndexSnapshot},
 }
 
 // Persist writes the whole snapshot to w: a msgpack SnapshotHeader, then
@@ -196,6 +202,8 @@ func (rs *restorer) restore(dec *codec.Decoder, typ SnapshotType) error {
 		table, obj = TableSchedulerConfig, new(structs.SchedulerConfiguration)
 	case ClusterMetadataSnapshot:
 		table, obj = TableClusterMeta, new(structs.ClusterMetadata)
+	case NodeAllocIndexSnapshot:
+		table, obj = TableNodeAllocIndex, new(NodeAllocIndex)
 	default:
 		return fmt.Errorf("unknown snapshot record type %d", typ)
 	}

@@ -22,6 +22,7 @@ const (
 	TableSchedulerConfig = "scheduler_config"
 	TableClusterMeta     = "cluster_meta"
 	TablePeriodicLaunch  = "periodic_launch"
+	TableNodeAllocIndex  = "node_alloc_index"
 )
 
 // Index names used by more than one table. There is no namespace index:
@@ -53,6 +54,7 @@ func stateSchema() *memdb.DBSchema {
 		singletonTableSchema[*structs.SchedulerConfiguration](TableSchedulerConfig),
 		singletonTableSchema[*structs.ClusterMetadata](TableClusterMeta),
 		periodicLaunchTableSchema(),
+		nodeAllocIndexTableSchema(),
 	}
 	s := &memdb.DBSchema{Tables: make(map[string]*memdb.TableSchema, len(tables))}
 	for _, t := range tables {
@@ -258,6 +260,24 @@ func periodicLaunchTableSchema() *memdb.TableSchema {
 			indexID: idIndex(namespacedID(
 				func(l *structs.PeriodicLaunch) string { return l.Namespace },
 				func(l *structs.PeriodicLaunch) string { return l.ID })),
+		},
+	}
+}
+
+// NodeAllocIndex is a row of the node_alloc_index table: the Raft index of
+// the last write that added, changed or removed an allocation on the node.
+// A client's blocking query for its allocations waits on this row alone,
+// so a plan placing allocations elsewhere does not wake it.
+type NodeAllocIndex struct {
+	NodeID string
+	Index  uint64
+}
+
+func nodeAllocIndexTableSchema() *memdb.TableSchema {
+	return &memdb.TableSchema{
+		Name: TableNodeAllocIndex,
+		Indexes: map[string]*memdb.IndexSchema{
+			indexID: idIndex(strField(func(r *NodeAllocIndex) string { return r.NodeID })),
 		},
 	}
 }

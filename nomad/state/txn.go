@@ -24,6 +24,11 @@ type Txn struct {
 	touched []string
 	events  []structs.Event
 
+	// allocNodes holds the nodes whose allocations this transaction
+	// added, changed or removed; their node_alloc_index rows are set to
+	// the transaction's index at commit.
+	allocNodes map[string]struct{}
+
 	// summaries holds the job summaries this transaction wrote. They are
 	// not visible to anyone else until commit, so later changes in the
 	// same transaction edit them in place: a plan placing thousands of
@@ -49,6 +54,7 @@ func (tx *Txn) insert(table string, obj interface{}) error {
 		return fmt.Errorf("writing to table %q: %w", table, err)
 	}
 	tx.touch(table)
+	tx.touchAllocNode(table, obj)
 	return nil
 }
 
@@ -57,13 +63,36 @@ func (tx *Txn) delete(table string, obj interface{}) error {
 		return fmt.Errorf("deleting from table %q: %w", table, err)
 	}
 	tx.touch(table)
+	tx.touchAllocNode(table, obj)
 	return nil
+}
+
+// touchAllocNode records the node of an allocation written or deleted.
+// Every alloc write passes through insert or delete, so no write path can
+// forget to wake the node's client.
+func (tx *Txn) touchAllocNode(table string, obj interface{}) {
+	if table != TableAllocs {
+		return
+	}
+	a, ok := obj.(*structs.Allocation)
+	if !ok || a.NodeID == "" {
+		return
+	}
+	if tx.allocNodes == nil {
+		tx.allocNodes = make(map[string]struct{})
+	}
+	tx.allocNodes[a.NodeID] = struct{}{}
 }
 
 func (tx *Txn) writeTableIndexes() error {
 	for _, table := range tx.touched {
 		if err := tx.txn.Insert(TableIndex, &IndexEntry{Key: table, Value: tx.index}); err != nil {
 			return fmt.Errorf("updating index of table %q: %w", table, err)
+		}
+	}
+	for nodeID := range tx.allocNodes {
+		if err := tx.txn.Insert(TableNodeAllocIndex, &NodeAllocIndex{NodeID: nodeID, Index: tx.index}); err != nil {
+			return fmt.Errorf("updating allocation index of node %q: %w", nodeID, err)
 		}
 	}
 	return nil

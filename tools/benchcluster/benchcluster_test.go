@@ -1,0 +1,133 @@
+package main
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shoenig/test/must"
+
+	nomadagent "github.com/opennomad/nomad/command/agent"
+	"github.com/opennomad/nomad/command/loadgen"
+)
+
+func TestParseStatCPU(t *testing.T) {
+	// utime 250 and stime 50 ticks at 100 Hz; the command name holds a
+	// space and a parenthesis.
+	stat := "1234 (nomad (x) y) S 1 1234 1234 0 -1 4194560 100 0 0 0 250 50 0 0 20 0 12 0 100 0 0"
+	got, err := parseStatCPU(stat)
+	must.NoError(t, err)
+	must.Eq(t, 3*time.Second, got)
+
+	_, err = parseStatCPU("garbage")
+	must.Error(t, err)
+}
+
+func TestGeneratedConfigsLoad(t *testing.T) {
+	dir := t.TempDir()
+	cases := map[string]string{
+		"server.hcl": serverConfig("server-1", filepath.Join(dir, "s"), agentPorts{HTTP: 1, RPC: 2, Serf: 3}, 3,
+			[]string{"127.0.0.1:3", "127.0.0.1:6", "127.0.0.1:9"}),
+		"client.hcl": clientConfig("client-1", filepath.Join(dir, "c"), agentPorts{HTTP: 4, RPC: 5, Serf: 6},
+			[]string{"127.0.0.1:2"}),
+	}
+	for file, body := range cases {
+		t.Run(file, func(t *testing.T) {
+			path := filepath.Join(dir, file)
+			must.NoError(t, os.WriteFile(path, []byte(body), 0o600))
+			cfg, err := nomadagent.LoadConfig([]string{"-config=" + path}, io.Discard)
+			must.NoError(t, err)
+			if file == "server.hcl" {
+				must.True(t, cfg.Server.Enabled)
+				must.Eq(t, 3, cfg.Server.BootstrapExpect)
+				must.Eq(t, []string{"127.0.0.1:3", "127.0.0.1:6", "127.0.0.1:9"}, cfg.Server.ServerJoin.RetryJoin)
+				must.Eq(t, time.Second, cfg.Telemetry.InMemoryCollectionInterval)
+				must.True(t, cfg.EnableDebug)
+				must.Eq(t, 2, cfg.Ports.RPC)
+			} else {
+				must.True(t, cfg.Client.Enabled)
+				must.Eq(t, "1", cfg.Client.Options["driver.mock_driver.enable"])
+			}
+		})
+	}
+}
+
+func TestCases(t *testing.T) {
+	o := &options{nodes: []int{1000, 5000}, allocs: []int{10000}, perJob: []int{1, 100}, latencyRate: 100, latencyJobs: 50, latencyPerJob: 10}
+	must.Eq(t, []w2Case{
+		{Nodes: 1000, Allocs: 10000, PerJob: 1},
+		{Nodes: 1000, Allocs: 10000, PerJob: 100},
+		{Nodes: 5000, Allocs: 10000, PerJob: 1},
+		{Nodes: 5000, Allocs: 10000, PerJob: 100},
+		{Nodes: 1000, Allocs: 500, PerJob: 10, Rate: 100},
+	}, o.cases())
+	must.Eq(t, "nodes1000-allocs500-perjob10-rate100", o.cases()[4].name())
+}
+
+func TestParseOptions(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "nomad")
+	must.NoError(t, os.WriteFile(bin, nil, 0o700))
+
+	o, err := parseOptions([]string{"-nomad", bin, "-quick"})
+	must.NoError(t, err)
+	must.Eq(t, []int{1000}, o.nodes)
+	must.Eq(t, []int{10000}, o.allocs)
+	must.Eq(t, []int{1, 10, 100}, o.perJob)
+	must.Len(t, 3, o.cases())
+
+	_, err = parseOptions([]string{"-nomad", bin, "-allocs", "1000", "-per-job", "7"})
+	must.ErrorContains(t, err, "not a multiple")
+	_, err = parseOptions([]string{"-nomad", bin, "-nodes", "x"})
+	must.ErrorContains(t, err, `-nodes: "x" is not a positive number`)
+	_, err = parseOptions([]string{"-nomad", filepath.Join(t.TempDir(), "missing")})
+	must.ErrorContains(t, err, "nomad binary")
+}
+
+func TestReplaceBlock(t *testing.T) {
+	block := beginMarker + "\nnew\n" + endMarker
+
+	// A page without the section gets it at the end, with its intro.
+	got, err := replaceBlock("# Performance\n\n## State store\n\ntext\n", block)
+	must.NoError(t, err)
+	must.StrHasPrefix(t, "# Performance\n\n## State store\n\ntext\n\n"+sectionHeading+"\n\n", got)
+	must.StrHasSuffix(t, block+"\n", got)
+
+	// The block is replaced in place; hand-written text around it stays.
+	page := "# P\n\n" + sectionHeading + "\n\nintro\n\n" + beginMarker + "\nold\n" + endMarker + "\n\nanalysis\n"
+	got, err = replaceBlock(page, block)
+	must.NoError(t, err)
+	must.Eq(t, "# P\n\n"+sectionHeading+"\n\nintro\n\n"+block+"\n\nanalysis\n", got)
+
+	_, err = replaceBlock("x "+endMarker, block)
+	must.ErrorContains(t, err, "only one of the bench-cluster markers")
+}
+
+func TestReportMarkdown(t *testing.T) {
+	res := &loadgen.Result{
+		Servers: 3, Nodes: 1000, Jobs: 1000, PerJob: 10, Allocs: 10000, Committed: 10000, Running: 10000,
+		AllocsPerSec: 4321, CommitP50: 20 * time.Millisecond, CommitP99: 80 * time.Millisecond, RunningP99: 300 * time.Millisecond,
+		Evals: map[string]int{"complete": 1000, "blocked": 2}, PlanRejections: 3, PlanRejectionsKnown: true,
+		ServerMemory: []loadgen.ServerMemory{{PID: 1, Before: 100 << 20, After: 120 << 20, Peak: 150 << 20}},
+	}
+	r := &report{
+		Command: "make bench-cluster", Commit: "abc1234", Machine: "2 vCPU test", Date: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
+		W2: []*w2Outcome{{Case: w2Case{Nodes: 1000, Allocs: 10000, PerJob: 10}, Result: res,
+			SimCPU: 2 * time.Second, RunTime: 4 * time.Second, SimPeakRSS: 300 << 20,
+			LeaderCPU: 3 * time.Second, FollowerCPU: []time.Duration{time.Second, 2 * time.Second}, LoadGenCPU: time.Second}},
+		W3: &w3Outcome{JobsBefore: 6, Failover: 1500 * time.Millisecond, FirstPlacement: 2 * time.Second},
+	}
+	md := r.markdown()
+	for _, want := range []string{
+		"Full run at commit `abc1234`, 2026-01-02. Machine: 2 vCPU test.",
+		"| 1,000 | 10,000 | 10 | max | 4,321 | 20.0 | 80.0 | 300.0 | 150 MB | 2.0 KB | complete 1,000, blocked 2 | 3 | 2.0 s (50% of a core), 300 MB |",
+		"W2 servers=3 nodes=1000 allocs=10000 per_job=10 allocs_per_sec=4321 p50_ms=20.0 p99_ms=80.0 peak_rss_mb=150",
+		"W3 failover_s=1.50 first_placement_s=2.00",
+		"| 1,000 | 10,000 | 10 | max | 75% | 25%, 50% | 50% | 25% |",
+	} {
+		must.StrContains(t, md, want)
+	}
+	must.True(t, strings.HasPrefix(md, beginMarker) && strings.HasSuffix(md, endMarker))
+}

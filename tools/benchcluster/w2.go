@@ -1,0 +1,195 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/opennomad/nomad/command/loadgen"
+)
+
+// w2Case is one W2 measurement: allocs allocations in jobs of perJob on
+// nodes simulated nodes, registered as fast as accepted (rate 0) or at
+// rate jobs per second.
+type w2Case struct {
+	Nodes, Allocs, PerJob int
+	Rate                  float64
+}
+
+// name identifies the case in file names and logs.
+func (c w2Case) name() string {
+	s := fmt.Sprintf("nodes%d-allocs%d-perjob%d", c.Nodes, c.Allocs, c.PerJob)
+	if c.Rate > 0 {
+		s += fmt.Sprintf("-rate%.0f", c.Rate)
+	}
+	return s
+}
+
+// w2Outcome is what one case measured.
+type w2Outcome struct {
+	Case   w2Case
+	Result *loadgen.Result
+	// SimCPU is the CPU time the node simulator used during the load run,
+	// SimPeakRSS its peak resident memory; SimReady the time its nodes
+	// took to register and turn ready.
+	SimCPU     time.Duration
+	SimPeakRSS int64
+	SimReady   time.Duration
+	// RunTime is the wall time of the load run, for the CPU shares.
+	RunTime time.Duration
+	// LeaderCPU and FollowerCPU are the CPU time the servers used during
+	// the load run, LoadGenCPU this process's (the load generator and its
+	// event stream).
+	LeaderCPU   time.Duration
+	FollowerCPU []time.Duration
+	LoadGenCPU  time.Duration
+}
+
+// runW2 runs one case on a fresh cluster of three servers.
+func runW2(ctx context.Context, o *options, wc w2Case) (*w2Outcome, error) {
+	c, err := startCluster(o.bin, 3, false)
+	if err != nil {
+		return nil, err
+	}
+	defer o.cleanup(c)
+	setupCtx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	if _, err := c.waitLeader(setupCtx); err != nil {
+		return nil, err
+	}
+	out := &w2Outcome{Case: wc}
+	if out.SimReady, err = c.startSim(setupCtx, wc.Nodes); err != nil {
+		return nil, err
+	}
+	leader, err := c.waitLeader(setupCtx)
+	if err != nil {
+		return nil, err
+	}
+	addrs := []string{leader.httpAddr()}
+	var pids []int
+	for _, s := range c.servers {
+		if s != leader {
+			addrs = append(addrs, s.httpAddr())
+		}
+		pids = append(pids, s.proc.pid())
+	}
+
+	cfg := loadgen.DefaultConfig()
+	cfg.Addresses = addrs
+	cfg.ServerPIDs = pids
+	cfg.Jobs = wc.Allocs / wc.PerJob
+	cfg.Count = wc.PerJob
+	cfg.Rate = wc.Rate
+	cfg.Concurrency = 32
+	cfg.Timeout = 30 * time.Minute
+	cfg.Progress = os.Stderr
+
+	simPID := c.sim.pid()
+	watched := append([]int{simPID, os.Getpid()}, pids...)
+	cpuBefore, err := cpuTimes(watched)
+	if err != nil {
+		return nil, err
+	}
+	profileDone := make(chan struct{})
+	profileCtx, stopProfile := context.WithCancel(ctx)
+	go func() {
+		defer close(profileDone)
+		if o.profileDir != "" {
+			o.profile(profileCtx, c, leader, wc.name())
+		}
+	}()
+	start := time.Now()
+	out.Result, err = loadgen.Run(ctx, cfg)
+	out.RunTime = time.Since(start)
+	stopProfile()
+	<-profileDone
+	if err != nil {
+		return nil, err
+	}
+	cpuAfter, err := cpuTimes(watched)
+	if err != nil {
+		return nil, err
+	}
+	out.SimCPU = cpuAfter[0] - cpuBefore[0]
+	out.LoadGenCPU = cpuAfter[1] - cpuBefore[1]
+	for i, s := range c.servers {
+		used := cpuAfter[2+i] - cpuBefore[2+i]
+		if s == leader {
+			out.LeaderCPU = used
+		} else {
+			out.FollowerCPU = append(out.FollowerCPU, used)
+		}
+	}
+	mem, err := loadgen.ReadProcMemory(simPID)
+	if err != nil {
+		return nil, err
+	}
+	out.SimPeakRSS = mem.Peak
+	return out, nil
+}
+
+// profile saves, for the leader and one follower, a CPU profile over the
+// first profileSeconds of the load run, and at its end a heap profile
+// and the server's metrics (Prometheus text: the worker, plan and Raft
+// timings).
+func (o *options) profile(ctx context.Context, c *cluster, leader *agent, name string) {
+	targets := map[string]*agent{"leader": leader}
+	for _, s := range c.servers {
+		if s != leader {
+			targets["follower"] = s
+			break
+		}
+	}
+	save := func(a *agent, path, file string) {
+		req, err := http.NewRequestWithContext(context.WithoutCancel(ctx), http.MethodGet, a.httpAddr()+path, nil)
+		if err != nil {
+			return
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "benchcluster: saving %s: %v\n", file, err)
+			return
+		}
+		defer resp.Body.Close()
+		f, err := os.Create(filepath.Join(o.profileDir, file))
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "benchcluster: saving %s: %v\n", file, err)
+			return
+		}
+		defer f.Close()
+		_, _ = io.Copy(f, resp.Body)
+	}
+	var wg sync.WaitGroup
+	for role, a := range targets {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			save(a, fmt.Sprintf("/v1/agent/pprof/profile?seconds=%d", o.profileSeconds), name+"-"+role+"-cpu.pprof")
+			<-ctx.Done()
+			save(a, "/v1/agent/pprof/heap", name+"-"+role+"-heap.pprof")
+			save(a, "/v1/metrics?format=prometheus", name+"-"+role+"-metrics.txt")
+		}()
+	}
+	wg.Wait()
+}
+
+// cpuLine renders the CPU each process used during the run, in seconds
+// and as a share of one core.
+func (w *w2Outcome) cpuLine() string {
+	share := func(d time.Duration) string {
+		return fmt.Sprintf("%.1f s (%.0f%%)", d.Seconds(), 100*d.Seconds()/max(w.RunTime.Seconds(), 1e-9))
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "leader %s", share(w.LeaderCPU))
+	for _, f := range w.FollowerCPU {
+		fmt.Fprintf(&b, ", follower %s", share(f))
+	}
+	fmt.Fprintf(&b, ", simulator %s, load generator %s", share(w.SimCPU), share(w.LoadGenCPU))
+	return b.String()
+}
