@@ -56,15 +56,20 @@ func TestGeneratedConfigsLoad(t *testing.T) {
 }
 
 func TestCases(t *testing.T) {
-	o := &options{nodes: []int{1000, 5000}, allocs: []int{10000}, perJob: []int{1, 100}, latencyRate: 100, latencyJobs: 50, latencyPerJob: 10}
+	o := &options{nodes: []int{1000, 5000}, allocs: []int{10000, 100000}, perJob: []int{1, 100}, maxJobs: 20000,
+		latencyRate: 100, latencyJobs: 50, latencyPerJob: 10}
+	run, skipped := o.cases()
 	must.Eq(t, []w2Case{
 		{Nodes: 1000, Allocs: 10000, PerJob: 1},
 		{Nodes: 1000, Allocs: 10000, PerJob: 100},
+		{Nodes: 1000, Allocs: 100000, PerJob: 100},
 		{Nodes: 5000, Allocs: 10000, PerJob: 1},
 		{Nodes: 5000, Allocs: 10000, PerJob: 100},
+		{Nodes: 5000, Allocs: 100000, PerJob: 100},
 		{Nodes: 1000, Allocs: 500, PerJob: 10, Rate: 100},
-	}, o.cases())
-	must.Eq(t, "nodes1000-allocs500-perjob10-rate100", o.cases()[4].name())
+	}, run)
+	must.Eq(t, "nodes1000-allocs500-perjob10-rate100", run[6].name())
+	must.Eq(t, []w2Case{{Nodes: 1000, Allocs: 100000, PerJob: 1}, {Nodes: 5000, Allocs: 100000, PerJob: 1}}, skipped)
 }
 
 func TestParseOptions(t *testing.T) {
@@ -76,7 +81,8 @@ func TestParseOptions(t *testing.T) {
 	must.Eq(t, []int{1000}, o.nodes)
 	must.Eq(t, []int{10000}, o.allocs)
 	must.Eq(t, []int{1, 10, 100}, o.perJob)
-	must.Len(t, 3, o.cases())
+	run, _ := o.cases()
+	must.Len(t, 3, run)
 
 	_, err = parseOptions([]string{"-nomad", bin, "-allocs", "1000", "-per-job", "7"})
 	must.ErrorContains(t, err, "not a multiple")

@@ -28,6 +28,7 @@ type options struct {
 	latencyRate    float64
 	latencyJobs    int
 	latencyPerJob  int
+	maxJobs        int
 	w3             bool
 	page           string
 	command        string
@@ -62,9 +63,13 @@ func run(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	rep := &report{Command: o.command, Commit: gitCommit(), Machine: machine(), Date: time.Now(), Quick: o.quick}
+	cases, skipped := o.cases()
+	rep := &report{Command: o.command, Commit: gitCommit(), Machine: machine(), Date: time.Now(), Quick: o.quick, Skipped: skipped, MaxJobs: o.maxJobs}
+	for _, c := range skipped {
+		fmt.Fprintf(os.Stderr, "==> W2 %s skipped: %s jobs is more than -max-jobs %s\n", c.name(), thousands(c.Allocs/c.PerJob), thousands(o.maxJobs))
+	}
 	failed := false
-	for _, c := range o.cases() {
+	for _, c := range cases {
 		fmt.Fprintf(os.Stderr, "==> W2 %s\n", c.name())
 		out, err := runW2(ctx, o, c)
 		if err != nil {
@@ -115,21 +120,27 @@ func run(args []string) int {
 }
 
 // cases lists the W2 cases to run: every nodes × allocs × per-job
-// combination, then the latency case (latencyJobs jobs of latencyPerJob
-// at the fixed rate, on the smallest node count).
-func (o *options) cases() []w2Case {
-	var out []w2Case
+// combination of at most maxJobs jobs, then the latency case
+// (latencyJobs jobs of latencyPerJob at the fixed rate, on the smallest
+// node count). It also returns the combinations left out for their
+// number of jobs.
+func (o *options) cases() (run, skipped []w2Case) {
 	for _, n := range o.nodes {
 		for _, a := range o.allocs {
 			for _, k := range o.perJob {
-				out = append(out, w2Case{Nodes: n, Allocs: a, PerJob: k})
+				c := w2Case{Nodes: n, Allocs: a, PerJob: k}
+				if o.maxJobs > 0 && a/k > o.maxJobs {
+					skipped = append(skipped, c)
+					continue
+				}
+				run = append(run, c)
 			}
 		}
 	}
 	if o.latencyRate > 0 && o.latencyJobs > 0 && len(o.nodes) > 0 {
-		out = append(out, w2Case{Nodes: o.nodes[0], Allocs: o.latencyPerJob * o.latencyJobs, PerJob: o.latencyPerJob, Rate: o.latencyRate})
+		run = append(run, w2Case{Nodes: o.nodes[0], Allocs: o.latencyPerJob * o.latencyJobs, PerJob: o.latencyPerJob, Rate: o.latencyRate})
 	}
-	return out
+	return run, skipped
 }
 
 // parseOptions reads the flags; -quick replaces the case lists with the
@@ -145,6 +156,7 @@ func parseOptions(args []string) (*options, error) {
 	fs.Float64Var(&o.latencyRate, "latency-rate", 100, "jobs per second of the latency case (0 skips it)")
 	fs.IntVar(&o.latencyJobs, "latency-jobs", 3000, "jobs in the latency case")
 	fs.IntVar(&o.latencyPerJob, "latency-per-job", 1, "allocations per job in the latency case")
+	fs.IntVar(&o.maxJobs, "max-jobs", 20000, "skip the cases registering more jobs than this (0: none skipped); 100,000 single-allocation jobs need more memory and time than a 2-core, 24 GiB machine gives three servers")
 	fs.BoolVar(&o.w3, "w3", true, "run W3 (failover)")
 	fs.StringVar(&o.page, "page", "", "performance page to write the results into (none when empty)")
 	fs.StringVar(&o.command, "command", "make bench-cluster", "the command shown on the page")

@@ -27,6 +27,9 @@ type report struct {
 	Machine string
 	Date    time.Time
 	Quick   bool
+	// Skipped are the cases left out for their number of jobs.
+	Skipped []w2Case
+	MaxJobs int
 	W2      []*w2Outcome
 	W3      *w3Outcome
 }
@@ -41,6 +44,10 @@ func (r *report) markdown() string {
 		run = "Quick run (QUICK=1: the 10,000-allocation, 1,000-node cases and W3 only)"
 	}
 	fmt.Fprintf(&b, "%s at commit `%s`, %s. Machine: %s.\n\n", run, r.Commit, r.Date.UTC().Format("2006-01-02"), r.Machine)
+	for _, c := range r.Skipped {
+		fmt.Fprintf(&b, "Not run: %s nodes, %s allocations at %d per job (%s jobs, more than `-max-jobs %d`).\n\n",
+			thousands(c.Nodes), thousands(c.Allocs), c.PerJob, thousands(c.Allocs/c.PerJob), r.MaxJobs)
+	}
 	if len(r.W2) > 0 {
 		b.WriteString("| Nodes | Allocations | Per job | Rate (jobs/s) | Allocs/s | p50 ms | p99 ms | Running p99 ms | Server peak RSS | Server memory per alloc | Evals | Plan rejections | Simulator CPU, peak RSS |\n")
 		b.WriteString("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---|\n")
