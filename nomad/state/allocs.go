@@ -190,6 +190,9 @@ func (tx *Txn) upsertAlloc(a *structs.Allocation, eventType string, jobs jobStat
 				return nil
 			}
 		}
+		if err := tx.shareStoredJob(a); err != nil {
+			return err
+		}
 		a.CreateIndex = tx.index
 		if a.DeploymentStatus != nil {
 			a.DeploymentStatus.ModifyIndex = tx.index
@@ -228,6 +231,22 @@ func (tx *Txn) upsertAlloc(a *structs.Allocation, eventType string, jobs jobStat
 	}
 	tx.emitAlloc(eventType, a)
 	jobs.addAlloc(a)
+	return nil
+}
+
+// shareStoredJob points a new alloc at the stored version of its job when
+// it was placed for exactly that version, instead of keeping the copy
+// decoded from the Raft entry: one job object per version, however many
+// plans placed its allocs. Stored jobs are never changed in place, so the
+// alloc keeps the job it was placed for.
+func (tx *Txn) shareStoredJob(a *structs.Allocation) error {
+	stored, err := jobByIDAndVersion(tx.txn, nil, a.Namespace, a.JobID, a.Job.Version)
+	if err != nil {
+		return err
+	}
+	if stored != nil && stored != a.Job && stored.CreateIndex == a.Job.CreateIndex && stored.JobModifyIndex == a.Job.JobModifyIndex {
+		a.Job = stored
+	}
 	return nil
 }
 

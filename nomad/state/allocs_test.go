@@ -330,3 +330,25 @@ func TestAllocs_NodeAllocIndex(t *testing.T) {
 	must.NoError(t, s.DeleteNodes(8, []string{other.ID}))
 	must.Eq(t, 0, nodeIndex(other.ID))
 }
+
+// A new alloc placed for the stored version of its job points at the
+// stored job, not at the copy its plan carried; one placed for another
+// registration of the job keeps its own.
+func TestAllocs_NewAllocSharesStoredJob(t *testing.T) {
+	s, node, job := allocFixture(t)
+	stored, err := s.JobByID(nil, job.Namespace, job.ID)
+	must.NoError(t, err)
+
+	decoded := stored.Copy() // what a plan decoded from Raft carries
+	a := mockAlloc(decoded, node)
+	must.NoError(t, s.UpsertAllocs(10, []*structs.Allocation{a}))
+	out, _ := s.AllocByID(nil, a.ID)
+	must.True(t, out.Job == stored, must.Sprint("the alloc keeps a copy of the stored job"))
+
+	other := stored.Copy()
+	other.JobModifyIndex++ // placed for a registration not stored
+	b := mockAlloc(other, node)
+	must.NoError(t, s.UpsertAllocs(11, []*structs.Allocation{b}))
+	out, _ = s.AllocByID(nil, b.ID)
+	must.True(t, out.Job == other)
+}
