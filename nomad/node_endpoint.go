@@ -572,7 +572,7 @@ func (n *NodeEndpoint) GetClientAllocs(args *structs.NodeSpecificRequest, reply 
 			reply.Allocs[a.ID] = a.AllocModifyIndex
 			// Allocations restored from a snapshot written before the
 			// index existed still count.
-			index = max(index, a.ModifyIndex)
+			index = max(index, a.AllocModifyIndex)
 		}
 		return index, nil
 	})

@@ -66,7 +66,8 @@ func allocsByNode(txn *memdb.Txn, ws memdb.WatchSet, nodeID string) ([]*structs.
 }
 
 // NodeAllocIndex returns the Raft index of the last write that added,
-// changed or removed an allocation on the node, 0 if none is recorded,
+// changed (server-side) or removed an allocation on the node, 0 if none
+// is recorded,
 // and watches that alone in ws: a node's blocking query then wakes for
 // its own allocations, not for every plan.
 func (s *StateStore) NodeAllocIndex(ws memdb.WatchSet, nodeID string) (uint64, error) {

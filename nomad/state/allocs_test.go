@@ -319,15 +319,21 @@ func TestAllocs_NodeAllocIndex(t *testing.T) {
 	must.Eq(t, 5, nodeIndex(other.ID))
 	must.False(t, fired(ws), must.Sprint("watch fired for another node's alloc"))
 
-	// A client update and the garbage collection of an alloc both count.
+	// The client's own status update does not count (its allocation's
+	// AllocModifyIndex stays); a server-side change and the garbage
+	// collection of an alloc do.
 	must.NoError(t, s.UpdateAllocsFromClient(6, []*structs.Allocation{{ID: a.ID, ClientStatus: structs.AllocClientStatusComplete}}))
-	must.Eq(t, 6, nodeIndex(node.ID))
-	must.NoError(t, s.DeleteEvals(7, nil, []string{a.ID}))
+	must.Eq(t, 4, nodeIndex(node.ID))
+	stop := b.Copy()
+	stop.DesiredStatus = structs.AllocDesiredStatusStop
+	must.NoError(t, s.UpsertAllocs(7, []*structs.Allocation{stop}))
 	must.Eq(t, 7, nodeIndex(node.ID))
+	must.NoError(t, s.DeleteEvals(8, nil, []string{a.ID}))
+	must.Eq(t, 8, nodeIndex(node.ID))
 	must.Eq(t, 5, nodeIndex(other.ID))
 
 	// The index goes with its node.
-	must.NoError(t, s.DeleteNodes(8, []string{other.ID}))
+	must.NoError(t, s.DeleteNodes(9, []string{other.ID}))
 	must.Eq(t, 0, nodeIndex(other.ID))
 }
 

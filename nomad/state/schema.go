@@ -265,7 +265,8 @@ func periodicLaunchTableSchema() *memdb.TableSchema {
 }
 
 // NodeAllocIndex is a row of the node_alloc_index table: the Raft index of
-// the last write that added, changed or removed an allocation on the node.
+// the last write that added, changed (server-side, moving its
+// AllocModifyIndex) or removed an allocation on the node.
 // A client's blocking query for its allocations waits on this row alone,
 // so a plan placing allocations elsewhere does not wake it.
 type NodeAllocIndex struct {

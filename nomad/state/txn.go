@@ -25,8 +25,8 @@ type Txn struct {
 	events  []structs.Event
 
 	// allocNodes holds the nodes whose allocations this transaction
-	// added, changed or removed; their node_alloc_index rows are set to
-	// the transaction's index at commit.
+	// added, changed (server-side) or removed; their node_alloc_index
+	// rows are set to the transaction's index at commit.
 	allocNodes map[string]struct{}
 
 	// summaries holds the job summaries this transaction wrote. They are
@@ -54,7 +54,9 @@ func (tx *Txn) insert(table string, obj interface{}) error {
 		return fmt.Errorf("writing to table %q: %w", table, err)
 	}
 	tx.touch(table)
-	tx.touchAllocNode(table, obj)
+	if a, ok := obj.(*structs.Allocation); ok && a.AllocModifyIndex == tx.index {
+		tx.touchAllocNode(table, obj)
+	}
 	return nil
 }
 
@@ -67,9 +69,10 @@ func (tx *Txn) delete(table string, obj interface{}) error {
 	return nil
 }
 
-// touchAllocNode records the node of an allocation written or deleted.
-// Every alloc write passes through insert or delete, so no write path can
-// forget to wake the node's client.
+// touchAllocNode records the node of an allocation the servers wrote or
+// deleted. Every alloc write passes through insert or delete, so no write
+// path can forget to wake the node's client; a client's own status
+// update, which leaves AllocModifyIndex alone, does not wake it.
 func (tx *Txn) touchAllocNode(table string, obj interface{}) {
 	if table != TableAllocs {
 		return
