@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-metrics"
-	msgpackrpc "github.com/hashicorp/net-rpc-msgpackrpc/v2"
 
 	"github.com/opennomad/nomad/nomad/state"
 	"github.com/opennomad/nomad/structs"
@@ -134,28 +133,23 @@ func (s *Server) RPC(method string, args, reply interface{}) error {
 // written one at a time. The network layer calls it for each accepted
 // connection (or multiplexed stream).
 func (s *Server) ServeRPCConn(conn io.ReadWriteCloser) {
-	codec := msgpackrpc.NewCodecFromHandle(true, true, conn, structs.MsgpackHandle)
-	defer codec.Close()
-	var (
-		writeMu  sync.Mutex
-		inflight sync.WaitGroup
-	)
+	c := newConnCodec(conn)
+	defer c.close()
+	var inflight sync.WaitGroup
 	respond := func(req *rpc.Request, reply interface{}, err error) {
 		resp := &rpc.Response{ServiceMethod: req.ServiceMethod, Seq: req.Seq}
 		if err != nil {
 			resp.Error = err.Error()
 			reply = struct{}{}
 		}
-		writeMu.Lock()
-		defer writeMu.Unlock()
-		if werr := codec.WriteResponse(resp, reply); werr != nil {
+		if werr := c.writeResponse(resp, reply); werr != nil {
 			s.logger.Debug("writing RPC response", "method", req.ServiceMethod, "error", werr)
 		}
 	}
 	defer inflight.Wait()
 	for {
 		var req rpc.Request
-		if err := codec.ReadRequestHeader(&req); err != nil {
+		if err := c.readHeader(&req); err != nil {
 			if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrClosedPipe) {
 				s.logger.Debug("reading RPC request", "error", err)
 			}
@@ -164,14 +158,14 @@ func (s *Server) ServeRPCConn(conn io.ReadWriteCloser) {
 		m, ok := s.rpc.methods[req.ServiceMethod]
 		if !ok {
 			// The body must still be read to stay in step with the stream.
-			if err := codec.ReadRequestBody(nil); err != nil {
+			if err := c.readBody(nil); err != nil {
 				return
 			}
 			respond(&req, nil, fmt.Errorf("%w: %s", structs.ErrUnknownMethod, req.ServiceMethod))
 			continue
 		}
 		argp := reflect.New(m.argType)
-		if err := codec.ReadRequestBody(argp.Interface()); err != nil {
+		if err := c.readBody(argp.Interface()); err != nil {
 			respond(&req, nil, fmt.Errorf("RPC %s: decoding request: %w", req.ServiceMethod, err))
 			return
 		}
