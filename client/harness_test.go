@@ -30,6 +30,9 @@ func testServer(t *testing.T, cb func(*nomad.Config)) *nomad.Server {
 	cfg.MinHeartbeatTTL = 200 * time.Millisecond
 	cfg.HeartbeatGrace = time.Second
 	cfg.AllocUpdateBatchInterval = 10 * time.Millisecond
+	// The tests place allocs themselves (place): no scheduler may place
+	// a registered job's own allocs beside them.
+	cfg.NumSchedulers = 0
 	if cb != nil {
 		cb(cfg)
 	}
