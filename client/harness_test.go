@@ -1,7 +1,6 @@
 package client
 
 import (
-	"context"
 	"errors"
 	"sync"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/opennomad/nomad/nomad"
+	"github.com/opennomad/nomad/nomad/servertest"
 	"github.com/opennomad/nomad/structs"
 	"github.com/opennomad/nomad/structs/mock"
 )
@@ -19,14 +19,7 @@ import (
 // timeouts and heartbeat TTLs, and waits until it leads.
 func testServer(t *testing.T, cb func(*nomad.Config)) *nomad.Server {
 	t.Helper()
-	cfg := nomad.DefaultConfig()
-	cfg.DevMode = true
-	cfg.NodeName = "test-server"
-	rc := nomad.DefaultRaftConfig()
-	rc.HeartbeatTimeout = 50 * time.Millisecond
-	rc.ElectionTimeout = 50 * time.Millisecond
-	rc.LeaderLeaseTimeout = 50 * time.Millisecond
-	cfg.RaftConfig = rc
+	cfg := servertest.Config("test-server")
 	cfg.MinHeartbeatTTL = 200 * time.Millisecond
 	cfg.HeartbeatGrace = time.Second
 	cfg.AllocUpdateBatchInterval = 10 * time.Millisecond
@@ -36,26 +29,8 @@ func testServer(t *testing.T, cb func(*nomad.Config)) *nomad.Server {
 	if cb != nil {
 		cb(cfg)
 	}
-	s, err := nomad.NewServer(cfg)
-	must.NoError(t, err)
-	t.Cleanup(func() { _ = s.Shutdown() })
-	lead := &leadSignal{ch: make(chan struct{})}
-	s.AddLeadershipObserver(lead)
-	select {
-	case <-lead.ch:
-	case <-time.After(10 * time.Second):
-		t.Fatal("test server did not become leader")
-	}
-	return s
+	return servertest.Start(t, cfg)
 }
-
-type leadSignal struct {
-	once sync.Once
-	ch   chan struct{}
-}
-
-func (l *leadSignal) LeadershipGained(context.Context) { l.once.Do(func() { close(l.ch) }) }
-func (l *leadSignal) LeadershipLost()                  {}
 
 // testClientConfig is a client of servers with mock_driver, fast retries
 // and a private data dir.

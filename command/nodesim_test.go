@@ -4,11 +4,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/raft"
 	"github.com/shoenig/test/must"
-	"github.com/shoenig/test/wait"
 
-	"github.com/opennomad/nomad/nomad"
+	"github.com/opennomad/nomad/nomad/servertest"
 	"github.com/opennomad/nomad/structs"
 )
 
@@ -34,21 +32,9 @@ func TestNodeSimCommand_BadInput(t *testing.T) {
 // The command reaches a server over its RPC port, registers the nodes
 // ready and stops when its context ends, printing its totals.
 func TestNodeSimCommand_OverTheNetwork(t *testing.T) {
-	cfg := nomad.DefaultConfig()
-	cfg.DevMode = true
-	cfg.NodeName = "nodesim-command"
+	cfg := servertest.Config("nodesim-command")
 	cfg.Cluster.RPCAddr = "127.0.0.1:0"
-	rc := nomad.DefaultRaftConfig()
-	rc.HeartbeatTimeout = 50 * time.Millisecond
-	rc.ElectionTimeout = 50 * time.Millisecond
-	rc.LeaderLeaseTimeout = 50 * time.Millisecond
-	cfg.RaftConfig = rc
-	srv, err := nomad.NewServer(cfg)
-	must.NoError(t, err)
-	t.Cleanup(func() { _ = srv.Shutdown() })
-	must.Wait(t, wait.InitialSuccess(wait.BoolFunc(func() bool {
-		return srv.Raft().State() == raft.Leader
-	}), wait.Timeout(10*time.Second), wait.Gap(10*time.Millisecond)))
+	srv := servertest.Start(t, cfg)
 
 	res := runCommand(t, "http://127.0.0.1:1", runOpts{timeout: 1500 * time.Millisecond},
 		"nodesim", "-servers", srv.RPCAdvertise(), "-nodes", "5", "-name-prefix", "cmd", "-racks", "2", "-stats-interval", "0")

@@ -9,14 +9,13 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-metrics"
-	"github.com/hashicorp/raft"
 	"github.com/shoenig/test/must"
-	"github.com/shoenig/test/wait"
 
 	"github.com/opennomad/nomad/api"
 	"github.com/opennomad/nomad/command/agent"
 	"github.com/opennomad/nomad/command/nodesim"
 	"github.com/opennomad/nomad/nomad"
+	"github.com/opennomad/nomad/nomad/servertest"
 	"github.com/opennomad/nomad/nomad/stream"
 )
 
@@ -63,22 +62,11 @@ func startInProcessCluster(t *testing.T) *inProcessCluster {
 func startInProcessClusterOn(t testing.TB, dataDir string) *inProcessCluster {
 	t.Helper()
 	broker := stream.NewEventBroker(stream.Config{EventBufferSize: 10000})
-	cfg := nomad.DefaultConfig()
+	cfg := servertest.Config("loadgen-test")
 	cfg.DevMode = dataDir == ""
 	cfg.DataDir = dataDir
-	cfg.NodeName = "loadgen-test"
 	cfg.EventPublisher = broker
-	rc := nomad.DefaultRaftConfig()
-	rc.HeartbeatTimeout = 50 * time.Millisecond
-	rc.ElectionTimeout = 50 * time.Millisecond
-	rc.LeaderLeaseTimeout = 50 * time.Millisecond
-	cfg.RaftConfig = rc
-	srv, err := nomad.NewServer(cfg)
-	must.NoError(t, err)
-	t.Cleanup(func() { _ = srv.Shutdown() })
-	must.Wait(t, wait.InitialSuccess(wait.BoolFunc(func() bool {
-		return srv.Raft().State() == raft.Leader
-	}), wait.Timeout(10*time.Second), wait.Gap(10*time.Millisecond)))
+	srv := servertest.Start(t, cfg)
 
 	httpSrv, err := agent.NewHTTPServer(agent.HTTPServerConfig{
 		RPC:            srv,

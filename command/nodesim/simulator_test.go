@@ -5,11 +5,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/raft"
 	"github.com/shoenig/test/must"
 	"github.com/shoenig/test/wait"
 
 	"github.com/opennomad/nomad/nomad"
+	"github.com/opennomad/nomad/nomad/servertest"
 	"github.com/opennomad/nomad/structs"
 )
 
@@ -17,23 +17,10 @@ import (
 // heartbeat TTLs short enough to see heartbeats in a test.
 func testServer(t *testing.T) *nomad.Server {
 	t.Helper()
-	cfg := nomad.DefaultConfig()
-	cfg.DevMode = true
-	cfg.NodeName = "nodesim-test"
-	rc := nomad.DefaultRaftConfig()
-	rc.HeartbeatTimeout = 50 * time.Millisecond
-	rc.ElectionTimeout = 50 * time.Millisecond
-	rc.LeaderLeaseTimeout = 50 * time.Millisecond
-	cfg.RaftConfig = rc
+	cfg := servertest.Config("nodesim-test")
 	cfg.MinHeartbeatTTL = 500 * time.Millisecond
 	cfg.HeartbeatGrace = 5 * time.Second
-	srv, err := nomad.NewServer(cfg)
-	must.NoError(t, err)
-	t.Cleanup(func() { _ = srv.Shutdown() })
-	must.Wait(t, wait.InitialSuccess(wait.BoolFunc(func() bool {
-		return srv.Raft().State() == raft.Leader
-	}), wait.Timeout(10*time.Second), wait.Gap(10*time.Millisecond)))
-	return srv
+	return servertest.Start(t, cfg)
 }
 
 // startSim runs a simulator of n nodes against srv until the test ends.
