@@ -1,7 +1,6 @@
 package deploymentwatcher
 
 import (
-	"fmt"
 	"testing"
 	"time"
 
@@ -11,7 +10,6 @@ import (
 	"github.com/opennomad/nomad/nomad/leadertest"
 	"github.com/opennomad/nomad/nomad/state"
 	"github.com/opennomad/nomad/structs"
-	"github.com/opennomad/nomad/structs/mock"
 )
 
 // These tests run the watcher's own goroutine.
@@ -217,36 +215,14 @@ func TestWatcher_ManualHealth(t *testing.T) {
 // found them quiet; the others keep what that pass read.
 func TestWatcher_QuietDeploymentsSkipped(t *testing.T) {
 	now := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
-	s, err := state.NewStateStore(nil)
-	must.NoError(t, err)
-	index := uint64(1)
+	s, steady := steadyFixture(t, now, 2, 1)
+	deployments := []string{steady[0].d.ID, steady[1].d.ID}
+	firstAlloc := steady[0].allocs[0]
 	write := func(fn func(tx *state.Txn) error) {
 		t.Helper()
-		index++
-		must.NoError(t, s.WithWriteTxn(index, fn))
-	}
-	healthy := true
-	var deployments []string
-	var firstAlloc *structs.Allocation
-	for i := 0; i < 2; i++ {
-		job := mock.Job(mock.JobID(fmt.Sprintf("job-%d", i)), mock.Count(2))
-		job.TaskGroups[0].Update = &structs.UpdateStrategy{MaxParallel: 1, HealthCheck: structs.UpdateHealthCheckTaskStates,
-			MinHealthyTime: 10 * time.Second, HealthyDeadline: 5 * time.Minute}
-		write(func(tx *state.Txn) error { return tx.UpsertJob(job) })
-		stored, _ := s.JobByID(nil, job.Namespace, job.ID)
-		d := structs.NewDeployment(stored, 50, now)
-		d.TaskGroups["web"] = &structs.DeploymentState{DesiredTotal: 4}
-		write(func(tx *state.Txn) error { return tx.UpsertDeployment(d) })
-		a := mock.Alloc(mock.ForJob(stored, 0), mock.ClientStatus(structs.AllocClientStatusRunning))
-		a.DeploymentID = d.ID
-		a.DeploymentStatus = &structs.AllocDeploymentStatus{Healthy: &healthy}
-		write(func(tx *state.Txn) error { return tx.UpsertAllocs([]*structs.Allocation{a}) })
-		ev := mock.Eval(mock.EvalForJob(stored))
-		write(func(tx *state.Txn) error { return tx.UpsertEvals([]*structs.Evaluation{ev}) })
-		deployments = append(deployments, d.ID)
-		if firstAlloc == nil {
-			firstAlloc = a
-		}
+		latest, err := s.LatestIndex()
+		must.NoError(t, err)
+		must.NoError(t, s.WithWriteTxn(latest+1, fn))
 	}
 	w, err := New(Config{State: func() *state.StateStore { return s }, Raft: NewStateRaft(func() *state.StateStore { return s })})
 	must.NoError(t, err)

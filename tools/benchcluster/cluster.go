@@ -76,10 +76,6 @@ func freePorts(n int) ([]int, error) {
 // generator's stream does not lag out. Prometheus metrics stay off: the
 // sink's per-job series would dominate the leader's memory.
 func serverConfig(name, dataDir string, p agentPorts, n int, serfAddrs []string) string {
-	quoted := make([]string, len(serfAddrs))
-	for i, a := range serfAddrs {
-		quoted[i] = fmt.Sprintf("%q", a)
-	}
 	return fmt.Sprintf(`name         = %q
 data_dir     = %q
 bind_addr    = "127.0.0.1"
@@ -105,15 +101,20 @@ server {
 telemetry {
   in_memory_collection_interval = "1s"
 }
-`, name, dataDir, p.HTTP, p.RPC, p.Serf, n, strings.Join(quoted, ", "))
+`, name, dataDir, p.HTTP, p.RPC, p.Serf, n, hclStrings(serfAddrs))
+}
+
+// hclStrings renders the elements of an HCL list of strings.
+func hclStrings(values []string) string {
+	quoted := make([]string, len(values))
+	for i, v := range values {
+		quoted[i] = fmt.Sprintf("%q", v)
+	}
+	return strings.Join(quoted, ", ")
 }
 
 // clientConfig is a client agent that runs tasks with mock_driver, for W3.
 func clientConfig(name, dataDir string, p agentPorts, rpcAddrs []string) string {
-	quoted := make([]string, len(rpcAddrs))
-	for i, a := range rpcAddrs {
-		quoted[i] = fmt.Sprintf("%q", a)
-	}
 	return fmt.Sprintf(`name      = %q
 data_dir  = %q
 bind_addr = "127.0.0.1"
@@ -132,7 +133,7 @@ client {
     "driver.mock_driver.enable" = "1"
   }
 }
-`, name, dataDir, p.HTTP, p.RPC, p.Serf, strings.Join(quoted, ", "))
+`, name, dataDir, p.HTTP, p.RPC, p.Serf, hclStrings(rpcAddrs))
 }
 
 // startCluster starts n servers (and a client agent when withClient)
