@@ -178,6 +178,19 @@ func singleEval(args *structs.EvalUpdateRequest, what string) (*structs.Evaluati
 	return args.Evals[0], nil
 }
 
+// writtenEval returns the one eval a worker's Update or Create carries,
+// which must have a known status.
+func writtenEval(args *structs.EvalUpdateRequest, what string) (*structs.Evaluation, error) {
+	eval, err := singleEval(args, what)
+	if err != nil {
+		return nil, err
+	}
+	if !structs.ValidEvalStatus(eval.Status) {
+		return nil, &structs.ValidationError{Problems: []string{fmt.Sprintf("eval %q: invalid status %q", eval.ID, eval.Status)}}
+	}
+	return eval, nil
+}
+
 // Update writes the eval a worker holds (its outcome). The worker must
 // hold it under the token; the write also restarts its nack timer.
 func (e *EvalEndpoint) Update(args *structs.EvalUpdateRequest, reply *structs.GenericResponse) error {
@@ -185,12 +198,9 @@ func (e *EvalEndpoint) Update(args *structs.EvalUpdateRequest, reply *structs.Ge
 		return err
 	}
 	defer metrics.MeasureSince([]string{"nomad", "eval", "update"}, time.Now())
-	eval, err := singleEval(args, "updated")
+	eval, err := writtenEval(args, "updated")
 	if err != nil {
 		return err
-	}
-	if !structs.ValidEvalStatus(eval.Status) {
-		return &structs.ValidationError{Problems: []string{fmt.Sprintf("eval %q: invalid status %q", eval.ID, eval.Status)}}
 	}
 	if e.srv.evalBroker == nil {
 		return structs.ErrBrokerDisabled
@@ -214,12 +224,9 @@ func (e *EvalEndpoint) Create(args *structs.EvalUpdateRequest, reply *structs.Ge
 		return err
 	}
 	defer metrics.MeasureSince([]string{"nomad", "eval", "create"}, time.Now())
-	eval, err := singleEval(args, "created")
+	eval, err := writtenEval(args, "created")
 	if err != nil {
 		return err
-	}
-	if !structs.ValidEvalStatus(eval.Status) {
-		return &structs.ValidationError{Problems: []string{fmt.Sprintf("eval %q: invalid status %q", eval.ID, eval.Status)}}
 	}
 	if e.srv.evalBroker == nil {
 		return structs.ErrBrokerDisabled
