@@ -15,7 +15,7 @@ require (
 	github.com/hashicorp/net-rpc-msgpackrpc/v2 v2.0.1
 	github.com/hashicorp/nomad/api v0.0.0-20260907080526-08ef8f3d26da
 	github.com/hashicorp/raft v1.8.0
-	github.com/hashicorp/raft-wal v0.4.0
+	github.com/hashicorp/raft-wal v0.4.1
 	github.com/hashicorp/serf v0.11.0
 	github.com/hashicorp/yamux v0.1.2
 	github.com/prometheus/client_golang v1.24.1

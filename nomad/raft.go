@@ -33,6 +33,8 @@ type raftStores struct {
 	snaps  raft.SnapshotStore
 	// closer releases the durable stores on shutdown; nil in memory.
 	closer io.Closer
+	// dir is <data_dir>/raft; empty in memory.
+	dir string
 }
 
 // openRaftStores opens the stores. On disk, raft-wal holds the log and
@@ -46,7 +48,7 @@ func openRaftStores(cfg *Config) (*raftStores, error) {
 	base := filepath.Join(cfg.DataDir, "raft")
 	walDir := filepath.Join(base, "wal")
 	if err := os.MkdirAll(walDir, 0o700); err != nil {
-		return nil, fmt.Errorf("creating raft directory: %w", err)
+		return nil, fmt.Errorf("creating raft directory: %w", diskFullHint(err, base))
 	}
 	logger := cfg.Logger.Named("raft")
 	// The WAL does not close a metadata store it opened itself, which
@@ -56,15 +58,15 @@ func openRaftStores(cfg *Config) (*raftStores, error) {
 	log, err := wal.Open(walDir, wal.WithLogger(logger.Named("wal")), wal.WithMetaStore(meta))
 	if err != nil {
 		meta.Close()
-		return nil, fmt.Errorf("opening raft log in %s: %w", walDir, err)
+		return nil, fmt.Errorf("opening raft log in %s: %w", walDir, diskFullHint(err, walDir))
 	}
 	closer := closerFunc(func() error { return errors.Join(log.Close(), meta.Close()) })
 	snaps, err := raft.NewFileSnapshotStoreWithLogger(base, cfg.RaftSnapshotsRetained, logger.Named("snapshots"))
 	if err != nil {
 		closer.Close()
-		return nil, fmt.Errorf("opening raft snapshots in %s: %w", base, err)
+		return nil, fmt.Errorf("opening raft snapshots in %s: %w", base, diskFullHint(err, base))
 	}
-	return &raftStores{logs: log, stable: log, snaps: snaps, closer: closer}, nil
+	return &raftStores{logs: log, stable: log, snaps: snaps, closer: closer, dir: base}, nil
 }
 
 // closerFunc adapts a function to io.Closer.
@@ -86,7 +88,7 @@ func serverID(cfg *Config) (string, error) {
 	case err == nil:
 		id := strings.TrimSpace(string(buf))
 		if id == "" {
-			return "", fmt.Errorf("server ID file %s is empty", path)
+			return "", fmt.Errorf("server ID file %s is empty: write this server's ID into it (the ID the other servers list for it in `nomad operator raft list-peers`), or remove it together with %s when the server holds no state worth keeping", path, filepath.Join(cfg.DataDir, "raft"))
 		}
 		return id, nil
 	case !errors.Is(err, os.ErrNotExist):
@@ -96,14 +98,33 @@ func serverID(cfg *Config) (string, error) {
 		return "", fmt.Errorf("creating data dir: %w", err)
 	}
 	id := structs.GenerateUUID()
+	// Synced before the rename: a crash must not leave an empty ID file
+	// behind a Raft log that names this server.
 	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(id), 0o600); err != nil {
-		return "", fmt.Errorf("writing server ID: %w", err)
+	if err := writeFileSync(tmp, []byte(id)); err != nil {
+		return "", fmt.Errorf("writing server ID: %w", diskFullHint(err, cfg.DataDir))
 	}
 	if err := os.Rename(tmp, path); err != nil {
 		return "", fmt.Errorf("writing server ID: %w", err)
 	}
 	return id, nil
+}
+
+// writeFileSync writes a new file and fsyncs it.
+func writeFileSync(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // setupRaft opens the stores, builds the transport and starts Raft,
@@ -141,6 +162,12 @@ func (s *Server) setupRaft() (hadState bool, err error) {
 	stores, err := openRaftStores(s.config)
 	if err != nil {
 		return false, err
+	}
+	if stores.dir != "" {
+		if err := checkRaftData(stores, stores.dir, s.logger.Named("raft")); err != nil {
+			stores.closer.Close()
+			return false, err
+		}
 	}
 	trans := s.config.RaftTransport
 	if trans == nil {
