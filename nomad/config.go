@@ -76,6 +76,10 @@ type Config struct {
 	// pool.
 	NumSchedulers     int
 	EnabledSchedulers []string
+	// JobMaxCount is the most allocations one job may ask for, summed
+	// over its groups (0: structs.DefaultJobMaxCount). Register, plan and
+	// validate refuse a job above it.
+	JobMaxCount int
 	// LeaderPausedFraction is the share of its workers a leading server
 	// pauses (rounded down), to leave CPU to Raft, the broker and the plan
 	// applier; in [0, 1].

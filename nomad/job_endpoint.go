@@ -19,9 +19,10 @@ type JobEndpoint struct {
 }
 
 // prepareJob canonicalizes a submitted job and validates it, together
-// with how it changes the job already registered (existing, may be nil).
-// Every problem is reported in one *structs.ValidationError.
-func prepareJob(job *structs.Job, requestNamespace string, evalPriority int, existing func(ns, id string) (*structs.Job, error)) (*structs.Job, error) {
+// with how it changes the job already registered (existing, may be nil)
+// and the server's count limit (maxCount, 0: the default). Every problem
+// is reported in one *structs.ValidationError.
+func prepareJob(job *structs.Job, requestNamespace string, evalPriority int, maxCount int, existing func(ns, id string) (*structs.Job, error)) (*structs.Job, error) {
 	if job == nil {
 		return nil, &structs.ValidationError{Problems: []string{"missing job"}}
 	}
@@ -37,6 +38,7 @@ func prepareJob(job *structs.Job, requestNamespace string, evalPriority int, exi
 		}
 		problems = append(problems, v.Problems...)
 	}
+	problems = append(problems, job.CountProblems(maxCount)...)
 	if requestNamespace != "" && job.Namespace != requestNamespace {
 		problems = append(problems, fmt.Sprintf("job namespace %q does not match the request namespace %q",
 			job.Namespace, requestNamespace))
@@ -118,7 +120,7 @@ func (j *JobEndpoint) Register(args *structs.JobRegisterRequest, reply *structs.
 	defer metrics.MeasureSince([]string{"nomad", "job", "register"}, time.Now())
 
 	store := j.srv.State()
-	existing, err := prepareJob(args.Job, args.Namespace, args.EvalPriority, func(ns, id string) (*structs.Job, error) {
+	existing, err := prepareJob(args.Job, args.Namespace, args.EvalPriority, j.srv.config.JobMaxCount, func(ns, id string) (*structs.Job, error) {
 		return store.JobByID(nil, ns, id)
 	})
 	if err != nil {
@@ -301,7 +303,7 @@ func (j *JobEndpoint) Evaluate(args *structs.JobEvaluateRequest, reply *structs.
 func (j *JobEndpoint) Validate(args *structs.JobValidateRequest, reply *structs.JobValidateResponse) error {
 	// Validation reads nothing but the registered version, which any
 	// server has; it need not reach the leader.
-	_, err := prepareJob(args.Job, args.Namespace, 0, func(ns, id string) (*structs.Job, error) {
+	_, err := prepareJob(args.Job, args.Namespace, 0, j.srv.config.JobMaxCount, func(ns, id string) (*structs.Job, error) {
 		return j.srv.State().JobByID(nil, ns, id)
 	})
 	reply.DriverConfigValidated = false

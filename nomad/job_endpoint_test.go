@@ -3,6 +3,7 @@ package nomad
 import (
 	"context"
 	"errors"
+	"math"
 	"testing"
 	"time"
 
@@ -37,6 +38,16 @@ func TestJobEndpoint_RegisterRejectsInvalidJobsWithEveryProblem(t *testing.T) {
 			j.TaskGroups[0].Tasks[0].Resources.MemoryMB = 1
 			return &structs.JobRegisterRequest{Job: j, EvalPriority: 101}
 		}(), []string{"priority", "count", "memory", "eval priority must be between 1 and 100"}},
+		{"count of 2^31-1", func() *structs.JobRegisterRequest {
+			j := mock.Job()
+			j.TaskGroups[0].Count = math.MaxInt32
+			return &structs.JobRegisterRequest{Job: j}
+		}(), []string{"count 2147483647 exceeds the server's limit of 50000 allocations per job (job_max_count)"}},
+		{"count of 2^63-1", func() *structs.JobRegisterRequest {
+			j := mock.Job()
+			j.TaskGroups[0].Count = math.MaxInt64
+			return &structs.JobRegisterRequest{Job: j}
+		}(), []string{"count 9223372036854775807 exceeds"}},
 		{"namespace mismatch", &structs.JobRegisterRequest{Job: func() *structs.Job {
 			j := mock.Job()
 			j.Namespace = "team-a"
@@ -399,4 +410,26 @@ func TestJobEndpoint_PlanIsADryRun(t *testing.T) {
 	must.NoError(t, s.RPC("Job.Plan", &structs.JobPlanRequest{Job: periodic}, &reply))
 	must.Eq(t, 0, reply.NextPeriodicLaunch.Minute())
 	must.True(t, reply.NextPeriodicLaunch.After(time.Now()))
+}
+
+// The server's job_max_count applies to register, plan and validate alike.
+func TestJobEndpoint_CountLimitIsTheServers(t *testing.T) {
+	s := newTestServer(t, func(c *Config) { c.JobMaxCount = 20 })
+	job := mock.Job()
+	job.TaskGroups[0].Count = 21
+	var reg structs.JobRegisterResponse
+	err := s.RPC("Job.Register", &structs.JobRegisterRequest{Job: job.Copy()}, &reg)
+	must.True(t, structs.IsValidationError(err), must.Sprintf("error %v", err))
+	must.StrContains(t, err.Error(), "limit of 20 allocations per job")
+
+	var plan structs.JobPlanResponse
+	err = s.RPC("Job.Plan", &structs.JobPlanRequest{Job: job.Copy()}, &plan)
+	must.True(t, structs.IsValidationError(err), must.Sprintf("error %v", err))
+
+	var val structs.JobValidateResponse
+	must.NoError(t, s.RPC("Job.Validate", &structs.JobValidateRequest{Job: job.Copy()}, &val))
+	must.StrContains(t, val.Error, "limit of 20 allocations per job")
+
+	job.TaskGroups[0].Count = 20
+	must.NoError(t, s.RPC("Job.Register", &structs.JobRegisterRequest{Job: job.Copy()}, &reg))
 }

@@ -57,6 +57,8 @@ type evalOutcome struct {
 	queued       map[string]int
 	annotations  *structs.PlanAnnotations
 	deploymentID string
+	// nextEval is the continuation eval this one created, if any.
+	nextEval string
 }
 
 // setStatus writes the final state of the eval through the planner.
@@ -74,6 +76,9 @@ func setStatus(planner Planner, eval *structs.Evaluation, o evalOutcome, now tim
 	}
 	if o.deploymentID != "" {
 		n.DeploymentID = o.deploymentID
+	}
+	if o.nextEval != "" {
+		n.NextEval = o.nextEval
 	}
 	n.UpdateModifyTime(now)
 	return planner.UpdateEval(n)

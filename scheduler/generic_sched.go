@@ -64,6 +64,10 @@ type genericScheduler struct {
 	followUpEvals  []*structs.Evaluation
 	placedIDs      map[string]string // new alloc ID -> group
 	annotations    *structs.PlanAnnotations
+	// continueDeferred: the pass left new allocs of a group that placed
+	// everything it tried for a continuation eval.
+	continueDeferred bool
+	nextEval         string
 
 	// blocked survives passes: at most one blocked eval per Process.
 	blocked *structs.Evaluation
@@ -97,6 +101,13 @@ func (s *genericScheduler) Process(eval *structs.Evaluation) error {
 	if err != nil {
 		return fmt.Errorf("eval %q: %w", eval.ID, err)
 	}
+	if s.continueDeferred && !s.job.Stopped() {
+		next := s.eval.CreateContinuationEval(s.cfg.now())
+		if err := s.planner.CreateEval(next); err != nil {
+			return fmt.Errorf("eval %q: creating continuation eval: %w", eval.ID, err)
+		}
+		s.nextEval = next.ID
+	}
 	// A blocked eval that still cannot place everything goes back to the
 	// blocked set as it is, instead of spawning another.
 	if eval.Status == structs.EvalStatusBlocked && len(s.failedTGAllocs) > 0 {
@@ -116,6 +127,7 @@ func (s *genericScheduler) finish(status, desc string) error {
 	if s.deployment != nil {
 		o.deploymentID = s.deployment.ID
 	}
+	o.nextEval = s.nextEval
 	return setStatus(s.planner, s.eval, o, s.cfg.now())
 }
 
@@ -237,6 +249,7 @@ func (s *genericScheduler) computeJobAllocs(latest *structs.Deployment) error {
 		allocs:       allocs,
 		tainted:      tainted,
 		deployment:   latest,
+		maxFresh:     s.cfg.maxPlacementsPerPass(),
 		update: func(a *structs.Allocation, j *structs.Job, tg *structs.TaskGroup) (bool, bool, *structs.Allocation) {
 			return inplace.decide(s.state, ev, a, j, tg)
 		},
@@ -287,7 +300,25 @@ func (s *genericScheduler) computeJobAllocs(latest *structs.Deployment) error {
 	for _, p := range r.place {
 		s.placeOne(p)
 	}
+	s.deferPlacements(r.deferred)
 	return nil
+}
+
+// deferPlacements accounts for the new allocs of each group beyond this
+// pass's bound. They are queued either way. A group that failed to place
+// counts them as coalesced failures, so its blocked eval explains them
+// and waits for capacity; a group that placed everything it tried needs
+// another pass, which a continuation eval runs once this plan is in.
+func (s *genericScheduler) deferPlacements(deferred map[string]int) {
+	s.continueDeferred = false
+	for group, n := range deferred {
+		s.queuedAllocs[group] += n
+		if m, failed := s.failedTGAllocs[group]; failed {
+			m.CoalescedFailures += n
+			continue
+		}
+		s.continueDeferred = true
+	}
 }
 
 // inDeployment reports whether placements of the group belong to the

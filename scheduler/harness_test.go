@@ -35,6 +35,9 @@ type Harness struct {
 	Reject func(n int, plan *structs.Plan) []string
 
 	Now time.Time
+	// MaxPlacementsPerPass is handed to the scheduler's config (0: the
+	// default).
+	MaxPlacementsPerPass int
 
 	// reads are the snapshots handed to the scheduler by the current
 	// Process, checked for writes when it returns.
@@ -122,7 +125,7 @@ func (h *Harness) Snapshot() *state.SchedulerView {
 
 // Config returns a scheduler config with the harness clock.
 func (h *Harness) Config() *Config {
-	return &Config{Now: func() time.Time { return h.Now }}
+	return &Config{Now: func() time.Time { return h.Now }, MaxPlacementsPerPass: h.MaxPlacementsPerPass}
 }
 
 // Process runs the scheduler of the eval's type over a fresh snapshot,

@@ -39,6 +39,10 @@ type reconcileInput struct {
 	// deployment is the job's latest deployment, or nil.
 	deployment *structs.Deployment
 	update     allocUpdateFn
+	// maxFresh bounds the new names one pass asks to place per group
+	// (0: DefaultMaxPlacementsPerPass). A count is the job's to choose:
+	// the pass's memory must not be.
+	maxFresh int
 }
 
 // placeRequest asks for one new alloc.
@@ -93,6 +97,9 @@ type reconcileResult struct {
 	followupEvals    []*structs.Evaluation
 
 	desiredTGUpdates map[string]*structs.DesiredUpdates
+	// deferred counts, per group, the new allocs the count asks for
+	// beyond this pass's bound: they stay queued for a later pass.
+	deferred map[string]int
 }
 
 type reconciler struct {
@@ -367,6 +374,14 @@ func (r *reconciler) computeGroup(name string, allocs []*structs.Allocation) boo
 		for _, c := range canaries {
 			used[c.Index()] = true
 		}
+		if bound := r.freshBound(); missing > bound {
+			if r.result.deferred == nil {
+				r.result.deferred = map[string]int{}
+			}
+			r.result.deferred[name] = missing - bound
+			du.Place += uint64(missing - bound)
+			missing = bound
+		}
 		for i := 0; missing > 0; i++ {
 			if !used[i] {
 				fresh = append(fresh, placeRequest{name: structs.AllocName(job.ID, name, i), group: tg})
@@ -413,11 +428,20 @@ func (r *reconciler) computeGroup(name string, allocs []*structs.Allocation) boo
 	r.result.place = append(r.result.place, place...)
 	r.result.destructive = append(r.result.destructive, destructive...)
 
-	done := len(place) == 0 && len(destructive) == 0 && inplace == 0 && len(later) == 0 && !canarying
+	done := len(place) == 0 && len(destructive) == 0 && inplace == 0 && len(later) == 0 && !canarying &&
+		r.result.deferred[name] == 0
 	if done && existingDeployment {
 		done = dstate.HealthyAllocs >= max(dstate.DesiredTotal, dstate.DesiredCanaries) && dstate.DesiredTotal > 0
 	}
 	return done
+}
+
+// freshBound is how many new names one pass may ask for in a group.
+func (r *reconciler) freshBound() int {
+	if r.in.maxFresh > 0 {
+		return r.in.maxFresh
+	}
+	return DefaultMaxPlacementsPerPass
 }
 
 // holdsName applies the terminal-status rules: which allocs still hold

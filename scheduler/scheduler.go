@@ -96,13 +96,30 @@ type Config struct {
 	// Rand seeds node shuffling and tie breaks. Nil means a source seeded
 	// from the eval ID, so the same eval always shuffles the same way.
 	Rand *rand.Rand
+	// MaxPlacementsPerPass bounds the new allocations of one task group a
+	// pass tries to place (0: DefaultMaxPlacementsPerPass); the rest stay
+	// queued and a follow-up evaluation places them.
+	MaxPlacementsPerPass int
 }
+
+// DefaultMaxPlacementsPerPass is the default of
+// Config.MaxPlacementsPerPass: above any count the benchmarks or common
+// jobs use, so they place in one pass, and small enough that a pass's
+// memory stays bounded whatever count a job asks for.
+const DefaultMaxPlacementsPerPass = 10_000
 
 func (c *Config) now() time.Time {
 	if c == nil || c.Now == nil {
 		return time.Now()
 	}
 	return c.Now()
+}
+
+func (c *Config) maxPlacementsPerPass() int {
+	if c == nil || c.MaxPlacementsPerPass <= 0 {
+		return DefaultMaxPlacementsPerPass
+	}
+	return c.MaxPlacementsPerPass
 }
 
 func (c *Config) logger() hclog.Logger {

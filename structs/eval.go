@@ -58,6 +58,7 @@ const (
 	EvalDescDuplicateBlock = "existing blocked evaluation exists for job %q"
 	EvalDescDeliveryLimit  = "evaluation reached delivery limit (%d)"
 	EvalDescRollingUpdate  = "created for the next step of a rolling update"
+	EvalDescContinuation   = "created to place the rest of a count larger than one pass places"
 )
 
 // Evaluation is a request to reconcile one job's desired and actual state.
@@ -268,6 +269,15 @@ func (e *Evaluation) NextRollingEval(wait time.Duration, now time.Time) *Evaluat
 	n := e.newChild(EvalTriggerRollingUpdate, now)
 	n.Wait = wait
 	n.StatusDescription = EvalDescRollingUpdate
+	return n
+}
+
+// CreateContinuationEval returns the eval that goes on placing what e's
+// pass left queued because a count asked for more new allocs than one
+// pass places.
+func (e *Evaluation) CreateContinuationEval(now time.Time) *Evaluation {
+	n := e.newChild(EvalTriggerQueuedAllocs, now)
+	n.StatusDescription = EvalDescContinuation
 	return n
 }
 

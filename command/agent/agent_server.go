@@ -58,6 +58,7 @@ func serverConfig(c *Config) *nomad.Config {
 	sc.EnabledSchedulers = append([]string(nil), s.EnabledSchedulers...)
 	sc.MinHeartbeatTTL = s.MinHeartbeatTTL
 	sc.MaxHeartbeatsPerSecond = s.MaxHeartbeatsPerSecond
+	sc.JobMaxCount = s.JobMaxCount
 	sc.HeartbeatGrace = s.HeartbeatGrace
 	sc.FailoverHeartbeatTTL = s.FailoverHeartbeatTTL
 	sc.EvalGCThreshold = s.EvalGCThreshold

@@ -91,6 +91,10 @@ type ServerConfig struct {
 	MaxHeartbeatsPerSecond float64       `hcl:"max_heartbeats_per_second"`
 	FailoverHeartbeatTTL   time.Duration `hcl:"failover_heartbeat_ttl"`
 
+	// JobMaxCount is the most allocations one job may ask for (the sum
+	// of its groups' counts); a job asking for more is refused.
+	JobMaxCount int `hcl:"job_max_count"`
+
 	EvalGCThreshold       time.Duration `hcl:"eval_gc_threshold"`
 	BatchEvalGCThreshold  time.Duration `hcl:"batch_eval_gc_threshold"`
 	JobGCInterval         time.Duration `hcl:"job_gc_interval"`
@@ -275,6 +279,7 @@ func DefaultConfig() *Config {
 			HeartbeatGrace:         10 * time.Second,
 			MinHeartbeatTTL:        10 * time.Second,
 			MaxHeartbeatsPerSecond: 50.0,
+			JobMaxCount:            structs.DefaultJobMaxCount,
 			FailoverHeartbeatTTL:   5 * time.Minute,
 			EvalGCThreshold:        time.Hour,
 			BatchEvalGCThreshold:   24 * time.Hour,

@@ -142,6 +142,9 @@ func (c *Config) validateServer(p *configProblems) {
 	if s.HeartbeatGrace < 0 {
 		p.add("server.heartbeat_grace", "must not be negative, got %s", s.HeartbeatGrace)
 	}
+	if s.JobMaxCount < 1 {
+		p.add("server.job_max_count", "must be >= 1, got %d", s.JobMaxCount)
+	}
 	if s.MaxHeartbeatsPerSecond <= 0 {
 		p.add("server.max_heartbeats_per_second", "must be > 0, got %g", s.MaxHeartbeatsPerSecond)
 	}
