@@ -153,8 +153,17 @@ func (f *FSM) State() *state.StateStore {
 
 // Apply applies one committed log entry. Raft returns the result to the
 // writer on the leader (through the apply future's Response); followers
-// discard it. An error leaves the state unchanged, identically on every
-// server, since it depends only on the log and the state.
+// discard it.
+//
+// An entry that cannot be applied (a body that does not decode, an
+// unsupported type, a write the state store refuses) is answered with an
+// error and skipped: the state is left as it was and nothing is
+// enqueued. The outcome depends only on the entry and the state, so
+// every server skips it alike and they stay identical; Apply never
+// panics over an entry, and the entries after it apply as usual. Writers
+// keep such entries out of the log in the first place (validation, and
+// structs.CheckEntry for jobs); this is what happens to one that an older
+// server let through.
 func (f *FSM) Apply(log *raft.Log) interface{} {
 	if log.Type != raft.LogCommand || len(log.Data) == 0 {
 		return nil

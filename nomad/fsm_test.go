@@ -825,3 +825,41 @@ func TestFSM_DeploymentHealthAndPromotion(t *testing.T) {
 	must.True(t, dep.TaskGroups["web"].Promoted)
 	must.Eq(t, []string{healthEval.ID, promote.Eval.ID}, fx.enqueued)
 }
+
+// An entry that cannot be applied (here one no server can decode: a job
+// whose driver config nests past the decoder's limit, as a server without
+// today's checks could commit) is refused identically on every server:
+// the state is unchanged, nothing is enqueued, and the entries after it
+// apply as usual. Servers that applied the same log agree.
+func TestFSM_EntryThatCannotBeAppliedIsSkippedEverywhere(t *testing.T) {
+	deep := mock.Job()
+	var v interface{} = "leaf"
+	for range 10_000 {
+		v = map[string]interface{}{"a": v}
+	}
+	deep.TaskGroups[0].Tasks[0].Config = map[string]interface{}{"nested": v}
+	poison, err := structs.Encode(structs.JobRegisterRequestType, &structs.JobRegisterRequest{Job: deep, Eval: mock.Eval(mock.EvalForJob(deep))})
+	must.NoError(t, err)
+	next := mock.Job()
+	good, err := structs.Encode(structs.JobRegisterRequestType, &structs.JobRegisterRequest{Job: next, Eval: mock.Eval(mock.EvalForJob(next))})
+	must.NoError(t, err)
+
+	var servers []*FSM
+	for range 3 {
+		f, fx := newTestFSM(t)
+		resp := f.Apply(&raft.Log{Index: 10, Type: raft.LogCommand, Data: poison})
+		err, isErr := resp.(error)
+		must.True(t, isErr, must.Sprintf("response %v", resp))
+		must.StrContains(t, err.Error(), "decoding JobRegister entry")
+		idx, _ := f.State().LatestIndex()
+		must.Eq(t, 0, idx, must.Sprint("a refused entry must not write"))
+		must.SliceEmpty(t, fx.enqueued)
+
+		must.Nil(t, f.Apply(&raft.Log{Index: 11, Type: raft.LogCommand, Data: good}))
+		must.Len(t, 1, fx.enqueued)
+		servers = append(servers, f)
+	}
+	for _, f := range servers[1:] {
+		sameState(t, servers[0].State(), f.State())
+	}
+}

@@ -433,3 +433,36 @@ func TestJobEndpoint_CountLimitIsTheServers(t *testing.T) {
 	job.TaskGroups[0].Count = 20
 	must.NoError(t, s.RPC("Job.Register", &structs.JobRegisterRequest{Job: job.Copy()}, &reg))
 }
+
+// A job that could be committed but not decoded again never reaches Raft:
+// validation bounds the driver config's depth, and the Raft write checks
+// the encoded entry as a last line.
+func TestJobEndpoint_DeepConfigNeverReachesRaft(t *testing.T) {
+	s := newTestServer(t, nil)
+	deep := func(depth int) *structs.Job {
+		j := mock.Job()
+		var v interface{} = "leaf"
+		for range depth {
+			v = map[string]interface{}{"a": v}
+		}
+		j.TaskGroups[0].Tasks[0].Config = map[string]interface{}{"nested": v}
+		return j
+	}
+	for _, depth := range []int{structs.MaxConfigDepth, 10_000} {
+		before := latestIndex(t, s)
+		var reply structs.JobRegisterResponse
+		err := s.RPC("Job.Register", &structs.JobRegisterRequest{Job: deep(depth)}, &reply)
+		must.True(t, structs.IsValidationError(err), must.Sprintf("depth %d: error %v", depth, err))
+		must.StrContains(t, err.Error(), "config: nests deeper than 32 levels")
+		must.Eq(t, before, latestIndex(t, s))
+	}
+
+	before := latestIndex(t, s)
+	job := deep(2000)
+	job.Canonicalize()
+	_, _, err := s.raftApply(structs.JobRegisterRequestType, &structs.JobRegisterRequest{Job: job})
+	must.ErrorIs(t, err, structs.ErrEntryTooDeep)
+	must.True(t, structs.IsValidationError(err))
+	must.Eq(t, before, latestIndex(t, s))
+	registerJob(t, s, mock.Job())
+}

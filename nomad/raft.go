@@ -243,6 +243,16 @@ func (s *Server) raftApply(t structs.MessageType, msg interface{}) (interface{},
 	if err != nil {
 		return nil, 0, err
 	}
+	// An entry every server fails to decode would still be committed;
+	// jobs carry free-form driver configs, so their entries are checked
+	// before they reach the log (validation bounds the config far below
+	// the decoder's limit; this is the last line). Other entries hold
+	// only typed fields of bounded depth.
+	if t == structs.JobRegisterRequestType {
+		if err := structs.CheckEntry(buf); err != nil {
+			return nil, 0, err
+		}
+	}
 	start := time.Now()
 	future := s.raft.Apply(buf, raftEnqueueLimit)
 	if err := future.Error(); err != nil {

@@ -22,6 +22,7 @@ var MsgpackHandle = func() *codec.MsgpackHandle {
 	h.RawToString = true
 	h.MapType = reflect.TypeOf(map[string]interface{}(nil))
 	h.TypeInfos = codec.NewTypeInfos([]string{"codec"})
+	h.MaxDepth = MaxDecodeDepth
 	return h
 }()
 

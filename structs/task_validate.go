@@ -14,6 +14,9 @@ func (t *Task) validate(p *problems, prefix string, groupDiskMB int) {
 	if t.Driver == "" {
 		p.add(prefix, "missing driver")
 	}
+	if ConfigDepth(t.Config, MaxConfigDepth) > MaxConfigDepth {
+		p.add(joinPath(prefix, "config"), "nests deeper than %d levels", MaxConfigDepth)
+	}
 	if t.KillTimeout < 0 {
 		p.add(prefix, "kill_timeout must be >= 0, got %s", t.KillTimeout)
 	}
