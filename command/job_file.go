@@ -83,7 +83,8 @@ func (s *jobSource) load(m *Meta, path string) (*loadedJob, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := jobspec.Options{ArgVars: s.vars, VarFiles: varFiles, Env: m.environ(), AllowFS: true}
+	// Ctrl-C stops an evaluation that runs long, as it stops a wait.
+	opts := jobspec.Options{ArgVars: s.vars, VarFiles: varFiles, Env: m.environ(), AllowFS: true, Context: m.ctx()}
 	if path == "-" {
 		if wd, err := os.Getwd(); err == nil {
 			opts.BaseDir = wd

@@ -8,15 +8,19 @@ import (
 )
 
 // evalContext is the context job expressions are evaluated in: var.*,
-// local.* and the functions.
+// local.* and the functions. It is built once variables and locals are
+// final.
 func (p *parser) evalContext() *hcl.EvalContext {
-	return &hcl.EvalContext{
-		Variables: map[string]cty.Value{
-			"var":   cty.ObjectVal(p.vars),
-			"local": cty.ObjectVal(p.locals),
-		},
-		Functions: p.funcs,
+	if p.ctx == nil {
+		p.ctx = &hcl.EvalContext{
+			Variables: map[string]cty.Value{
+				"var":   cty.ObjectVal(p.vars),
+				"local": cty.ObjectVal(p.locals),
+			},
+			Functions: p.funcs,
+		}
 	}
+	return p.ctx
 }
 
 // eval evaluates an expression of the job. References to anything other
@@ -24,12 +28,30 @@ func (p *parser) evalContext() *hcl.EvalContext {
 // "${NOMAD_ALLOC_DIR}", "${meta.rack}") that only the scheduler or the
 // client can resolve, so they evaluate to their own text wrapped in ${}.
 func (p *parser) eval(expr hcl.Expression) (cty.Value, hcl.Diagnostics) {
-	ctx := p.evalContext()
+	return p.evalIn(p.evalContext(), expr)
+}
+
+// evalIn evaluates expr in ctx plus its runtime interpolations, and
+// charges the result, which the decoder is about to walk.
+func (p *parser) evalIn(ctx *hcl.EvalContext, expr hcl.Expression) (cty.Value, hcl.Diagnostics) {
 	if runtime := p.runtimeVariables(expr); len(runtime) > 0 {
 		ctx = ctx.NewChild()
 		ctx.Variables = runtime
 	}
-	return expr.Value(ctx)
+	v, diags := expr.Value(ctx)
+	return p.chargeResult(v, diags, expr.Range())
+}
+
+// chargeResult charges an evaluated value to the budget; a value over the
+// budget becomes an error.
+func (p *parser) chargeResult(v cty.Value, diags hcl.Diagnostics, rng hcl.Range) (cty.Value, hcl.Diagnostics) {
+	if diags.HasErrors() {
+		return v, diags
+	}
+	if err := p.budget.chargeValue(v, &rng); err != nil {
+		return cty.DynamicVal, append(diags, limitDiag(err, rng)...)
+	}
+	return v, diags
 }
 
 // placeholder is a tree of traversal steps whose leaves are the literal

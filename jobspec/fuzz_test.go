@@ -18,6 +18,9 @@ func FuzzParse(f *testing.F) {
 		f.Add(src)
 	}
 	f.Add(ExampleJob())
+	// Inputs at the limits, so that mutations explore both sides.
+	f.Add([]byte(job(deep("[", "1", "]", MaxNestingDepth))))
+	f.Add([]byte(job("length([for a in range(100) : [for b in range(100) : [for c in range(100) : c]]])")))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		res, err := Parse("fuzz.nomad.hcl", src, Options{ArgVars: []string{"count=2"}})
 		if err == nil {

@@ -16,6 +16,8 @@ package jobspec
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -47,6 +49,11 @@ type Options struct {
 	// BaseDir is the directory relative paths in file functions resolve
 	// against; empty means the job file's directory.
 	BaseDir string
+	// Context, when set, stops evaluation once it is done, e.g. when the
+	// HTTP request asking for the parse has gone away.
+	Context context.Context
+
+	limits *limits // tests lower the limits
 }
 
 // VarFile is one variables file: HCL (or JSON) attributes assigning values
@@ -90,23 +97,77 @@ func ParseFile(path string, opts Options) (*Result, error) {
 }
 
 // Parse parses the job file src, named filename in error positions. On
-// failure the error is an *Error listing every problem with its
-// file:line:column.
+// failure the error is an *Error listing the problems (the first 100,
+// then how many more) with their file:line:column, or a *LimitError when
+// the input crossed one of the limits (MaxSourceBytes, MaxNestingDepth,
+// MaxEvalSteps, MaxEvalTime).
 func Parse(filename string, src []byte, opts Options) (*Result, error) {
 	if opts.BaseDir == "" {
 		opts.BaseDir = filepath.Dir(filename)
 	}
 	p := newParser(filename, src, opts)
-	file, diags := parseSource(filename, src)
+	file, diags := p.parseChecked("job file", filename, src)
+	if err := p.limitError(); err != nil {
+		return nil, err
+	}
 	if diags.HasErrors() {
-		return nil, &Error{Diagnostics: diags}
+		return nil, &Error{Diagnostics: reported(diags)}
 	}
 	p.indexSyntax(file)
+	p.budget.startClock()
 	job := p.decodeFile(file.Body)
+	if err := p.limitError(); err != nil {
+		return nil, err
+	}
 	if p.diags.HasErrors() {
-		return nil, &Error{Diagnostics: inReadingOrder(p.diags)}
+		return nil, &Error{Diagnostics: reported(inReadingOrder(p.diags))}
 	}
 	return &Result{Job: job, Warnings: p.warnings}, nil
+}
+
+// maxReported bounds the problems an Error lists: a for expression or a
+// dynamic block can repeat one mistake thousands of times, and the list
+// goes back to the caller whole.
+const maxReported = 100
+
+// reported keeps the first maxReported errors and counts the rest.
+func reported(diags hcl.Diagnostics) hcl.Diagnostics {
+	var out hcl.Diagnostics
+	errs := 0
+	for _, d := range diags {
+		if d.Severity == hcl.DiagError {
+			if errs++; errs > maxReported {
+				continue
+			}
+		}
+		out = append(out, d)
+	}
+	if more := errs - maxReported; more > 0 {
+		out = append(out, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: fmt.Sprintf("and %d more errors", more)})
+	}
+	return out
+}
+
+// limitError is the limit the parse crossed, if any. Other problems found
+// meanwhile are mostly its consequences, so it is reported alone. A
+// function only learns its arguments, so a limit it found is placed at
+// the call hcl reported it for.
+func (p *parser) limitError() error {
+	err := p.budget.err
+	if err == nil {
+		return nil
+	}
+	if err.Subject == nil {
+		for _, d := range p.diags {
+			extra, ok := d.Extra.(hclsyntax.FunctionCallDiagExtra)
+			if ok && errors.Is(extra.FunctionCallError(), err) && d.Subject != nil {
+				placed := *err
+				placed.Subject = d.Subject
+				return &placed
+			}
+		}
+	}
+	return err
 }
 
 // inReadingOrder sorts diagnostics by position, since HCL reports some in

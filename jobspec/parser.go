@@ -27,7 +27,22 @@ type parser struct {
 
 	vars   map[string]cty.Value
 	locals map[string]cty.Value
-	funcs  map[string]function.Function
+	// funcs are the functions expressions can call: those of allFuncs
+	// that the instrumented expressions name, wrapped (useFunction).
+	funcs    map[string]function.Function
+	allFuncs map[string]function.Function
+	// ctx is the job's evaluation context once variables and locals are
+	// known; building it costs a copy of every local.
+	ctx *hcl.EvalContext
+
+	lim    limits
+	budget *budget
+	// dynLoops finds a dynamic block's loop by its for_each expression;
+	// jsonDynCost prices JSON-syntax ones, which have no syntax tree.
+	dynLoops      map[srcPos]*loop
+	jsonDynCost   map[srcPos]int64
+	ops           map[*hclsyntax.Operation]*hclsyntax.Operation
+	jsonTemplates map[jsonTemplateKey]hclsyntax.Expression
 
 	diags    hcl.Diagnostics
 	warnings []string
@@ -40,16 +55,53 @@ type bodyPos struct {
 }
 
 func newParser(filename string, src []byte, opts Options) *parser {
-	return &parser{
-		filename: filename,
-		opts:     opts,
-		sources:  map[string][]byte{filename: src},
-		syntax:   map[bodyPos]*hclsyntax.Body{},
-		vars:     map[string]cty.Value{},
-		locals:   map[string]cty.Value{},
-		funcs:    functions(opts.BaseDir, opts.AllowFS),
-		warned:   map[string]bool{},
+	lim := defaultLimits
+	if opts.limits != nil {
+		lim = *opts.limits
 	}
+	p := &parser{
+		filename:      filename,
+		opts:          opts,
+		sources:       map[string][]byte{filename: src},
+		syntax:        map[bodyPos]*hclsyntax.Body{},
+		vars:          map[string]cty.Value{},
+		locals:        map[string]cty.Value{},
+		lim:           lim,
+		budget:        newBudget(lim, opts.Context),
+		dynLoops:      map[srcPos]*loop{},
+		jsonDynCost:   map[srcPos]int64{},
+		ops:           map[*hclsyntax.Operation]*hclsyntax.Operation{},
+		jsonTemplates: map[jsonTemplateKey]hclsyntax.Expression{},
+		warned:        map[string]bool{},
+	}
+	p.allFuncs = functions(opts.BaseDir, opts.AllowFS)
+	p.allFuncs["try"] = tryFunc
+	p.funcs = map[string]function.Function{}
+	return p
+}
+
+// parseChecked parses one source after checking it against the size and
+// nesting limits, and instruments it for evaluation. A limit crossed is
+// recorded in the budget, where Parse finds it.
+func (p *parser) parseChecked(what, filename string, src []byte) (*hcl.File, hcl.Diagnostics) {
+	if err := p.lim.sizeError(what, len(src)); err != nil {
+		p.budget.fail(err)
+		return nil, nil
+	}
+	if err := checkNesting(filename, src, p.lim.depth); err != nil {
+		p.budget.fail(err)
+		return nil, nil
+	}
+	file, diags := parseSource(filename, src)
+	if diags.HasErrors() {
+		return file, diags
+	}
+	if _, native := file.Body.(*hclsyntax.Body); !native {
+		file.Body = &jsonBody{Body: file.Body, p: p}
+	} else if err := p.instrumentFile(file); err != nil {
+		p.budget.fail(err)
+	}
+	return file, diags
 }
 
 // indexSyntax records every block body of a native-syntax file.
@@ -95,11 +147,11 @@ func (p *parser) decodeFile(body hcl.Body) *api.Job {
 		return nil
 	}
 	p.decodeVariables(content.Blocks)
-	if p.diags.HasErrors() {
+	if p.diags.HasErrors() || p.budget.err != nil {
 		return nil
 	}
 	p.decodeLocals(content.Blocks)
-	if p.diags.HasErrors() {
+	if p.diags.HasErrors() || p.budget.err != nil {
 		return nil
 	}
 
@@ -131,7 +183,7 @@ func (p *parser) decodeFile(body hcl.Body) *api.Job {
 	}
 	job := &api.Job{}
 	scope := fmt.Sprintf("job %q", id)
-	expanded := dynblock.Expand(jobBlock.Body, p.evalContext())
+	expanded := dynblock.Expand(jobBlock.Body, p.evalContext(), dynblock.OptCheckForEach(p.checkForEach))
 	p.decodeStruct(expanded, reflect.ValueOf(job).Elem(), scope)
 	if job.ID == nil {
 		job.ID = new(id)

@@ -2,6 +2,7 @@ package jobspec
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"unicode"
 
@@ -75,7 +76,7 @@ func (p *parser) decodeVariables(blocks hcl.Blocks) {
 			attrs, diags := b.Body.JustAttributes()
 			p.diags = append(p.diags, diags...)
 			for _, a := range sortedAttributes(attrs) {
-				val, diags := a.Expr.Value(p.functionContext())
+				val, diags := p.evalDefault(a.Expr)
 				p.diags = append(p.diags, diags...)
 				if diags.HasErrors() {
 					continue
@@ -110,6 +111,14 @@ func (p *parser) decodeVariables(blocks hcl.Blocks) {
 		p.validateVariable(v, final)
 		p.vars[name] = final.value
 	}
+	p.ctx = nil
+}
+
+// evalDefault evaluates a default or a variables file value: functions
+// but no references.
+func (p *parser) evalDefault(expr hcl.Expression) (cty.Value, hcl.Diagnostics) {
+	v, diags := expr.Value(p.functionContext())
+	return p.chargeResult(v, diags, expr.Range())
 }
 
 func (p *parser) decodeVariableBlock(b *hcl.Block) *variable {
@@ -131,6 +140,16 @@ func (p *parser) decodeVariableBlock(b *hcl.Block) *variable {
 		}
 	}
 	if a, ok := content.Attributes["type"]; ok {
+		// In JSON syntax the type is a string that hcl parses as a native
+		// expression, beyond the scan of the file.
+		if j, ok := a.Expr.(*jsonExpr); ok {
+			if s, _ := j.Expression.Value(nil); s.IsKnown() && !s.IsNull() && s.Type() == cty.String {
+				if err := checkNativeNesting(a.Expr.Range().Filename, []byte(s.AsString()), a.Expr.Range().Start, lexExpression, p.lim.depth); err != nil {
+					p.budget.fail(err)
+					return nil
+				}
+			}
+		}
 		typ, diags := typeexpr.TypeConstraint(a.Expr)
 		p.diags = append(p.diags, diags...)
 		if diags.HasErrors() {
@@ -139,7 +158,7 @@ func (p *parser) decodeVariableBlock(b *hcl.Block) *variable {
 		v.typ = typ
 	}
 	if a, ok := content.Attributes["default"]; ok {
-		val, diags := a.Expr.Value(p.functionContext())
+		val, diags := p.evalDefault(a.Expr)
 		p.diags = append(p.diags, diags...)
 		if diags.HasErrors() {
 			return nil
@@ -275,19 +294,32 @@ func (p *parser) collectArgs(vars map[string]*variable) {
 // taken literally for string, number and untyped variables, parsed as an
 // HCL expression for collections and objects.
 func (p *parser) assignRaw(v *variable, from, pseudoFile, raw string) {
+	if err := p.lim.sizeError(fmt.Sprintf("the value for var.%s", v.name), len(raw)); err != nil {
+		p.budget.fail(err)
+		return
+	}
 	var expr hcl.Expression
 	switch v.typ {
 	case cty.String, cty.Number, cty.Bool, cty.NilType, cty.DynamicPseudoType:
 		expr = &hclsyntax.LiteralValueExpr{Val: cty.StringVal(raw)}
 	default:
+		if err := checkNativeNesting(pseudoFile, []byte(raw), hcl.InitialPos, lexExpression, p.lim.depth); err != nil {
+			p.budget.fail(err)
+			return
+		}
 		e, diags := hclsyntax.ParseExpression([]byte(raw), pseudoFile, hcl.InitialPos)
 		p.diags = append(p.diags, diags...)
 		if diags.HasErrors() {
 			return
 		}
+		if err := p.instrumentExpr(e); err != nil {
+			p.budget.fail(err)
+			return
+		}
 		expr = e
 	}
 	val, diags := expr.Value(nil)
+	val, diags = p.chargeResult(val, diags, expr.Range())
 	p.diags = append(p.diags, diags...)
 	if diags.HasErrors() {
 		return
@@ -297,9 +329,9 @@ func (p *parser) assignRaw(v *variable, from, pseudoFile, raw string) {
 
 // collectVarFile reads one variables file.
 func (p *parser) collectVarFile(vars map[string]*variable, f VarFile) {
-	file, diags := parseSource(f.Name, f.Content)
+	file, diags := p.parseChecked("variables file "+f.Name, f.Name, f.Content)
 	p.diags = append(p.diags, diags...)
-	if diags.HasErrors() {
+	if file == nil || diags.HasErrors() {
 		return
 	}
 	p.sources[f.Name] = f.Content
@@ -323,7 +355,7 @@ func (p *parser) collectVarFile(vars map[string]*variable, f VarFile) {
 				"A value was given for variable %q, but the job file declares no such variable.", a.Name)
 			continue
 		}
-		val, diags := a.Expr.Value(p.functionContext())
+		val, diags := p.evalDefault(a.Expr)
 		p.diags = append(p.diags, diags...)
 		if diags.HasErrors() {
 			continue
@@ -388,44 +420,160 @@ func (p *parser) functionContext() *hcl.EvalContext {
 }
 
 // decodeLocals evaluates the locals blocks. Locals may refer to each
-// other in any order; evaluation repeats until every local is known or no
-// progress is made (an undefined reference or a cycle), in which case the
-// remaining errors are reported.
+// other in any order, so each is evaluated after the locals it refers to,
+// with just those in scope: re-evaluating every local until none changes,
+// or building an object of all locals for each one, is quadratic, and ten
+// thousand chained locals took minutes. A local that refers to `local`
+// as a whole sees every local that does not depend on it. Locals in a
+// cycle, or that fail, are evaluated last with every other local in
+// scope, which reports the reference that cannot be resolved.
 func (p *parser) decodeLocals(blocks hcl.Blocks) {
-	var pending []*hcl.Attribute
+	var attrs []*hcl.Attribute
 	seen := map[string]*hcl.Attribute{}
 	for _, b := range blocks {
 		if b.Type != "locals" {
 			continue
 		}
-		attrs, diags := b.Body.JustAttributes()
+		battrs, diags := b.Body.JustAttributes()
 		p.diags = append(p.diags, diags...)
-		for _, a := range sortedAttributes(attrs) {
+		for _, a := range sortedAttributes(battrs) {
 			if prev, dup := seen[a.Name]; dup {
 				p.errorf(a.NameRange.Ptr(), "Duplicate local value",
 					"Local %q was already defined at %s.", a.Name, prev.Range)
 				continue
 			}
 			seen[a.Name] = a
-			pending = append(pending, a)
+			attrs = append(attrs, a)
 		}
 	}
-	for len(pending) > 0 {
-		var next []*hcl.Attribute
-		var lastDiags hcl.Diagnostics
-		for _, a := range pending {
-			val, diags := p.eval(a.Expr)
-			if diags.HasErrors() {
-				next = append(next, a)
-				lastDiags = append(lastDiags, diags...)
+	defer func() { p.ctx = nil }()
+	if len(attrs) == 0 {
+		return
+	}
+
+	index := make(map[string]int, len(attrs))
+	for i, a := range attrs {
+		index[a.Name] = i
+	}
+	refs := make([][]string, len(attrs))
+	whole := make([]bool, len(attrs))
+	waiting := make([]int, len(attrs)) // locals not yet evaluated that i refers to
+	dependents := make([][]int, len(attrs))
+	for i, a := range attrs {
+		named := map[string]bool{}
+		for _, tr := range a.Expr.Variables() {
+			if tr.RootName() != "local" {
 				continue
 			}
-			p.locals[a.Name] = val
+			name, ok := localName(tr)
+			if !ok {
+				whole[i] = true
+				continue
+			}
+			if named[name] {
+				continue
+			}
+			named[name] = true
+			refs[i] = append(refs[i], name)
+			if j, declared := index[name]; declared {
+				waiting[i]++
+				dependents[j] = append(dependents[j], i)
+			}
 		}
-		if len(next) == len(pending) {
-			p.diags = append(p.diags, lastDiags...)
-			return
-		}
-		pending = next
 	}
+
+	vars := cty.ObjectVal(p.vars)
+	done := make([]bool, len(attrs))
+	var failed []int
+	evaluate := func(i int) {
+		done[i] = true
+		scope := p.locals
+		if whole[i] {
+			// Each such local copies every other one into its scope.
+			rng := attrs[i].Expr.Range()
+			if err := p.budget.charge(int64(len(scope)), &rng); err != nil {
+				return
+			}
+		} else {
+			scope = make(map[string]cty.Value, len(refs[i]))
+			for _, name := range refs[i] {
+				if v, ok := p.locals[name]; ok {
+					scope[name] = v
+				}
+			}
+		}
+		ctx := &hcl.EvalContext{
+			Variables: map[string]cty.Value{"var": vars, "local": cty.ObjectVal(scope)},
+			Functions: p.funcs,
+		}
+		val, diags := p.evalIn(ctx, attrs[i].Expr)
+		if diags.HasErrors() {
+			failed = append(failed, i)
+		} else {
+			p.locals[attrs[i].Name] = val
+		}
+	}
+
+	var queue []int
+	for i := range attrs {
+		if waiting[i] == 0 && !whole[i] {
+			queue = append(queue, i)
+		}
+	}
+	release := func(i int) {
+		for _, d := range dependents[i] {
+			if waiting[d]--; waiting[d] == 0 && !whole[d] {
+				queue = append(queue, d)
+			}
+		}
+	}
+	for {
+		for len(queue) > 0 && p.budget.err == nil {
+			i := queue[0]
+			queue = queue[1:]
+			evaluate(i)
+			release(i)
+		}
+		// Nothing else can run: the locals that see all others go now.
+		progress := false
+		for i := range attrs {
+			if whole[i] && !done[i] && waiting[i] == 0 && p.budget.err == nil {
+				progress = true
+				evaluate(i)
+				release(i)
+			}
+		}
+		if !progress {
+			break
+		}
+	}
+
+	var last []int
+	for i := range attrs {
+		if !done[i] {
+			last = append(last, i)
+		}
+	}
+	last = append(last, failed...)
+	sort.Ints(last)
+	if len(last) == 0 || p.budget.err != nil {
+		return
+	}
+	ctx := &hcl.EvalContext{
+		Variables: map[string]cty.Value{"var": vars, "local": cty.ObjectVal(p.locals)},
+		Functions: p.funcs,
+	}
+	for _, i := range last {
+		_, diags := p.evalIn(ctx, attrs[i].Expr)
+		p.diags = append(p.diags, diags...)
+	}
+}
+
+// localName is the local a reference such as local.name or
+// local["name"] names.
+func localName(tr hcl.Traversal) (string, bool) {
+	if len(tr) < 2 {
+		return "", false
+	}
+	return stepKey(tr[1])
 }
