@@ -162,3 +162,52 @@ func expectEq[T comparable](t *testing.T, what string, got, want T) {
 		t.Errorf("%s = %v, want %v", what, got, want)
 	}
 }
+
+// A decoded request body may hold null list entries; Canonicalize must
+// leave them for the server to refuse instead of crashing the caller.
+func TestJobCanonicalizeNilEntries(t *testing.T) {
+	group := func(mod func(g *TaskGroup)) *Job {
+		g := &TaskGroup{Name: new("g"), Tasks: []*Task{{Name: "t", Driver: "raw_exec"}}}
+		mod(g)
+		return &Job{ID: new("web"), TaskGroups: []*TaskGroup{g}}
+	}
+	task := func(mod func(tk *Task)) *Job {
+		return group(func(g *TaskGroup) { mod(g.Tasks[0]) })
+	}
+	cases := []struct {
+		name string
+		job  *Job
+	}{
+		{"job task group", &Job{ID: new("web"), TaskGroups: []*TaskGroup{nil}}},
+		{"job spread", &Job{Spreads: []*Spread{nil}}},
+		{"job affinity", &Job{Affinities: []*Affinity{nil}}},
+		{"job constraint", &Job{Constraints: []*Constraint{nil}}},
+		{"group task", group(func(g *TaskGroup) { g.Tasks = append(g.Tasks, nil) })},
+		{"group spread", group(func(g *TaskGroup) { g.Spreads = []*Spread{nil} })},
+		{"group affinity", group(func(g *TaskGroup) { g.Affinities = []*Affinity{nil} })},
+		{"group service", group(func(g *TaskGroup) { g.Services = []*Service{nil} })},
+		{"task service", task(func(tk *Task) { tk.Services = []*Service{nil} })},
+		{"task affinity", task(func(tk *Task) { tk.Affinities = []*Affinity{nil} })},
+		{"task template", task(func(tk *Task) { tk.Templates = []*Template{nil} })},
+		{"task artifact", task(func(tk *Task) { tk.Artifacts = []*TaskArtifact{nil} })},
+		{"task volume mount", task(func(tk *Task) { tk.VolumeMounts = []*VolumeMount{nil} })},
+		{"task device", task(func(tk *Task) {
+			tk.Resources = &Resources{Devices: []*RequestedDevice{nil, {Name: "gpu", Affinities: []*Affinity{nil}}}}
+		})},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.job.Canonicalize()
+			if tc.job.LookupTaskGroup("nope") != nil {
+				t.Error("LookupTaskGroup found a group that does not exist")
+			}
+			for _, g := range tc.job.TaskGroups {
+				if g != nil && g.LookupTask("nope") != nil {
+					t.Error("LookupTask found a task that does not exist")
+				}
+			}
+		})
+	}
+	var nilJob *Job
+	nilJob.Canonicalize()
+}

@@ -44,6 +44,9 @@ func NewAffinity(left, operand, right string, weight int8) *Affinity {
 
 // Canonicalize defaults the weight to 50.
 func (a *Affinity) Canonicalize() {
+	if a == nil {
+		return
+	}
 	if a.Weight == nil {
 		a.Weight = new(int8(50))
 	}
@@ -71,6 +74,9 @@ func NewSpread(attribute string, weight int8, targets []*SpreadTarget) *Spread {
 
 // Canonicalize defaults the weight to 50.
 func (s *Spread) Canonicalize() {
+	if s == nil {
+		return
+	}
 	if s.Weight == nil {
 		s.Weight = new(int8(50))
 	}

@@ -82,7 +82,7 @@ func (j *Job) IsParameterized() bool { return j.ParameterizedJob != nil && !j.Di
 // LookupTaskGroup returns the named group or nil.
 func (j *Job) LookupTaskGroup(name string) *TaskGroup {
 	for _, tg := range j.TaskGroups {
-		if tg.Name != nil && *tg.Name == name {
+		if tg != nil && tg.Name != nil && *tg.Name == name {
 			return tg
 		}
 	}
@@ -96,8 +96,13 @@ func (j *Job) LookupTaskGroup(name string) *TaskGroup {
 // group and task the restart, reschedule, migrate, ephemeral disk, log and
 // resource defaults of its job type, merging job-level update, reschedule
 // and migrate blocks into groups. Datacenters and the node pool are left
-// for the server to default. Canonicalize is idempotent.
+// for the server to default. Canonicalize is idempotent. A null entry in
+// a list (a JSON body's `"Tasks": [null]`) is left as it is, for the
+// server to refuse, rather than crashing the caller.
 func (j *Job) Canonicalize() {
+	if j == nil {
+		return
+	}
 	if j.ID == nil {
 		j.ID = new("")
 	}

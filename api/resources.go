@@ -91,6 +91,9 @@ type RequestedDevice struct {
 
 // Canonicalize defaults Count to 1.
 func (d *RequestedDevice) Canonicalize() {
+	if d == nil {
+		return
+	}
 	if d.Count == nil {
 		d.Count = new(uint64(1))
 	}

@@ -40,6 +40,9 @@ type Service struct {
 // Canonicalize names an unnamed service "<job>-<group>[-<task>]" and fills
 // Nomad's service and check defaults. t is nil for a group service.
 func (s *Service) Canonicalize(t *Task, tg *TaskGroup, job *Job) {
+	if s == nil {
+		return
+	}
 	if s.Name == "" {
 		if t != nil {
 			s.Name = fmt.Sprintf("%s-%s-%s", deref(job.Name), deref(tg.Name), t.Name)

@@ -56,6 +56,9 @@ func NewTask(name, driver string) *Task {
 // kill timeout, the default log rotation, and the group's restart policy
 // merged under the task's own.
 func (t *Task) Canonicalize(tg *TaskGroup, job *Job) {
+	if t == nil {
+		return
+	}
 	if t.Resources == nil {
 		t.Resources = &Resources{}
 	}

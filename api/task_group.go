@@ -42,7 +42,7 @@ func NewTaskGroup(name string, count int) *TaskGroup {
 // LookupTask returns the named task or nil.
 func (g *TaskGroup) LookupTask(name string) *Task {
 	for _, t := range g.Tasks {
-		if t.Name == name {
+		if t != nil && t.Name == name {
 			return t
 		}
 	}
@@ -53,6 +53,9 @@ func (g *TaskGroup) LookupTask(name string) *Task {
 // job-level update, reschedule and migrate blocks under the group's own
 // settings. job must already have its Type set (Job.Canonicalize does).
 func (g *TaskGroup) Canonicalize(job *Job) {
+	if g == nil {
+		return
+	}
 	if g.Name == nil {
 		g.Name = new("")
 	}

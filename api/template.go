@@ -30,6 +30,9 @@ type Template struct {
 // Canonicalize fills Nomad's template defaults: restart on change, SIGHUP
 // for signal mode, 5s splay, mode 0644, {{ }} delimiters.
 func (t *Template) Canonicalize() {
+	if t == nil {
+		return
+	}
 	if t.SourcePath == nil {
 		t.SourcePath = new("")
 	}
@@ -131,6 +134,9 @@ type TaskArtifact struct {
 // Canonicalize fills mode "any" and a destination of "local/" (or
 // "local/<file name>" in file mode).
 func (a *TaskArtifact) Canonicalize() {
+	if a == nil {
+		return
+	}
 	if a.GetterMode == nil {
 		a.GetterMode = new("any")
 	}

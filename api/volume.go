@@ -45,6 +45,9 @@ type VolumeMount struct {
 
 // Canonicalize fills private propagation and a read-write mount.
 func (m *VolumeMount) Canonicalize() {
+	if m == nil {
+		return
+	}
 	if m.PropagationMode == nil {
 		m.PropagationMode = new(VolumeMountPropagationPrivate)
 	}

@@ -2,6 +2,7 @@ package client
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"net/http"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/opennomad/nomad/client/allocdir"
@@ -55,10 +57,13 @@ func (c *Client) allocPath(allocID, p string) (string, error) {
 	// path. A missing file is reported by the caller's own access.
 	resolved, err := filepath.EvalSymlinks(full)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return "", notFound("path %q: no such file or directory", p)
+		var errno syscall.Errno
+		var pathErr *fs.PathError
+		if !errors.As(err, &errno) && !errors.As(err, &pathErr) {
+			// EvalSymlinks's own refusal: more links than it follows.
+			return "", invalid("path %q: too many levels of symbolic links", p)
 		}
-		return "", err
+		return "", fsError(p, err)
 	}
 	realRoot, err := filepath.EvalSymlinks(root)
 	if err != nil {
@@ -118,34 +123,50 @@ func (c *Client) StatFile(allocID, path string) (*AllocFileInfo, error) {
 	return out, nil
 }
 
-// ReadFile opens a file of an allocation at offset, limited to limit
-// bytes (no limit when limit <= 0). The caller closes it.
+// ReadFile opens a regular file of an allocation at offset, limited to
+// limit bytes (no limit when limit is 0). The caller closes it. An offset
+// past the end of the file is refused: it is a position that does not
+// exist, and on some file systems seeking to it fails anyway.
 func (c *Client) ReadFile(allocID, path string, offset, limit int64) (io.ReadCloser, error) {
 	if offset < 0 {
 		return nil, invalid("offset must be >= 0, got %d", offset)
+	}
+	if limit < 0 {
+		return nil, invalid("limit must be >= 0, got %d", limit)
 	}
 	full, err := c.allocPath(allocID, path)
 	if err != nil {
 		return nil, err
 	}
+	// Judged before opening: opening a pipe a task made blocks until a
+	// writer comes, and a device could be read without end.
+	info, err := os.Stat(full)
+	if err != nil {
+		return nil, fsError(path, err)
+	}
+	if info.IsDir() {
+		return nil, invalid("file %q is a directory", path)
+	}
+	if !info.Mode().IsRegular() {
+		return nil, invalid("file %q is not a regular file", path)
+	}
 	f, err := os.Open(full)
 	if err != nil {
 		return nil, fsError(path, err)
 	}
-	info, err := f.Stat()
-	if err != nil {
+	if info, err = f.Stat(); err != nil {
 		f.Close()
 		return nil, fsError(path, err)
 	}
-	if info.IsDir() {
+	if offset > info.Size() {
 		f.Close()
-		return nil, invalid("file %q is a directory", path)
+		return nil, invalid("offset %d is beyond the end of file %q (%d bytes)", offset, path, info.Size())
 	}
 	if _, err := f.Seek(offset, io.SeekStart); err != nil {
 		f.Close()
 		return nil, fsError(path, err)
 	}
-	if limit <= 0 {
+	if limit == 0 {
 		return f, nil
 	}
 	return limitedFile{Reader: io.LimitReader(f, limit), Closer: f}, nil
@@ -167,7 +188,11 @@ func fileInfo(info fs.FileInfo) *AllocFileInfo {
 	}
 }
 
-// fsError turns a file system error into a refusal of the right kind.
+// fsError turns a file system error about path (relative to the
+// allocation directory) into a refusal of the right kind. The error the
+// operating system gave names the host path, which tells a caller where
+// the client keeps its data; the error returned names path instead, and
+// still matches the system's error number with errors.Is.
 func fsError(path string, err error) error {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -175,5 +200,46 @@ func fsError(path string, err error) error {
 	case errors.Is(err, fs.ErrPermission):
 		return forbidden("path %q: permission denied", path)
 	}
-	return err
+	op, cause := "access", error(errUnknownFS)
+	var pathErr *fs.PathError
+	var linkErr *os.LinkError
+	var sysErr *os.SyscallError
+	var errno syscall.Errno
+	switch {
+	case errors.As(err, &pathErr):
+		op, cause = pathErr.Op, pathErr.Err
+	case errors.As(err, &linkErr):
+		op, cause = linkErr.Op, linkErr.Err
+	case errors.As(err, &sysErr):
+		op, cause = sysErr.Syscall, sysErr.Err
+	case errors.As(err, &errno):
+		// filepath.EvalSymlinks returns some errors bare, without a path.
+		cause = errno
+	}
+	msg := fmt.Sprintf("path %q: %s: %v", path, op, cause)
+	for _, e := range pathMistakes {
+		if errors.Is(cause, e) {
+			return &opError{kind: ErrInvalid, msg: msg, cause: cause}
+		}
+	}
+	return &allocPathError{msg: msg, cause: cause}
 }
+
+// pathMistakes are the system errors a requested path causes (a file
+// used as a directory, a link loop, a name too long) rather than a
+// failure of the client.
+var pathMistakes = []error{syscall.ENOTDIR, syscall.EISDIR, syscall.ELOOP, syscall.ENAMETOOLONG, syscall.EINVAL}
+
+// errUnknownFS stands for a file system error of a form fsError does not
+// know: its text may hold the host path, so it is not passed on.
+var errUnknownFS = errors.New("file system error")
+
+// allocPathError is a failed file system operation in an allocation
+// directory that is not the caller's doing.
+type allocPathError struct {
+	msg   string
+	cause error
+}
+
+func (e *allocPathError) Error() string { return e.msg }
+func (e *allocPathError) Unwrap() error { return e.cause }

@@ -2,10 +2,15 @@ package client
 
 import (
 	"errors"
+	"fmt"
 	"io"
+	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/shoenig/test/must"
@@ -55,7 +60,7 @@ func TestAllocFS_ListStatRead(t *testing.T) {
 	for _, tc := range []struct {
 		offset, limit int64
 		want          string
-	}{{0, 0, "hello\n"}, {1, 0, "ello\n"}, {1, 3, "ell"}, {10, 0, ""}} {
+	}{{0, 0, "hello\n"}, {1, 0, "ello\n"}, {1, 3, "ell"}, {6, 0, ""}, {6, 5, ""}} {
 		r, err := c.ReadFile(a.ID, "/alloc/logs/web.stdout.0", tc.offset, tc.limit)
 		must.NoError(t, err)
 		b, err := io.ReadAll(r)
@@ -139,4 +144,97 @@ func TestClient_LogsOfATask(t *testing.T) {
 	}
 	_, err = c.Logs("nope", LogRequest{Task: "web", Type: LogStdout})
 	must.ErrorIs(t, err, ErrNotFound)
+}
+
+// TestAllocFS_RefusalsNameNoHostPath covers requests that the file
+// system itself refuses, or that would read past a file: each is a
+// refusal of the caller's kind, and none names where the allocation
+// directory is on the host.
+func TestAllocFS_RefusalsNameNoHostPath(t *testing.T) {
+	c, a := runningMockAlloc(t)
+	dir := c.allocs.Runner(a.ID).AllocDir().Dir
+	must.NoError(t, os.Symlink("loop", filepath.Join(dir, "alloc", "data", "loop")))
+	const log = "alloc/logs/web.stdout.0" // 6 bytes
+	long := "alloc/" + strings.Repeat("x", 300)
+
+	read := func(p string, off, lim int64) func() error {
+		return func() error { _, err := c.ReadFile(a.ID, p, off, lim); return err }
+	}
+	list := func(p string) func() error {
+		return func() error { _, err := c.ListDir(a.ID, p); return err }
+	}
+	stat := func(p string) func() error {
+		return func() error { _, err := c.StatFile(a.ID, p); return err }
+	}
+	cases := []struct {
+		name string
+		call func() error
+		kind error
+		msg  string
+	}{
+		{"offset at int64 max", read(log, math.MaxInt64, 10), ErrInvalid,
+			`offset 9223372036854775807 is beyond the end of file "alloc/logs/web.stdout.0" (6 bytes)`},
+		{"offset past the end", read(log, 7, 0), ErrInvalid, `offset 7 is beyond the end`},
+		{"negative offset", read(log, -1, 0), ErrInvalid, "offset must be >= 0, got -1"},
+		{"negative limit", read(log, 0, -1), ErrInvalid, "limit must be >= 0, got -1"},
+		{"read through a file", read(log+"/x", 0, 0), ErrInvalid, `path "alloc/logs/web.stdout.0/x"`},
+		{"list through a file", list(log + "/x"), ErrInvalid, `path "alloc/logs/web.stdout.0/x"`},
+		{"stat through a file", stat(log + "/x"), ErrInvalid, `path "alloc/logs/web.stdout.0/x"`},
+		{"list a file", list(log), ErrInvalid, `path "alloc/logs/web.stdout.0"`},
+		{"link loop", read("alloc/data/loop", 0, 0), ErrInvalid, `path "alloc/data/loop": too many levels of symbolic links`},
+		{"name too long", stat(long), ErrInvalid, `path "` + long + `"`},
+		{"traversal", read("../../../etc/passwd", 0, 0), ErrInvalid, "escapes the allocation directory"},
+		{"missing", stat("alloc/nothing"), ErrNotFound, `path "alloc/nothing": no such file or directory`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.call()
+			must.ErrorIs(t, err, tc.kind)
+			must.StrContains(t, err.Error(), tc.msg)
+			must.StrNotContains(t, err.Error(), dir)
+		})
+	}
+}
+
+// TestFSError rewrites each form of file system error to name the path
+// relative to the allocation directory, keeping its kind and cause.
+func TestFSError(t *testing.T) {
+	const host = "/var/lib/nomad/alloc/0b9c/alloc/logs/x"
+	cases := []struct {
+		name  string
+		err   error
+		kind  error // nil: none of the refusal kinds, a server-side failure
+		cause error
+		msg   string
+	}{
+		{"missing", &fs.PathError{Op: "open", Path: host, Err: syscall.ENOENT}, ErrNotFound, nil,
+			`path "alloc/logs/x": no such file or directory`},
+		{"denied", &fs.PathError{Op: "open", Path: host, Err: syscall.EACCES}, ErrForbidden, nil,
+			`path "alloc/logs/x": permission denied`},
+		{"seek", &fs.PathError{Op: "seek", Path: host, Err: syscall.EINVAL}, ErrInvalid, syscall.EINVAL,
+			`path "alloc/logs/x": seek: invalid argument`},
+		{"not a directory", &fs.PathError{Op: "lstat", Path: host, Err: syscall.ENOTDIR}, ErrInvalid, syscall.ENOTDIR,
+			`path "alloc/logs/x": lstat: not a directory`},
+		{"i/o", &fs.PathError{Op: "read", Path: host, Err: syscall.EIO}, nil, syscall.EIO,
+			`path "alloc/logs/x": read: input/output error`},
+		{"link", &os.LinkError{Op: "symlink", Old: host, New: host + "2", Err: syscall.EIO}, nil, syscall.EIO,
+			`path "alloc/logs/x": symlink: input/output error`},
+		{"bare errno", syscall.ENOTDIR, ErrInvalid, syscall.ENOTDIR, `path "alloc/logs/x": access: not a directory`},
+		{"syscall", os.NewSyscallError("getdents64", syscall.EIO), nil, syscall.EIO,
+			`path "alloc/logs/x": getdents64: input/output error`},
+		{"unknown form", fmt.Errorf("reading %s: it broke", host), nil, errUnknownFS,
+			`path "alloc/logs/x": access: file system error`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := fsError("alloc/logs/x", tc.err)
+			must.EqError(t, err, tc.msg)
+			for _, kind := range []error{ErrNotFound, ErrInvalid, ErrForbidden} {
+				must.Eq(t, kind == tc.kind, errors.Is(err, kind), must.Sprint(kind))
+			}
+			if tc.cause != nil {
+				must.ErrorIs(t, err, tc.cause)
+			}
+		})
+	}
 }

@@ -167,7 +167,7 @@ func (r *LogReader) list() ([]logFile, error) {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil
 		}
-		return nil, err
+		return nil, fsError(r.relDir, err)
 	}
 	var out []logFile
 	for _, idx := range logmon.LogIndexes(entries, r.base) {
@@ -182,6 +182,10 @@ func (r *LogReader) list() ([]logFile, error) {
 
 func (r *LogReader) path(idx int) string { return filepath.Join(r.dir, r.name(idx)) }
 func (r *LogReader) name(idx int) string { return r.base + "." + strconv.Itoa(idx) }
+
+// relPath names a log file as callers see it: relative to the alloc
+// directory, whose place on the host is the client's business.
+func (r *LogReader) relPath(idx int) string { return filepath.Join(r.relDir, r.name(idx)) }
 
 // startPosition turns an origin and offset over the concatenated files
 // into a file and an offset in it. Offsets beyond either end stop at that
@@ -248,7 +252,7 @@ func (r *LogReader) step() (frame *StreamFrame, wait bool, err error) {
 			// Rotated away before it was read, or not written yet.
 			return r.advance()
 		default:
-			return nil, false, err
+			return nil, false, fsError(r.relPath(r.idx), err)
 		}
 	}
 	n, err := r.file.ReadAt(r.buf, r.offset)
@@ -256,11 +260,11 @@ func (r *LogReader) step() (frame *StreamFrame, wait bool, err error) {
 		return r.frame(n), false, nil
 	}
 	if err != nil && err != io.EOF {
-		return nil, false, err
+		return nil, false, fsError(r.relPath(r.idx), err)
 	}
 	if info, err := r.file.Stat(); err == nil && info.Size() < r.offset {
 		r.offset = 0
-		return &StreamFrame{File: filepath.Join(r.relDir, r.name(r.idx)), FileEvent: FileEventTruncated}, false, nil
+		return &StreamFrame{File: r.relPath(r.idx), FileEvent: FileEventTruncated}, false, nil
 	}
 	return r.advance()
 }
@@ -300,7 +304,7 @@ func (r *LogReader) advance() (*StreamFrame, bool, error) {
 // frame hands out the n bytes just read at the current offset.
 func (r *LogReader) frame(n int) *StreamFrame {
 	r.offset += int64(n)
-	return &StreamFrame{Offset: r.offset, Data: slices.Clone(r.buf[:n]), File: filepath.Join(r.relDir, r.name(r.idx))}
+	return &StreamFrame{Offset: r.offset, Data: slices.Clone(r.buf[:n]), File: r.relPath(r.idx)}
 }
 
 // Read implements io.Reader over the log's bytes, without frames.

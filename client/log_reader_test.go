@@ -235,3 +235,27 @@ func TestLogReader_NoLogs(t *testing.T) {
 	must.True(t, errors.Is(err, ErrNotFound))
 	must.EqError(t, err, `log entry for task "web" and log type "stderr" not found`)
 }
+
+// Errors of the file system name the log by its path in the allocation
+// directory, never by the host path.
+func TestLogReader_ErrorsNameNoHostPath(t *testing.T) {
+	dir := t.TempDir()
+	// The log "file" links to a directory: opening works, reading fails.
+	must.NoError(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
+	must.NoError(t, os.Symlink("sub", filepath.Join(dir, "web.stdout.0")))
+	r, err := openLog(dir, LogRequest{Task: "web", Type: LogStdout})
+	must.NoError(t, err)
+	defer r.Close()
+	_, err = r.Next(context.Background())
+	must.Error(t, err)
+	must.StrContains(t, err.Error(), `path "alloc/logs/web.stdout.0"`)
+	must.StrNotContains(t, err.Error(), dir)
+
+	// The log directory is a file.
+	file := filepath.Join(dir, "not-a-dir")
+	must.NoError(t, os.WriteFile(file, nil, 0o644))
+	_, err = openLog(file, LogRequest{Task: "web", Type: LogStdout})
+	must.Error(t, err)
+	must.StrContains(t, err.Error(), `path "alloc/logs"`)
+	must.StrNotContains(t, err.Error(), dir)
+}

@@ -100,6 +100,7 @@ func validateNodeRegistration(node *structs.Node) error {
 	if node.Status != "" && !structs.ValidNodeStatus(node.Status) {
 		problems = append(problems, fmt.Sprintf("invalid status %q for node", node.Status))
 	}
+	problems = append(problems, node.NULProblems()...)
 	if len(problems) > 0 {
 		return &structs.ValidationError{Problems: problems}
 	}

@@ -341,3 +341,18 @@ func TestNodeEndpoint_GetClientAllocsBlocksOnItsNode(t *testing.T) {
 	must.Eq(t, alloc.ModifyIndex, got.Index)
 	must.Eq(t, map[string]uint64{alloc.ID: alloc.AllocModifyIndex}, got.Allocs)
 }
+
+// A node whose names hold a NUL byte is refused, naming the field, and
+// nothing is written.
+func TestNodeEndpoint_RegisterRefusesNULInNames(t *testing.T) {
+	s := newTestServer(t, nil)
+	before, _ := s.State().LatestIndex()
+	node := mock.Node(mock.NodeClass("gp\x00u"), mock.Meta("r\x00ack", "1"))
+	var reply structs.NodeUpdateResponse
+	err := s.RPC("Node.Register", &structs.NodeRegisterRequest{Node: node}, &reply)
+	must.True(t, structs.IsValidationError(err))
+	must.StrContains(t, err.Error(), `node class "gp\x00u" must not contain null characters`)
+	must.StrContains(t, err.Error(), `meta key "r\x00ack" must not contain null characters`)
+	after, _ := s.State().LatestIndex()
+	must.Eq(t, before, after)
+}

@@ -17,8 +17,9 @@ import (
 	"github.com/opennomad/nomad/structs"
 )
 
-// ErrNoRegionPath answers requests for a region this server cannot reach.
-var ErrNoRegionPath = errors.New("No path to region")
+// ErrNoRegionPath answers requests for a region this server cannot reach;
+// the structs package's sentinel, which the RPC layer codes as a 400.
+var ErrNoRegionPath = structs.ErrNoRegionPath
 
 // rpcMethod is one endpoint method: func (e *XEndpoint) M(args A, reply *R) error.
 type rpcMethod struct {

@@ -51,6 +51,7 @@ func (j *Job) Validate() error {
 }
 
 func (j *Job) validateTop(p *problems) {
+	j.validateNames(p)
 	switch {
 	case j.ID == "":
 		p.add("", "missing job ID")
@@ -161,6 +162,7 @@ func (pj *ParameterizedJobConfig) validate(p *problems) {
 }
 
 func (tg *TaskGroup) validate(p *problems, prefix string, j *Job) {
+	tg.validateNames(p, prefix)
 	if tg.Name == "" {
 		p.add(prefix, "missing group name")
 	}

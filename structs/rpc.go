@@ -21,6 +21,7 @@ var (
 	ErrUnknownAlloc       = errors.New("alloc not found")
 	ErrUnknownMethod      = errors.New("unknown RPC method")
 	ErrSchedulerVersion   = errors.New("calling scheduler version is not supported")
+	ErrNoRegionPath       = errors.New("No path to region")
 )
 
 // SchedulerVersion is bumped when workers and the broker stop agreeing on

@@ -97,10 +97,12 @@ func ErrorCode(err error) (code int, msg string, ok bool) {
 }
 
 // ClassifyError gives the errors whose meaning is known an HTTP status:
-// validation failures 400, unknown objects 404, registration switched
-// off 403. Others, and errors already coded, are returned unchanged. The
-// RPC layer applies it to every endpoint's error, so endpoints may keep
-// returning the plain sentinels and *ValidationError.
+// validation failures 400, and requests for a region there is no path
+// to 400 too (the caller named the region; the servers are fine),
+// unknown objects 404, registration switched off 403. Others, and errors
+// already coded, are returned unchanged. The RPC layer applies it to
+// every endpoint's error, so endpoints may keep returning the plain
+// sentinels and *ValidationError.
 func ClassifyError(err error) error {
 	if err == nil {
 		return nil
@@ -110,7 +112,7 @@ func ClassifyError(err error) error {
 		return err
 	}
 	switch {
-	case IsValidationError(err):
+	case IsValidationError(err), errors.Is(err, ErrNoRegionPath):
 		return WithCode(http.StatusBadRequest, err)
 	case errors.Is(err, ErrUnknownJob), errors.Is(err, ErrUnknownNode), errors.Is(err, ErrUnknownEval),
 		errors.Is(err, ErrUnknownAlloc), errors.Is(err, ErrUnknownDeployment):

@@ -60,6 +60,7 @@ func TestClassifyError(t *testing.T) {
 		{"unknown alloc", ErrUnknownAlloc, 404},
 		{"unknown deployment", ErrUnknownDeployment, 404},
 		{"registration off", ErrJobRegistrationOff, 403},
+		{"no path to region", fmt.Errorf("%w %q", ErrNoRegionPath, "nowhere"), 400},
 		{"already coded keeps its code", NewErrRPCCoded(409, "conflict"), 409},
 		{"no leader stays a server error", ErrNoLeader, 0},
 		{"anything else", errors.New("disk on fire"), 0},

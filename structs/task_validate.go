@@ -6,6 +6,7 @@ import (
 )
 
 func (t *Task) validate(p *problems, prefix string, groupDiskMB int) {
+	t.validateNames(p, prefix)
 	if t.Name == "" {
 		p.add(prefix, "missing task name")
 	} else if strings.ContainsAny(t.Name, "/\x00") {

@@ -434,3 +434,51 @@ func TestRealServer_RestartKeepsState(t *testing.T) {
 	must.Eq(t, http.StatusOK, resp.StatusCode, must.Sprint(body))
 	must.StrContains(t, body, `"ID":"web"`)
 }
+
+// TestRealServer_UnknownRegionIs400 asks endpoints of every kind for a
+// region no server knows: the caller named it, so each answers 400 with
+// the servers' "No path to region", and nothing is written.
+func TestRealServer_UnknownRegionIs400(t *testing.T) {
+	ra := startDevAgent(t)
+	const q = "region=nowhere"
+	cases := []struct{ method, path, body string }{
+		{"GET", "/v1/jobs?" + q, ""},
+		{"PUT", "/v1/jobs?" + q, unplaceableBody},
+		{"GET", "/v1/job/web?" + q, ""},
+		{"GET", "/v1/job/web/allocations?" + q, ""},
+		{"PUT", "/v1/job/web/plan?" + q, unplaceableBody},
+		{"DELETE", "/v1/job/web?" + q, ""},
+		{"GET", "/v1/nodes?" + q, ""},
+		{"GET", "/v1/evaluations?" + q, ""},
+		{"GET", "/v1/allocations?" + q, ""},
+		{"GET", "/v1/deployments?" + q, ""},
+		{"GET", "/v1/status/leader?" + q, ""},
+		{"GET", "/v1/status/peers?" + q, ""},
+		{"GET", "/v1/agent/members?" + q, ""},
+		{"GET", "/v1/operator/scheduler/configuration?" + q, ""},
+		{"GET", "/v1/operator/raft/configuration?" + q, ""},
+		{"PUT", "/v1/system/gc?" + q, ""},
+		{"GET", "/v1/operator/snapshot?" + q, ""},
+		{"GET", "/v1/event/stream?" + q, ""},
+	}
+	// A stream served for the wrong region would never end: bounded.
+	hc := &http.Client{Timeout: 10 * time.Second}
+	for _, tc := range cases {
+		t.Run(tc.method+" "+tc.path, func(t *testing.T) {
+			req, err := http.NewRequest(tc.method, ra.base+tc.path, strings.NewReader(tc.body))
+			must.NoError(t, err)
+			resp, err := hc.Do(req)
+			must.NoError(t, err)
+			defer resp.Body.Close()
+			body, err := io.ReadAll(resp.Body)
+			must.NoError(t, err)
+			must.Eq(t, http.StatusBadRequest, resp.StatusCode, must.Sprint(string(body)))
+			must.Eq(t, `No path to region "nowhere"`, string(body))
+		})
+	}
+	resp, _ := ra.do("GET", "/v1/job/web", "")
+	must.Eq(t, http.StatusNotFound, resp.StatusCode)
+	// The agent's own region is served as always.
+	resp, body := ra.do("GET", "/v1/jobs?region=global", "")
+	must.Eq(t, http.StatusOK, resp.StatusCode, must.Sprint(body))
+}

@@ -1,11 +1,13 @@
 package agent
 
 import (
+	"errors"
 	"io"
 	"net"
 	"net/http"
 	"strconv"
 
+	"github.com/opennomad/nomad/nomad"
 	"github.com/opennomad/nomad/structs"
 )
 
@@ -69,6 +71,11 @@ func (s *HTTPServer) agentJoinRequest(w http.ResponseWriter, r *http.Request) (i
 		return nil, codedError(http.StatusBadRequest, "missing address to join")
 	}
 	n, err := cs.Join(addrs)
+	// A join that failed is answered in the body, as Nomad does; one this
+	// agent cannot attempt at all is refused.
+	if refused := refusedMembership(err); refused != nil {
+		return nil, refused
+	}
 	res := joinResult{NumJoined: n}
 	if err != nil {
 		res.Error = err.Error()
@@ -89,7 +96,22 @@ func (s *HTTPServer) agentForceLeaveRequest(w http.ResponseWriter, r *http.Reque
 	if node == "" {
 		return nil, codedError(http.StatusBadRequest, "missing node to force leave")
 	}
-	return nil, cs.ForceLeave(node)
+	err = cs.ForceLeave(node)
+	if refused := refusedMembership(err); refused != nil {
+		return nil, refused
+	}
+	return nil, err
+}
+
+// refusedMembership returns err as a 400 when it says this agent takes
+// part in no gossip (a dev agent is self-contained): the caller asked
+// for something this agent cannot do, which is not a failure of the
+// operation. Otherwise it returns nil.
+func refusedMembership(err error) error {
+	if errors.Is(err, nomad.ErrNoGossip) {
+		return structs.WithCode(http.StatusBadRequest, err)
+	}
+	return nil
 }
 
 // operatorRaftPeerRequest serves DELETE /v1/operator/raft/peer?id=: remove
@@ -122,6 +144,9 @@ func (s *HTTPServer) operatorRaftPeerRequest(w http.ResponseWriter, r *http.Requ
 func (s *HTTPServer) operatorSnapshotRequest(w http.ResponseWriter, r *http.Request) (interface{}, error) {
 	cs, err := s.clusterServer()
 	if err != nil {
+		return nil, err
+	}
+	if err := s.localRegion(r); err != nil {
 		return nil, err
 	}
 	switch r.Method {

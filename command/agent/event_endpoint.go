@@ -28,6 +28,9 @@ func (s *HTTPServer) eventStream(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req, err := parseEventRequest(r)
+	if err == nil {
+		err = s.localRegion(r)
+	}
 	if err != nil {
 		code, msg := errorStatus(err)
 		writeError(w, code, msg)

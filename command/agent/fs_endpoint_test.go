@@ -181,6 +181,53 @@ func TestClientFS_Files(t *testing.T) {
 	must.Eq(t, http.StatusMethodNotAllowed, resp.StatusCode)
 }
 
+// TestClientFS_BadRequestsAre4xxWithoutHostPaths sends requests the
+// caller got wrong to every file endpoint: each is a 4xx naming what was
+// wrong, and no answer tells where the client keeps allocations.
+func TestClientFS_BadRequestsAre4xxWithoutHostPaths(t *testing.T) {
+	ra, alloc := startClientAgent(t)
+	const file = "alloc/logs/web.stdout.0" // "hello\n"
+	long := "alloc/" + strings.Repeat("x", 300)
+	cases := []struct {
+		op, query string
+		code      int
+		msg       string
+	}{
+		{"readat", "?path=" + file + "&offset=9223372036854775807&limit=10", 400, `offset 9223372036854775807 is beyond the end of file "` + file + `"`},
+		{"readat", "?path=" + file + "&offset=7&limit=1", 400, "offset 7 is beyond the end"},
+		{"readat", "?path=" + file + "&offset=-1&limit=1", 400, "offset must be >= 0"},
+		{"readat", "?path=" + file + "&offset=0&limit=-1", 400, "limit must be >= 0"},
+		{"readat", "?path=" + file + "&offset=99999999999999999999", 400, `Failed to parse value of "offset"`},
+		{"readat", "?path=" + file + "/x&offset=0&limit=1", 400, `path "` + file + `/x"`},
+		{"readat", "?path=../../etc/passwd&offset=0&limit=1", 400, "escapes the allocation directory"},
+		{"cat", "?path=" + file + "/x", 400, `path "` + file + `/x"`},
+		{"cat", "?path=" + long, 400, `path "` + long + `"`},
+		{"cat", "?path=../another-alloc/" + file, 400, "escapes the allocation directory"},
+		{"cat", "?path=/../../", 400, "escapes the allocation directory"},
+		{"cat", "?path=alloc/none", 404, `path "alloc/none": no such file or directory`},
+		{"stat", "?path=" + file + "/x", 400, `path "` + file + `/x"`},
+		{"stat", "?path=../", 400, "escapes the allocation directory"},
+		{"stat", "?path=alloc/none", 404, `path "alloc/none"`},
+		{"ls", "?path=" + file, 400, `path "` + file + `"`},
+		{"ls", "?path=" + file + "/x", 400, `path "` + file + `/x"`},
+		{"ls", "?path=../..", 400, "escapes the allocation directory"},
+		{"logs", "?task=web&type=stdout&offset=-1", 400, "offset must be >= 0"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.op+tc.query, func(t *testing.T) {
+			resp, body := ra.do("GET", "/v1/client/fs/"+tc.op+"/"+alloc.ID+tc.query, "")
+			must.Eq(t, tc.code, resp.StatusCode, must.Sprint(body))
+			must.StrContains(t, body, tc.msg)
+			must.StrNotContains(t, body, ra.agent.clientTmpDir)
+			must.StrNotContains(t, body, alloc.ID+"/")
+		})
+	}
+	// Reading at the end of the file is not past it: nothing to read.
+	resp, body := ra.do("GET", "/v1/client/fs/readat/"+alloc.ID+"?path="+file+"&offset=6&limit=10", "")
+	must.Eq(t, http.StatusOK, resp.StatusCode, must.Sprint(body))
+	must.Eq(t, "", body)
+}
+
 func TestClientAlloc_StatsRestartSignal(t *testing.T) {
 	ra, alloc := startClientAgent(t)
 	resp, body := ra.do("GET", "/v1/client/allocation/"+alloc.ID+"/stats", "")

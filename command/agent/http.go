@@ -83,9 +83,11 @@ func NewHTTPServer(cfg HTTPServerConfig) (*HTTPServer, error) {
 	return s, nil
 }
 
-// Handler returns the API handler, with gzip and request logging.
+// Handler returns the API handler, with gzip, request logging and
+// recovery from handler panics (a 500 answer, never a dropped
+// connection).
 func (s *HTTPServer) Handler() http.Handler {
-	return s.logRequests(gzipHandler(s.mux))
+	return s.logRequests(s.recoverPanics(gzipHandler(s.mux)))
 }
 
 // Start serves on ln in the background until Shutdown.

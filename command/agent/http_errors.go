@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/opennomad/nomad/jobspec"
 	"github.com/opennomad/nomad/structs"
 )
 
@@ -23,6 +24,8 @@ func codedError(code int, msg string) error { return &CodedError{Code: code, Msg
 // errorStatus maps an error to its HTTP status and plain-text body.
 //
 //   - *CodedError: its code.
+//   - *jobspec.LimitError, a job file over one of the parser's limits:
+//     413 for its size, 400 for its nesting or evaluation.
 //   - an error carrying a status (structs.ErrorCode: a server's coded
 //     error, in process or as "RPC Error:: <code>,<message>" text after a
 //     network hop): that status and the message without the marker. The
@@ -36,6 +39,13 @@ func errorStatus(err error) (int, string) {
 	var coded *CodedError
 	if errors.As(err, &coded) {
 		return coded.Code, coded.Msg
+	}
+	var limit *jobspec.LimitError
+	if errors.As(err, &limit) {
+		if limit.Kind == jobspec.LimitSize {
+			return http.StatusRequestEntityTooLarge, limit.Error()
+		}
+		return http.StatusBadRequest, limit.Error()
 	}
 	// In process an RPCer may hand back the server's sentinel errors
 	// themselves; classify them as the server's RPC layer does.

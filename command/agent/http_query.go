@@ -91,6 +91,16 @@ func (s *HTTPServer) region(r *http.Request) string {
 	return s.agent.Region
 }
 
+// localRegion refuses, as the servers do (a 400), a request for another
+// region made to a handler that serves it from this agent alone and so
+// would otherwise answer for the wrong region.
+func (s *HTTPServer) localRegion(r *http.Request) error {
+	if reg := s.region(r); reg != s.agent.Region {
+		return fmt.Errorf("%w %q", structs.ErrNoRegionPath, reg)
+	}
+	return nil
+}
+
 // namespace is ?namespace=, else "default".
 func namespace(r *http.Request) string {
 	if ns := r.URL.Query().Get("namespace"); ns != "" {
@@ -172,6 +182,12 @@ func decodeBody(r *http.Request, out interface{}) error {
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxRequestBody+1))
 	if err != nil {
+		// A route may bound its body more tightly with
+		// http.MaxBytesReader.
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return codedError(http.StatusRequestEntityTooLarge, fmt.Sprintf("Request body is larger than %d bytes", tooLarge.Limit))
+		}
 		return codedError(http.StatusBadRequest, fmt.Sprintf("Failed to read request body: %v", err))
 	}
 	if len(body) > maxRequestBody {

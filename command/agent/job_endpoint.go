@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -139,8 +140,12 @@ func (s *HTTPServer) jobRegister(w http.ResponseWriter, r *http.Request, pathID 
 // jobFromBody fills a submitted job's namespace and region from the
 // request when the job names none, converts and validates it. The write
 // request then targets the job's namespace. Validation failures are 400
-// with every problem listed.
+// with every problem listed; so is a job with null list entries, which
+// is refused before anything reads it.
 func (s *HTTPServer) jobFromBody(r *http.Request, in *api.Job, wr *structs.WriteRequest) (*structs.Job, []string, error) {
+	if err := nullEntries(in); err != nil {
+		return nil, nil, err
+	}
 	if in.Namespace == nil || *in.Namespace == "" {
 		in.Namespace = new(namespace(r))
 	}
@@ -164,11 +169,20 @@ func joinWarnings(server string, local []string) string {
 	return strings.Join(all, "\n")
 }
 
+// maxParseRequestBody bounds a /v1/jobs/parse request: a job file and a
+// variables file at jobspec's size limit, with room for JSON escaping.
+const maxParseRequestBody = 4 * jobspec.MaxSourceBytes
+
 // jobsParseRequest serves POST /v1/jobs/parse: HCL to job JSON, without
-// file system access.
+// file system access. Anyone who can reach the API can send a job file,
+// so the parse stays within jobspec's limits: an input over one is
+// refused with 400, or 413 for size, naming the limit.
 func (s *HTTPServer) jobsParseRequest(w http.ResponseWriter, r *http.Request) (interface{}, error) {
 	if err := requireMethod(r, http.MethodPut, http.MethodPost); err != nil {
 		return nil, err
+	}
+	if r.Body != nil {
+		r.Body = http.MaxBytesReader(w, r.Body, maxParseRequestBody)
 	}
 	var body api.JobsParseRequest
 	if err := decodeBody(r, &body); err != nil {
@@ -177,12 +191,17 @@ func (s *HTTPServer) jobsParseRequest(w http.ResponseWriter, r *http.Request) (i
 	if strings.TrimSpace(body.JobHCL) == "" {
 		return nil, codedError(http.StatusBadRequest, "Job spec is empty")
 	}
-	opts := jobspec.Options{AllowFS: false}
+	// The request's context stops the evaluation if the client leaves.
+	opts := jobspec.Options{AllowFS: false, Context: r.Context()}
 	if body.Variables != "" {
 		opts.VarFiles = []jobspec.VarFile{{Name: "variables.hcl", Content: []byte(body.Variables)}}
 	}
 	res, err := jobspec.Parse("input.hcl", []byte(body.JobHCL), opts)
 	if err != nil {
+		var limit *jobspec.LimitError
+		if errors.As(err, &limit) {
+			return nil, err
+		}
 		return nil, codedError(http.StatusBadRequest, err.Error())
 	}
 	if body.Canonicalize {
@@ -203,6 +222,11 @@ func (s *HTTPServer) validateJobRequest(w http.ResponseWriter, r *http.Request) 
 	}
 	if body.Job == nil {
 		return nil, codedError(http.StatusBadRequest, "Job must be specified")
+	}
+	// Null entries make the request malformed, not the job invalid: they
+	// are refused with a 400 here too, not reported as validation results.
+	if err := nullEntries(body.Job); err != nil {
+		return nil, err
 	}
 	var wr structs.WriteRequest
 	s.parseWriteRequest(r, &wr)

@@ -327,3 +327,29 @@ func TestJobs_Validate(t *testing.T) {
 	must.NotEq(t, "", out.Error)
 	must.SliceNotEmpty(t, out.ValidationErrors)
 }
+
+// TestJobs_NULInNamesIs400 sends names holding a NUL byte (JSON's
+// \u0000): each is refused with 400 naming its field, before the server.
+func TestJobs_NULInNamesIs400(t *testing.T) {
+	cases := []struct{ name, job, want string }{
+		{"namespace", `{"ID": "web", "Namespace": "de\u0000fault", "TaskGroups": [{"Name": "g", "Tasks": [{"Name": "t", "Driver": "raw_exec"}]}]}`,
+			`namespace "de\x00fault" must not contain null characters`},
+		{"group name", `{"ID": "web", "TaskGroups": [{"Name": "g\u0000", "Tasks": [{"Name": "t", "Driver": "raw_exec"}]}]}`,
+			`group "g\x00": group name "g\x00" must not contain null characters`},
+		{"job meta key", `{"ID": "web", "Meta": {"o\u0000wner": "x"}, "TaskGroups": [{"Name": "g", "Tasks": [{"Name": "t", "Driver": "raw_exec"}]}]}`,
+			`meta key "o\x00wner" must not contain null characters`},
+		{"task meta key", `{"ID": "web", "TaskGroups": [{"Name": "g", "Tasks": [{"Name": "t", "Driver": "raw_exec", "Meta": {"k\u0000": "v"}}]}]}`,
+			`group "g": task "t": meta key "k\x00" must not contain null characters`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newTestHTTP(t)
+			resp, body := h.do("PUT", "/v1/jobs", `{"Job": `+tc.job+`}`)
+			must.Eq(t, http.StatusBadRequest, resp.StatusCode, must.Sprint(body))
+			must.StrContains(t, body, tc.want)
+			h.rpc.mu.Lock()
+			defer h.rpc.mu.Unlock()
+			must.SliceEmpty(t, h.rpc.calls)
+		})
+	}
+}
