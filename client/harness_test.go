@@ -238,12 +238,12 @@ func place(t *testing.T, s *nomad.Server, job *structs.Job, nodeID string, count
 // stop commits the servers' decision to stop allocs.
 func stop(t *testing.T, s *nomad.Server, ids ...string) {
 	t.Helper()
-	var diffs []*structs.AllocationDiff
+	var stops []*structs.AllocStop
 	for _, id := range ids {
-		diffs = append(diffs, &structs.AllocationDiff{ID: id, DesiredDescription: "alloc is being stopped by the test"})
+		stops = append(stops, &structs.AllocStop{ID: id, DesiredDescription: "alloc is being stopped by the test"})
 	}
 	commitPlan(t, s, &structs.ApplyPlanResultsRequest{
-		AllocUpdateRequest: structs.AllocUpdateRequest{AllocsStopped: diffs},
+		AllocUpdateRequest: structs.AllocUpdateRequest{AllocsStopped: stops},
 	})
 }
 

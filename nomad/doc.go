@@ -26,7 +26,9 @@
 //     applier.
 //   - PlanApplier judges each plan node by node against the newest state
 //     plus the results still in Raft, commits what fits through PlanRaft
-//     with several commits in flight, and answers in order.
+//     with several commits in flight, and answers in order. The judging
+//     and the building of the Raft entry are the pure package planjudge,
+//     which the scheduler's test harness uses too.
 //
 // The applier commits through PlanRaft, which the server implements with
 // raft.Apply (serverPlanRaft); the FSM applies the entry, hands the

@@ -91,14 +91,14 @@ func (f *FSM) applyPlanResults(body []byte, index uint64) interface{} {
 // stopped or preempted allocs: the scheduler counts a stopped alloc's
 // resources as free at once, so waiting for the client to report it
 // finished would leave capacity idle. Once per node.
-func (f *FSM) unblockStoppedAllocNodes(store *state.StateStore, index uint64, lists ...[]*structs.AllocationDiff) {
+func (f *FSM) unblockStoppedAllocNodes(store *state.StateStore, index uint64, lists ...[]*structs.AllocStop) {
 	if f.blocked == nil {
 		return
 	}
 	seen := make(map[string]bool)
-	for _, diffs := range lists {
-		for _, d := range diffs {
-			alloc, err := store.AllocByID(nil, d.ID)
+	for _, stops := range lists {
+		for _, s := range stops {
+			alloc, err := store.AllocByID(nil, s.ID)
 			if err != nil || alloc == nil || seen[alloc.NodeID] {
 				continue
 			}

@@ -545,7 +545,7 @@ func TestFSM_PlanResultsStopsUnblockTheirNodes(t *testing.T) {
 	must.SliceEmpty(t, fx.unblocked, must.Sprint("placements free nothing"))
 
 	mustApply(t, f, 14, structs.ApplyPlanResultsRequestType, &structs.ApplyPlanResultsRequest{
-		AllocUpdateRequest: structs.AllocUpdateRequest{Job: job, AllocsStopped: []*structs.AllocationDiff{
+		AllocUpdateRequest: structs.AllocUpdateRequest{Job: job, AllocsStopped: []*structs.AllocStop{
 			{ID: alloc.ID, DesiredDescription: "stopped"}, {ID: second.ID, DesiredDescription: "stopped"},
 		}},
 	})
@@ -565,7 +565,7 @@ func TestFSM_PlanResultsWithPreemptionEvals(t *testing.T) {
 	preemptEval := mock.Eval(mock.EvalForJob(job), mock.TriggeredBy(structs.EvalTriggerPreemption))
 	mustApply(t, f, 13, structs.ApplyPlanResultsRequestType, &structs.ApplyPlanResultsRequest{
 		AllocUpdateRequest: structs.AllocUpdateRequest{AllocsUpdated: []*structs.Allocation{other}, Job: job},
-		AllocsPreempted:    []*structs.AllocationDiff{{ID: alloc.ID, PreemptedByAllocation: other.ID}},
+		AllocsPreempted:    []*structs.AllocStop{{ID: alloc.ID, PreemptedByAllocation: other.ID}},
 		PreemptionEvals:    []*structs.Evaluation{preemptEval},
 	})
 	got, _ := f.State().AllocByID(nil, alloc.ID)
@@ -581,7 +581,7 @@ func TestFSM_PlanResultsWithPreemptionEvals(t *testing.T) {
 	third := mock.Alloc(mock.ForJob(job, 2), mock.OnNode(node))
 	mustFail(t, f, 14, structs.ApplyPlanResultsRequestType, &structs.ApplyPlanResultsRequest{
 		AllocUpdateRequest: structs.AllocUpdateRequest{AllocsUpdated: []*structs.Allocation{third}, Job: job},
-		AllocsPreempted:    []*structs.AllocationDiff{{ID: structs.GenerateUUID()}},
+		AllocsPreempted:    []*structs.AllocStop{{ID: structs.GenerateUUID()}},
 	})
 	gotThird, _ := f.State().AllocByID(nil, third.ID)
 	must.Nil(t, gotThird)

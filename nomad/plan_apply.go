@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"runtime"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,6 +13,7 @@ import (
 	metrics "github.com/hashicorp/go-metrics"
 
 	"github.com/opennomad/nomad/nomad/clock"
+	"github.com/opennomad/nomad/nomad/planjudge"
 	"github.com/opennomad/nomad/nomad/state"
 	"github.com/opennomad/nomad/structs"
 )
@@ -26,8 +25,8 @@ import (
 // several plans into one fsync. Measured with a 1 ms group commit, 16
 // commits 6.5 times as many plans per second as 1, and 32 hardly more
 // (the applier is then CPU bound); a depth above the number of workers
-// submitting at once changes nothing, and thanks to pendingPlans' rule a
-// deeper pipeline adds no risk. See website/content/performance.md.
+// submitting at once changes nothing, and thanks to planjudge.InFlight's
+// rule a deeper pipeline adds no risk. See website/content/performance.md.
 const DefaultPlanApplyPipeline = 16
 
 // DefaultPlanSnapshotTimeout bounds how long the applier waits for its
@@ -82,11 +81,11 @@ type PlanApplierConfig struct {
 
 // PlanApplier is the single judge of plans, on the leader. It takes plans
 // from the plan queue one at a time, checks each node of each plan
-// against the newest state plus the results still being committed,
-// commits what fits through Raft, and answers the submitter once the
-// commit is applied. Judging plan N+1 overlaps the commit of plan N, and
-// up to Pipeline results are in Raft at once; answers go out in the order
-// the plans were judged.
+// against the newest state plus the results still being committed (the
+// rules are package planjudge's), commits what fits through Raft, and
+// answers the submitter once the commit is applied. Judging plan N+1
+// overlaps the commit of plan N, and up to Pipeline results are in Raft
+// at once; answers go out in the order the plans were judged.
 //
 // The server runs it while it leads: see Run.
 type PlanApplier struct {
@@ -215,7 +214,7 @@ func (a *PlanApplier) Run(ctx context.Context) error {
 	done := make(chan planCompletion, a.pipeline)
 	r := &applyRun{
 		PlanApplier: a,
-		pending:     newPendingPlans(),
+		pending:     planjudge.NewInFlight(),
 		done:        done,
 		responder:   newPlanResponder(a.clock, done),
 	}
@@ -241,7 +240,9 @@ func (a *PlanApplier) Run(ctx context.Context) error {
 type applyRun struct {
 	*PlanApplier
 
-	pending   *pendingPlans
+	// pending holds what the results in Raft add to the state the next
+	// plan is judged against.
+	pending   *planjudge.InFlight
 	responder *planResponder
 	// done receives, in dispatch order, the outcome of every result sent
 	// to Raft. Its capacity is the pipeline depth, which bounds what is
@@ -270,7 +271,7 @@ func (r *applyRun) handle(ctx context.Context, p *PendingPlan) {
 	}
 
 	r.absorbCompleted()
-	snap, ev, err := r.judge(ctx, plan)
+	view, verdict, err := r.judge(ctx, plan)
 	if err != nil {
 		p.Respond(nil, err)
 		return
@@ -278,29 +279,29 @@ func (r *applyRun) handle(ctx context.Context, p *PendingPlan) {
 	// A plan that a pending stop might make fit waits for that commit
 	// and is judged again; nothing is dispatched meanwhile, so the second
 	// verdict cannot wait on anything newer.
-	for ev.waitFor != 0 {
+	for verdict.WaitFor != 0 {
 		if r.waitHook != nil {
-			r.waitHook(ev.waitFor)
+			r.waitHook(verdict.WaitFor)
 		}
-		if !r.awaitSeq(ctx, ev.waitFor) {
+		if !r.awaitSeq(ctx, verdict.WaitFor) {
 			p.Respond(nil, ErrPlanQueueFlushed)
 			return
 		}
-		if snap, ev, err = r.judge(ctx, plan); err != nil {
+		if view, verdict, err = r.judge(ctx, plan); err != nil {
 			p.Respond(nil, err)
 			return
 		}
 	}
-	r.logRejections(plan, ev)
+	r.logRejections(plan, verdict)
 
-	if ev.result.IsNoOp() {
+	if verdict.Result.IsNoOp() {
 		// Answered behind the plans in flight: a rejection may rest on
 		// their allocs, so the RefreshIndex must cover their commits.
-		r.responder.push(&planResponse{pending: p, result: ev.result})
+		r.responder.push(&planResponse{pending: p, result: verdict.Result})
 		return
 	}
 
-	req := buildPlanResultsRequest(snap, plan, ev.result, r.clock.Now())
+	req := planjudge.BuildRequest(view, plan, verdict.Result, r.clock.Now())
 	for r.inflight >= r.pipeline {
 		if !r.awaitOne(ctx) {
 			p.Respond(nil, ErrPlanQueueFlushed)
@@ -309,12 +310,12 @@ func (r *applyRun) handle(ctx context.Context, p *PendingPlan) {
 	}
 	r.seq++
 	future := r.raft.ApplyPlanResults(req)
-	r.pending.add(r.seq, snap, ev.result, req)
+	r.pending.Add(r.seq, view, verdict.Result, req)
 	r.inflight++
 	metrics.SetGauge(metricPlanInflight, float32(r.inflight))
 	r.responder.push(&planResponse{
 		pending:    p,
-		result:     ev.result,
+		result:     verdict.Result,
 		future:     future,
 		seq:        r.seq,
 		dispatched: r.clock.Now(),
@@ -335,19 +336,19 @@ func (r *applyRun) checkToken(plan *structs.Plan) error {
 }
 
 // judge takes a snapshot at least as new as the plan's and judges the
-// plan against it and the pending results.
-func (r *applyRun) judge(ctx context.Context, plan *structs.Plan) (*state.StateSnapshot, *planEvaluation, error) {
+// plan against it and the results in flight. The snapshot's view is
+// returned too: the Raft entry is built against the state it was judged
+// against.
+func (r *applyRun) judge(ctx context.Context, plan *structs.Plan) (*state.SchedulerView, *planjudge.Verdict, error) {
 	snap, err := r.snapshot(ctx, plan)
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := denormalizePlan(snap, plan); err != nil {
-		return nil, nil, err
-	}
+	view := snap.SchedulerView()
 	start := r.clock.Now()
-	ev, err := evaluatePlan(planView{snap: snap, pending: r.pending}, plan, r.parallelism)
+	verdict, err := planjudge.Judge(planjudge.View{State: view, InFlight: r.pending}, plan, r.parallelism)
 	emitDuration(metricPlanEvaluate, r.clock.Now().Sub(start), nil)
-	return snap, ev, err
+	return view, verdict, err
 }
 
 // snapshot waits for the state store to reach the index the plan was made
@@ -412,97 +413,15 @@ func (r *applyRun) awaitSeq(ctx context.Context, seq uint64) bool {
 // state store, which the next snapshot will show; failed, it never
 // happened. Either way it no longer belongs on top of the snapshot.
 func (r *applyRun) absorb(c planCompletion) {
-	r.pending.remove(c.seq)
+	r.pending.Remove(c.seq)
 	r.completed = c.seq
 	r.inflight--
 	metrics.SetGauge(metricPlanInflight, float32(r.inflight))
 }
 
-func (r *applyRun) logRejections(plan *structs.Plan, ev *planEvaluation) {
-	for i, node := range ev.result.RejectedNodes {
-		r.logger.Debug("plan for node rejected", "eval_id", plan.EvalID, "node_id", node, "reason", ev.reasons[i])
+func (r *applyRun) logRejections(plan *structs.Plan, verdict *planjudge.Verdict) {
+	for i, node := range verdict.Result.RejectedNodes {
+		r.logger.Debug("plan for node rejected", "eval_id", plan.EvalID, "node_id", node, "reason", verdict.Reasons[i])
 		metrics.IncrCounterWithLabels(metricPlanNodeRejected, 1, []metrics.Label{{Name: "node_id", Value: node}})
 	}
-}
-
-// buildPlanResultsRequest turns a judged plan into its Raft entry: stops
-// and preemptions as diffs the FSM re-hydrates from its own state, new
-// and updated allocs stamped with now (and without the plan's job, which
-// the entry carries once), and one pending eval per job that loses allocs
-// to preemption, so that job gets rescheduled.
-//
-// It stamps CreateTime (when unset) and ModifyTime on the result's allocs
-// themselves, so the submitter sees the times that were committed; the
-// entry gets copies.
-func buildPlanResultsRequest(snap *state.StateSnapshot, plan *structs.Plan, result *structs.PlanResult, now time.Time) *structs.ApplyPlanResultsRequest {
-	ts := now.UnixNano()
-	req := &structs.ApplyPlanResultsRequest{
-		AllocUpdateRequest: structs.AllocUpdateRequest{Job: plan.Job},
-		Deployment:         result.Deployment,
-		DeploymentUpdates:  result.DeploymentUpdates,
-		EvalID:             plan.EvalID,
-		IneligibleNodes:    result.IneligibleNodes,
-		UpdatedAt:          ts,
-	}
-	for _, node := range slices.Sorted(maps.Keys(result.NodeUpdate)) {
-		for _, a := range result.NodeUpdate[node] {
-			req.AllocsStopped = append(req.AllocsStopped, &structs.AllocationDiff{
-				ID:                 a.ID,
-				DesiredDescription: a.DesiredDescription,
-				ClientStatus:       a.ClientStatus,
-				FollowupEvalID:     a.FollowupEvalID,
-				ModifyTime:         ts,
-			})
-		}
-	}
-	for _, node := range slices.Sorted(maps.Keys(result.NodeAllocation)) {
-		for _, a := range result.NodeAllocation[node] {
-			if a.CreateTime == 0 {
-				a.CreateTime = ts
-			}
-			a.ModifyTime = ts
-			c := *a
-			if c.Job == plan.Job {
-				c.Job = nil
-			}
-			req.AllocsUpdated = append(req.AllocsUpdated, &c)
-		}
-	}
-	preempted := make(map[structs.NamespacedID]struct{})
-	var jobs []structs.NamespacedID
-	for _, node := range slices.Sorted(maps.Keys(result.NodePreemptions)) {
-		for _, a := range result.NodePreemptions[node] {
-			req.AllocsPreempted = append(req.AllocsPreempted, &structs.AllocationDiff{
-				ID:                    a.ID,
-				DesiredDescription:    a.DesiredDescription,
-				PreemptedByAllocation: a.PreemptedByAllocation,
-				ModifyTime:            ts,
-			})
-			id := a.NamespacedJobID()
-			if _, seen := preempted[id]; !seen {
-				preempted[id] = struct{}{}
-				jobs = append(jobs, id)
-			}
-		}
-	}
-	for _, id := range jobs {
-		job, err := snap.JobByID(nil, id.Namespace, id.ID)
-		if err != nil || job == nil {
-			// A job that is gone has nothing left to reschedule.
-			continue
-		}
-		req.PreemptionEvals = append(req.PreemptionEvals, &structs.Evaluation{
-			ID:             structs.GenerateUUID(),
-			Namespace:      job.Namespace,
-			Priority:       job.Priority,
-			Type:           job.Type,
-			TriggeredBy:    structs.EvalTriggerPreemption,
-			JobID:          job.ID,
-			JobModifyIndex: job.ModifyIndex,
-			Status:         structs.EvalStatusPending,
-			CreateTime:     ts,
-			ModifyTime:     ts,
-		})
-	}
-	return req
 }

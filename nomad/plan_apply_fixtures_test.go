@@ -12,14 +12,6 @@ import (
 	"github.com/opennomad/nomad/structs/mock"
 )
 
-// Capacity a mock node offers to allocs, for the arithmetic in test
-// comments: 4000 MHz less 100 reserved, 8192 MB less 256 reserved.
-const (
-	nodeFreeCPU = mock.NodeCPU - mock.NodeReservedCPU           // 3900
-	nodeFreeMem = mock.NodeMemoryMB - mock.NodeReservedMemoryMB // 7936
-	allocMemMB  = 256                                           // every test alloc's memory
-)
-
 // testEpoch is the fake clocks' starting time.
 var testEpoch = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
@@ -98,12 +90,6 @@ func (s *testState) alloc(job *structs.Job, node *structs.Node, cpu int64) *stru
 	return stored
 }
 
-// nodeStatus changes a node's status.
-func (s *testState) nodeStatus(n *structs.Node, status string) {
-	s.t.Helper()
-	s.mustWrite(func(tx *state.Txn) error { return tx.UpdateNodeStatus(n.ID, status, 1, nil) })
-}
-
 // eval writes a pending eval for job.
 func (s *testState) eval(job *structs.Job) *structs.Evaluation {
 	s.t.Helper()
@@ -118,13 +104,12 @@ func (s *testState) upsertAllocs(allocs ...*structs.Allocation) {
 	s.mustWrite(func(tx *state.Txn) error { return tx.UpsertAllocs(allocs) })
 }
 
-// clientUpdate records client-side changes of allocs.
-func (s *testState) clientUpdate(allocs ...*structs.Allocation) {
-	s.t.Helper()
-	s.mustWrite(func(tx *state.Txn) error { return tx.UpdateAllocsFromClient(allocs) })
-}
-
 func (s *testState) snapshot() *state.StateSnapshot { return s.store.Snapshot() }
+
+// allocMemMB is every test alloc's memory. For the arithmetic in test
+// comments, a mock node offers allocs 3900 MHz and 7936 MB (4000 MHz less
+// 100 reserved, 8192 MB less 256 reserved).
+const allocMemMB = 256
 
 // newTestAlloc returns a new, pending alloc of job on node using cpu MHz
 // and allocMemMB MB and no ports, so that only cpu and memory decide
@@ -158,11 +143,6 @@ func newTestAlloc(job *structs.Job, node *structs.Node, cpu int64) *structs.Allo
 // planBuilder assembles a plan for tests.
 type planBuilder struct{ plan *structs.Plan }
 
-func newPlan(job *structs.Job) *planBuilder {
-	e := mock.Eval(mock.EvalForJob(job))
-	return &planBuilder{plan: e.MakePlan(job)}
-}
-
 func (b *planBuilder) place(allocs ...*structs.Allocation) *planBuilder {
 	for _, a := range allocs {
 		b.plan.AppendAlloc(a)
@@ -190,13 +170,3 @@ func (b *planBuilder) allAtOnce() *planBuilder {
 }
 
 func (b *planBuilder) build() *structs.Plan { return b.plan }
-
-// inPlace returns a copy of a committed alloc as an in-place update using
-// cpu MHz.
-func inPlace(a *structs.Allocation, cpu int64) *structs.Allocation {
-	u := a.Copy()
-	for _, tr := range u.AllocatedResources.Tasks {
-		tr.Cpu.CpuShares = cpu
-	}
-	return u
-}

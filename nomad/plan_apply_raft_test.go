@@ -35,7 +35,7 @@ func TestServerPlanRaft(t *testing.T) {
 
 	refused := &structs.ApplyPlanResultsRequest{
 		AllocUpdateRequest: structs.AllocUpdateRequest{Job: stored},
-		AllocsPreempted:    []*structs.AllocationDiff{{ID: structs.GenerateUUID()}},
+		AllocsPreempted:    []*structs.AllocStop{{ID: structs.GenerateUUID()}},
 	}
 	_, err = (&serverPlanRaft{s: leader}).ApplyPlanResults(refused).Wait()
 	must.Error(t, err)

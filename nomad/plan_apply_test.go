@@ -158,13 +158,12 @@ func TestPlanApplier_CommitsAndAnswers(t *testing.T) {
 	old := h.s.alloc(j, n, 500)
 	plan := h.newPlan(j).stop(old).place(newTestAlloc(j, n, 500), newTestAlloc(j, n, 500)).build()
 
-	f := h.submit(normalizePlan(plan))
+	f := h.submit(plan)
 	raft.waitDispatched(1)
 	notAnswered(t, f)
 	req := raft.request(0)
 	must.Eq(t, plan.EvalID, req.EvalID)
-	must.Len(t, 1, req.AllocsStopped)
-	must.Eq(t, old.ID, req.AllocsStopped[0].ID)
+	must.Eq(t, []*structs.AllocStop{{ID: old.ID, DesiredDescription: structs.AllocNotNeeded}}, req.AllocsStopped)
 	must.Len(t, 2, req.AllocsUpdated)
 	for _, a := range req.AllocsUpdated {
 		must.Nil(t, a.Job) // carried once, in req.Job
@@ -180,7 +179,7 @@ func TestPlanApplier_CommitsAndAnswers(t *testing.T) {
 	must.Eq(t, index, r.AllocIndex)
 	must.Zero(t, r.RefreshIndex)
 	must.Len(t, 2, r.NodeAllocation[n.ID])
-	must.Eq(t, structs.AllocDesiredStatusStop, r.NodeUpdate[n.ID][0].DesiredStatus)
+	must.Eq(t, plan.NodeUpdate, r.NodeUpdate)
 
 	live, err := h.s.store.AllocsByNodeTerminal(nil, n.ID, false)
 	must.NoError(t, err)
@@ -408,7 +407,7 @@ func TestPlanApplier_PreemptionEvals(t *testing.T) {
 	p := newTestAlloc(high, n, 3900)
 	plan := h.newPlan(high).preempt(p.ID, v1, v2).place(p).build()
 
-	f := h.submit(normalizePlan(plan))
+	f := h.submit(plan)
 	raft.waitDispatched(1)
 	req := raft.request(0)
 	must.Len(t, 2, req.AllocsPreempted)

@@ -94,9 +94,9 @@ func (l *localLeader) evalsApplied(_ uint64, evals []*structs.Evaluation) {
 // room again for blocked evals.
 func (l *localLeader) afterPlanResults(index uint64, req *structs.ApplyPlanResultsRequest) {
 	l.evalsApplied(index, req.PreemptionEvals)
-	for _, diffs := range [][]*structs.AllocationDiff{req.AllocsStopped, req.AllocsPreempted} {
-		for _, d := range diffs {
-			a, err := l.s.store.AllocByID(nil, d.ID)
+	for _, stops := range [][]*structs.AllocStop{req.AllocsStopped, req.AllocsPreempted} {
+		for _, stop := range stops {
+			a, err := l.s.store.AllocByID(nil, stop.ID)
 			if err != nil || a == nil {
 				continue
 			}

@@ -32,13 +32,12 @@ var _ scheduler.Planner = (*workerPlanner)(nil)
 func (p *workerPlanner) SubmitPlan(plan *structs.Plan) (*structs.PlanResult, scheduler.State, error) {
 	plan.EvalToken = p.token
 	plan.SnapshotIndex = p.snapshotIndex
-	wire := normalizePlan(plan)
 
 	p.w.setWorkload(WorkloadSubmitting)
 	start := p.w.clock.Now()
 	var resp *structs.PlanResponse
 	err := p.w.callWithRetry(func() (err error) {
-		resp, err = p.w.endpoints.SubmitPlan(&structs.PlanRequest{Plan: wire})
+		resp, err = p.w.endpoints.SubmitPlan(&structs.PlanRequest{Plan: plan})
 		return err
 	})
 	emitDuration([]string{"nomad", "worker", "submit_plan"}, p.w.clock.Now().Sub(start), nil)

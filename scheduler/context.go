@@ -142,7 +142,7 @@ func (ctx *evalContext) stop(alloc *structs.Allocation, desc, clientStatus, foll
 // the replacement of a destructive update could not be placed.
 func (ctx *evalContext) unstop(alloc *structs.Allocation) {
 	updates := ctx.plan.NodeUpdate[alloc.NodeID]
-	i := slices.IndexFunc(updates, func(a *structs.Allocation) bool { return a.ID == alloc.ID })
+	i := slices.IndexFunc(updates, func(s *structs.AllocStop) bool { return s.ID == alloc.ID })
 	if i < 0 {
 		return
 	}

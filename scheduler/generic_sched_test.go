@@ -471,6 +471,43 @@ func TestServiceReschedulesFailedAlloc(t *testing.T) {
 	}
 }
 
+// TestServiceRescheduleKeepsHistory: rescheduling stops the failed alloc
+// and places a replacement whose tracker extends the failed one's. The
+// stopped alloc keeps its own tracker through the commit: the stop
+// carries the decision only, the stored alloc the rest. Were it lost, a
+// later replacement of that alloc would start its count afresh and the
+// job would reschedule more often than its policy allows.
+func TestServiceRescheduleKeepsHistory(t *testing.T) {
+	h := NewHarness(t)
+	nodes := addNodes(h, 3)
+	job := schedtest.Job()
+	job.TaskGroups[0].Count = 1
+	job.TaskGroups[0].ReschedulePolicy = &structs.ReschedulePolicy{Attempts: 3, Interval: time.Hour,
+		Delay: 5 * time.Second, DelayFunction: structs.RescheduleDelayConstant}
+	h.UpsertJob(job)
+	failed := schedtest.Failed(schedtest.Alloc(job, nodes[0], 0), h.Now.Add(-time.Minute))
+	earlier := &structs.RescheduleEvent{RescheduleTime: h.Now.Add(-10 * time.Minute).UnixNano(),
+		PrevAllocID: "earlier", PrevNodeID: nodes[1].ID, Delay: 5 * time.Second}
+	failed.RescheduleTracker = &structs.RescheduleTracker{Events: []*structs.RescheduleEvent{earlier}}
+	h.UpsertAllocs(failed)
+	if err := h.Process(schedtest.Eval(job, structs.EvalTriggerRetryFailedAlloc)); err != nil {
+		t.Fatal(err)
+	}
+
+	stopped := h.alloc(failed.ID)
+	if stopped.DesiredStatus != structs.AllocDesiredStatusStop {
+		t.Fatalf("failed alloc not stopped: %s", stopped.DesiredStatus)
+	}
+	if tr := stopped.RescheduleTracker; tr == nil || len(tr.Events) != 1 || *tr.Events[0] != *earlier {
+		t.Fatalf("stopped alloc's tracker %+v, want its stored history", tr)
+	}
+	repl := h.alloc(stopped.NextAllocation)
+	if repl == nil || repl.RescheduleTracker == nil || len(repl.RescheduleTracker.Events) != 2 ||
+		*repl.RescheduleTracker.Events[0] != *earlier || repl.RescheduleTracker.Events[1].PrevAllocID != failed.ID {
+		t.Fatalf("replacement %+v", repl)
+	}
+}
+
 func TestServiceDelayedRescheduleCreatesFollowup(t *testing.T) {
 	h := NewHarness(t)
 	nodes := addNodes(h, 2)

@@ -2,30 +2,37 @@ package scheduler
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/opennomad/nomad/nomad/planjudge"
 	"github.com/opennomad/nomad/nomad/state"
 	"github.com/opennomad/nomad/structs"
 )
 
 // Harness is a Planner for tests over the real state store: it records
 // every plan and eval update and, unless told otherwise, commits plans the
-// way the plan applier does, re-checking every node's fit first. Nodes
-// whose proposed allocs no longer fit are rejected and the scheduler is
-// sent a fresh snapshot: the applier's partial-commit protocol.
+// way the plan applier does, with the applier's own code (package
+// planjudge): every node is judged first, and nodes that fail are
+// rejected and the scheduler is sent a fresh snapshot, the applier's
+// partial-commit protocol.
 type Harness struct {
 	t     testing.TB
 	Store *state.StateStore
 	index uint64
 
-	Plans        []*structs.Plan
-	Results      []*structs.PlanResult
-	Updated      []*structs.Evaluation
-	Created      []*structs.Evaluation
-	Reblocked    []*structs.Evaluation
-	Overcommits  []string
+	Plans     []*structs.Plan
+	Results   []*structs.PlanResult
+	Updated   []*structs.Evaluation
+	Created   []*structs.Evaluation
+	Reblocked []*structs.Evaluation
+	// Overcommits says, for every node the applier's rules rejected (not
+	// those Reject names), why: the scheduler proposed what the leader
+	// would refuse, such as more than the node holds.
+	Overcommits []string
+	// RejectedRuns counts the plans with a rejected node.
 	RejectedRuns int
 
 	// NoApply records plans without committing them.
@@ -155,73 +162,45 @@ func (h *Harness) recordedSnapshot() *readRecorder {
 	return r
 }
 
-// SubmitPlan implements Planner.
+// SubmitPlan implements Planner: it judges the plan with the plan
+// applier's own rules (planjudge) against the current state, commits what
+// passes with the applier's Raft entry, and hands the scheduler a fresh
+// snapshot when a node was rejected.
 func (h *Harness) SubmitPlan(plan *structs.Plan) (*structs.PlanResult, State, error) {
 	attempt := len(h.Plans)
 	h.Plans = append(h.Plans, plan)
-	result := &structs.PlanResult{
-		NodeUpdate:        map[string][]*structs.Allocation{},
-		NodeAllocation:    map[string][]*structs.Allocation{},
-		NodePreemptions:   map[string][]*structs.Allocation{},
-		Deployment:        plan.Deployment,
-		DeploymentUpdates: plan.DeploymentUpdates,
-	}
-	h.Results = append(h.Results, result)
 	if h.NoApply {
-		result.NodeUpdate, result.NodeAllocation, result.NodePreemptions = plan.NodeUpdate, plan.NodeAllocation, plan.NodePreemptions
+		result := &structs.PlanResult{
+			NodeUpdate:        plan.NodeUpdate,
+			NodeAllocation:    plan.NodeAllocation,
+			NodePreemptions:   plan.NodePreemptions,
+			Deployment:        plan.Deployment,
+			DeploymentUpdates: plan.DeploymentUpdates,
+		}
+		h.Results = append(h.Results, result)
 		return result, nil, nil
 	}
-	var rejected []string
+	judged, forced := plan, []string(nil)
 	if h.Reject != nil {
-		rejected = h.Reject(attempt, plan)
+		forced = h.Reject(attempt, plan)
+		judged = withoutNodes(plan, forced)
 	}
-	snap := h.Snapshot()
-	for _, id := range plan.NodeIDs() {
-		if slices.Contains(rejected, id) {
-			continue
-		}
-		if len(plan.NodeAllocation[id]) > 0 {
-			if why := fitsAfterPlan(snap, plan, id); why != "" {
-				h.Overcommits = append(h.Overcommits, why)
-				rejected = append(rejected, id)
-				continue
-			}
-		}
-		if v := plan.NodeUpdate[id]; len(v) > 0 {
-			result.NodeUpdate[id] = v
-		}
-		if v := plan.NodeAllocation[id]; len(v) > 0 {
-			result.NodeAllocation[id] = v
-		}
-		if v := plan.NodePreemptions[id]; len(v) > 0 {
-			result.NodePreemptions[id] = v
-		}
+	view := h.Snapshot()
+	verdict, err := planjudge.Judge(planjudge.View{State: view}, judged, 1)
+	if err != nil {
+		return nil, nil, err
 	}
-	result.RejectedNodes = rejected
+	result := verdict.Result
+	for i, id := range result.RejectedNodes {
+		h.Overcommits = append(h.Overcommits, fmt.Sprintf("node %s rejected: %s", id, verdict.Reasons[i]))
+	}
+	result.RejectedNodes = slices.Concat(forced, result.RejectedNodes)
+	h.Results = append(h.Results, result)
 
-	req := &structs.ApplyPlanResultsRequest{
-		AllocUpdateRequest: structs.AllocUpdateRequest{Job: plan.Job},
-		Deployment:         result.Deployment,
-		DeploymentUpdates:  result.DeploymentUpdates,
-		EvalID:             plan.EvalID,
-		UpdatedAt:          h.Now.UnixNano(),
-	}
-	for _, allocs := range result.NodeUpdate {
-		for _, a := range allocs {
-			req.AllocsStopped = append(req.AllocsStopped, (*structs.AllocationDiff)(a))
-		}
-	}
-	for _, allocs := range result.NodePreemptions {
-		for _, a := range allocs {
-			req.AllocsPreempted = append(req.AllocsPreempted, (*structs.AllocationDiff)(a))
-		}
-	}
-	for _, allocs := range result.NodeAllocation {
-		req.AllocsUpdated = append(req.AllocsUpdated, allocs...)
-	}
+	req := planjudge.BuildRequest(view, judged, result, h.Now)
 	h.write(func(tx *state.Txn) error { return tx.UpsertPlanResults(req) })
 	result.AllocIndex = h.index
-	if len(rejected) > 0 {
+	if len(result.RejectedNodes) > 0 {
 		h.RejectedRuns++
 		result.RefreshIndex = h.index
 		return result, h.recordedSnapshot(), nil
@@ -229,31 +208,22 @@ func (h *Harness) SubmitPlan(plan *structs.Plan) (*structs.PlanResult, State, er
 	return result, nil, nil
 }
 
-// fitsAfterPlan re-checks one node of a plan as the applier does, and
-// returns why it does not fit, or "".
-func fitsAfterPlan(snap *state.SchedulerView, plan *structs.Plan, nodeID string) string {
-	node, _ := snap.NodeByID(nodeID)
-	if node == nil {
-		return "node does not exist"
+// withoutNodes returns a shallow copy of plan without its parts on the
+// given nodes.
+func withoutNodes(plan *structs.Plan, nodes []string) *structs.Plan {
+	if len(nodes) == 0 {
+		return plan
 	}
-	existing, _ := snap.AllocsByNode(nodeID)
-	remove := map[string]bool{}
-	for _, m := range []map[string][]*structs.Allocation{plan.NodeUpdate, plan.NodePreemptions, plan.NodeAllocation} {
-		for _, a := range m[nodeID] {
-			remove[a.ID] = true
-		}
+	p := *plan
+	p.NodeUpdate = maps.Clone(plan.NodeUpdate)
+	p.NodeAllocation = maps.Clone(plan.NodeAllocation)
+	p.NodePreemptions = maps.Clone(plan.NodePreemptions)
+	for _, id := range nodes {
+		delete(p.NodeUpdate, id)
+		delete(p.NodeAllocation, id)
+		delete(p.NodePreemptions, id)
 	}
-	var proposed []*structs.Allocation
-	for _, a := range existing {
-		if !remove[a.ID] && !a.TerminalStatus() {
-			proposed = append(proposed, a)
-		}
-	}
-	proposed = append(proposed, plan.NodeAllocation[nodeID]...)
-	if ok, dim, _ := structs.AllocsFit(node, proposed); !ok {
-		return fmt.Sprintf("node %s overcommitted: %s", node.ID, dim)
-	}
-	return ""
+	return &p
 }
 
 // UpdateEval implements Planner.

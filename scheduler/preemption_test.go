@@ -256,7 +256,7 @@ func TestServicePreemptionSpreadsOverGroups(t *testing.T) {
 	groups := map[string]int{}
 	for _, victims := range h.Plans[0].NodePreemptions {
 		for _, v := range victims {
-			groups[v.TaskGroup]++
+			groups[h.alloc(v.ID).TaskGroup]++
 		}
 	}
 	if groups["a"] != 1 || groups["b"] != 1 {

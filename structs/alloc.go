@@ -296,11 +296,6 @@ type AllocListStub struct {
 	ModifyTime            int64
 }
 
-// AllocationDiff is a trimmed alloc carried in plan results for stops and
-// preemptions: the applier re-hydrates it from state, which keeps Raft
-// entries small.
-type AllocationDiff Allocation
-
 // Task states.
 const (
 	TaskStatePending = "pending"

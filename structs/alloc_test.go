@@ -94,8 +94,8 @@ func TestPlanHelpers(t *testing.T) {
 	a := mock.Alloc(mock.ForJob(job, 0))
 	p.AppendStoppedAlloc(a, structs.AllocNotNeeded, structs.AllocClientStatusLost, "follow")
 	stopped := p.NodeUpdate[a.NodeID][0]
-	if stopped.DesiredStatus != "stop" || stopped.ClientStatus != "lost" || stopped.FollowupEvalID != "follow" ||
-		stopped.Job != nil || a.DesiredStatus != "run" {
+	if stopped.ID != a.ID || stopped.DesiredDescription != structs.AllocNotNeeded || stopped.ClientStatus != "lost" ||
+		stopped.FollowupEvalID != "follow" || a.DesiredStatus != "run" {
 		t.Fatalf("stopped %+v", stopped)
 	}
 	p.PopUpdate(a)
@@ -103,12 +103,14 @@ func TestPlanHelpers(t *testing.T) {
 		t.Fatal("PopUpdate left the stop")
 	}
 	p.AppendAlloc(a)
-	p.AppendPreemptedAlloc(mock.Alloc(mock.OnNode(&structs.Node{ID: a.NodeID})), "preemptor")
+	victim := mock.Alloc(mock.OnNode(&structs.Node{ID: a.NodeID}))
+	p.AppendPreemptedAlloc(victim, "preemptor")
 	if p.IsNoOp() || len(p.NodeIDs()) != 1 {
 		t.Fatalf("plan nodes %v", p.NodeIDs())
 	}
 	pre := p.NodePreemptions[a.NodeID][0]
-	if pre.DesiredStatus != "evict" || pre.PreemptedByAllocation != "preemptor" || pre.DesiredDescription != "Preempted by alloc ID preemptor" {
+	if pre.ID != victim.ID || pre.PreemptedByAllocation != "preemptor" || pre.DesiredDescription != "Preempted by alloc ID preemptor" ||
+		pre.ClientStatus != "" || victim.DesiredStatus != "run" {
 		t.Fatalf("preempted %+v", pre)
 	}
 	full, expected, actual := (&structs.PlanResult{}).FullCommit(p)

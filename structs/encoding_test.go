@@ -82,15 +82,15 @@ func TestEncodeDecode_ApplyPlanResults(t *testing.T) {
 		ScoreMetaData: []*structs.NodeScoreMeta{{NodeID: node.ID, Scores: map[string]float64{"binpack": 0.5}, NormScore: 0.5}},
 	}
 	alloc.DeploymentStatus = &structs.AllocDeploymentStatus{Healthy: boolPtr(true), Timestamp: time.Unix(100, 5)}
-	stopped := (*structs.AllocationDiff)(&structs.Allocation{ID: "stopped", DesiredDescription: structs.AllocNotNeeded,
-		ClientStatus: structs.AllocClientStatusLost})
+	stopped := &structs.AllocStop{ID: "stopped", DesiredDescription: structs.AllocNotNeeded,
+		ClientStatus: structs.AllocClientStatusLost, FollowupEvalID: "follow"}
 	dep := structs.NewDeployment(alloc.Job, 50, time.Unix(200, 0))
 	dep.TaskGroups["web"] = &structs.DeploymentState{ProgressDeadline: 10 * time.Minute, RequireProgressBy: time.Unix(300, 0),
 		PlacedCanaries: []string{alloc.ID}, DesiredTotal: 3}
 	req := &structs.ApplyPlanResultsRequest{
 		AllocUpdateRequest: structs.AllocUpdateRequest{AllocsUpdated: []*structs.Allocation{alloc},
-			AllocsStopped: []*structs.AllocationDiff{stopped}, Job: alloc.Job},
-		AllocsPreempted: []*structs.AllocationDiff{{ID: "victim", PreemptedByAllocation: alloc.ID}},
+			AllocsStopped: []*structs.AllocStop{stopped}, Job: alloc.Job},
+		AllocsPreempted: []*structs.AllocStop{{ID: "victim", PreemptedByAllocation: alloc.ID}},
 		Deployment:      dep,
 		DeploymentUpdates: []*structs.DeploymentStatusUpdate{{DeploymentID: "old", Status: structs.DeploymentStatusCancelled,
 			StatusDescription: structs.DeploymentStatusDescriptionNewerJob}},
@@ -109,9 +109,8 @@ func TestEncodeDecode_ApplyPlanResults(t *testing.T) {
 		t.Errorf("alloc changed in transit: %+v", got)
 	}
 	sameTime(t, "DeploymentStatus.Timestamp", got.DeploymentStatus.Timestamp, alloc.DeploymentStatus.Timestamp)
-	if out.AllocsStopped[0].ID != "stopped" || out.AllocsStopped[0].ClientStatus != "lost" ||
-		out.AllocsPreempted[0].PreemptedByAllocation != alloc.ID {
-		t.Errorf("diffs lost: %+v %+v", out.AllocsStopped[0], out.AllocsPreempted[0])
+	if *out.AllocsStopped[0] != *stopped || out.AllocsPreempted[0].PreemptedByAllocation != alloc.ID {
+		t.Errorf("stops lost: %+v %+v", out.AllocsStopped[0], out.AllocsPreempted[0])
 	}
 	ds := out.Deployment.TaskGroups["web"]
 	if out.Deployment.ID != dep.ID || ds.ProgressDeadline != 10*time.Minute || ds.PlacedCanaries[0] != alloc.ID {

@@ -215,9 +215,9 @@ func (e *Evaluation) MakePlan(j *Job) *Plan {
 		EvalID:          e.ID,
 		Priority:        e.Priority,
 		Job:             j,
-		NodeUpdate:      make(map[string][]*Allocation),
+		NodeUpdate:      make(map[string][]*AllocStop),
 		NodeAllocation:  make(map[string][]*Allocation),
-		NodePreemptions: make(map[string][]*Allocation),
+		NodePreemptions: make(map[string][]*AllocStop),
 	}
 	if j != nil {
 		p.AllAtOnce = j.AllAtOnce

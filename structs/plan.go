@@ -10,12 +10,12 @@ type Plan struct {
 	AllAtOnce bool
 	Job       *Job
 
-	// NodeUpdate holds allocs to stop or evict, per node.
-	NodeUpdate map[string][]*Allocation
+	// NodeUpdate holds the stops, per node.
+	NodeUpdate map[string][]*AllocStop
 	// NodeAllocation holds new allocs and in-place updates, per node.
 	NodeAllocation map[string][]*Allocation
-	// NodePreemptions holds allocs evicted to make room, per node.
-	NodePreemptions map[string][]*Allocation
+	// NodePreemptions holds the evictions that make room, per node.
+	NodePreemptions map[string][]*AllocStop
 
 	Annotations       *PlanAnnotations
 	Deployment        *Deployment
@@ -28,16 +28,12 @@ type Plan struct {
 // AppendStoppedAlloc adds a stop of alloc with the given descriptions.
 // The client status is only set when the servers decide it (lost, unknown).
 func (p *Plan) AppendStoppedAlloc(alloc *Allocation, desiredDesc, clientStatus, followupEvalID string) {
-	n := alloc.CopySkipJob()
-	n.DesiredStatus = AllocDesiredStatusStop
-	n.DesiredDescription = desiredDesc
-	if clientStatus != "" {
-		n.ClientStatus = clientStatus
-	}
-	if followupEvalID != "" {
-		n.FollowupEvalID = followupEvalID
-	}
-	p.NodeUpdate[alloc.NodeID] = append(p.NodeUpdate[alloc.NodeID], n)
+	p.NodeUpdate[alloc.NodeID] = append(p.NodeUpdate[alloc.NodeID], &AllocStop{
+		ID:                 alloc.ID,
+		DesiredDescription: desiredDesc,
+		ClientStatus:       clientStatus,
+		FollowupEvalID:     followupEvalID,
+	})
 }
 
 // PopUpdate removes the last stop appended for alloc's node if it is this
@@ -61,11 +57,11 @@ func (p *Plan) AppendAlloc(alloc *Allocation) {
 
 // AppendPreemptedAlloc adds an eviction of alloc in favour of preemptor.
 func (p *Plan) AppendPreemptedAlloc(alloc *Allocation, preemptor string) {
-	n := alloc.CopySkipJob()
-	n.DesiredStatus = AllocDesiredStatusEvict
-	n.PreemptedByAllocation = preemptor
-	n.DesiredDescription = "Preempted by alloc ID " + preemptor
-	p.NodePreemptions[alloc.NodeID] = append(p.NodePreemptions[alloc.NodeID], n)
+	p.NodePreemptions[alloc.NodeID] = append(p.NodePreemptions[alloc.NodeID], &AllocStop{
+		ID:                    alloc.ID,
+		DesiredDescription:    "Preempted by alloc ID " + preemptor,
+		PreemptedByAllocation: preemptor,
+	})
 }
 
 // IsNoOp reports whether the plan changes nothing.
@@ -78,22 +74,30 @@ func (p *Plan) IsNoOp() bool {
 func (p *Plan) NodeIDs() []string {
 	seen := make(map[string]struct{}, len(p.NodeUpdate)+len(p.NodeAllocation))
 	var out []string
-	for _, m := range []map[string][]*Allocation{p.NodeUpdate, p.NodeAllocation, p.NodePreemptions} {
-		for id := range m {
-			if _, ok := seen[id]; !ok {
-				seen[id] = struct{}{}
-				out = append(out, id)
-			}
+	add := func(id string) {
+		if _, ok := seen[id]; !ok {
+			seen[id] = struct{}{}
+			out = append(out, id)
 		}
+	}
+	for id := range p.NodeUpdate {
+		add(id)
+	}
+	for id := range p.NodeAllocation {
+		add(id)
+	}
+	for id := range p.NodePreemptions {
+		add(id)
 	}
 	return out
 }
 
-// PlanResult is what the applier committed of a plan.
+// PlanResult is what the applier committed of a plan: the parts of the
+// plan's maps that it kept, node by node.
 type PlanResult struct {
-	NodeUpdate        map[string][]*Allocation
+	NodeUpdate        map[string][]*AllocStop
 	NodeAllocation    map[string][]*Allocation
-	NodePreemptions   map[string][]*Allocation
+	NodePreemptions   map[string][]*AllocStop
 	Deployment        *Deployment
 	DeploymentUpdates []*DeploymentStatusUpdate
 	RejectedNodes     []string

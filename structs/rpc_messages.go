@@ -341,8 +341,10 @@ type NodeClientAllocsResponse struct {
 type AllocUpdateRequest struct {
 	// Alloc is the client-reported updates.
 	Alloc []*Allocation
-	// AllocsStopped and AllocsUpdated are used by plan results.
-	AllocsStopped []*AllocationDiff
+	// AllocsStopped and AllocsUpdated are used by plan results: the
+	// allocs to stop, as decisions the state store applies to the allocs
+	// it holds, and the new and updated allocs, whole.
+	AllocsStopped []*AllocStop
 	AllocsUpdated []*Allocation
 	// Evals created alongside (reschedule evals for failed allocs).
 	Evals []*Evaluation
@@ -353,14 +355,17 @@ type AllocUpdateRequest struct {
 // ApplyPlanResultsRequest is the Raft entry the plan applier writes.
 type ApplyPlanResultsRequest struct {
 	AllocUpdateRequest
-	AllocsPreempted   []*AllocationDiff
+	// AllocsPreempted are the allocs evicted to make room for placements.
+	AllocsPreempted   []*AllocStop
 	Deployment        *Deployment
 	DeploymentUpdates []*DeploymentStatusUpdate
 	EvalID            string
 	// PreemptionEvals re-evaluate jobs that lost allocs to preemption.
 	PreemptionEvals []*Evaluation
 	IneligibleNodes []string
-	UpdatedAt       int64
+	// UpdatedAt is the applier's clock in unix nanoseconds, and the modify
+	// time of the allocs the entry stops and preempts.
+	UpdatedAt int64
 }
 
 // AllocUpdateDesiredTransitionRequest sets desired transitions (migrate,

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/opennomad/nomad/nomad/clock"
+	"github.com/opennomad/nomad/nomad/planjudge"
 	"github.com/opennomad/nomad/nomad/state"
 	"github.com/opennomad/nomad/scheduler"
 	"github.com/opennomad/nomad/structs"
@@ -380,39 +381,15 @@ type planner struct{ c *Cluster }
 var _ scheduler.Planner = (*planner)(nil)
 
 func (p *planner) SubmitPlan(plan *structs.Plan) (*structs.PlanResult, scheduler.State, error) {
-	req := &structs.ApplyPlanResultsRequest{
-		AllocUpdateRequest: structs.AllocUpdateRequest{Job: plan.Job},
-		Deployment:         plan.Deployment,
-		DeploymentUpdates:  plan.DeploymentUpdates,
-		EvalID:             plan.EvalID,
-		UpdatedAt:          p.c.Now().UnixNano(),
-	}
-	now := p.c.Now().UnixNano()
-	for _, allocs := range plan.NodeUpdate {
-		for _, a := range allocs {
-			req.AllocsStopped = append(req.AllocsStopped, (*structs.AllocationDiff)(a))
-		}
-	}
-	for _, allocs := range plan.NodePreemptions {
-		for _, a := range allocs {
-			req.AllocsPreempted = append(req.AllocsPreempted, (*structs.AllocationDiff)(a))
-		}
-	}
-	for _, allocs := range plan.NodeAllocation {
-		for _, a := range allocs {
-			// The plan applier stamps times on what it commits.
-			if a.CreateTime == 0 {
-				a.CreateTime = now
-			}
-			a.ModifyTime = now
-			req.AllocsUpdated = append(req.AllocsUpdated, a)
-		}
-	}
-	index := p.c.Write(func(tx *state.Txn) error { return tx.UpsertPlanResults(req) })
-	return &structs.PlanResult{
+	result := &structs.PlanResult{
 		NodeUpdate: plan.NodeUpdate, NodeAllocation: plan.NodeAllocation, NodePreemptions: plan.NodePreemptions,
-		Deployment: plan.Deployment, DeploymentUpdates: plan.DeploymentUpdates, AllocIndex: index,
-	}, nil, nil
+		Deployment: plan.Deployment, DeploymentUpdates: plan.DeploymentUpdates,
+	}
+	// Everything fits: the cluster's tests are about what the leader's
+	// duties do with committed allocs, not about racing schedulers.
+	req := planjudge.BuildRequest(p.c.Store.Snapshot().SchedulerView(), plan, result, p.c.Now())
+	result.AllocIndex = p.c.Write(func(tx *state.Txn) error { return tx.UpsertPlanResults(req) })
+	return result, nil, nil
 }
 
 func (p *planner) UpdateEval(e *structs.Evaluation) error  { return p.upsert(e) }

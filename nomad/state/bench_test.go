@@ -152,7 +152,7 @@ func BenchmarkUpsertPlanResults100(b *testing.B) {
 			req.AllocsUpdated = append(req.AllocsUpdated, a)
 		}
 		for _, a := range previous[:min(10, len(previous))] {
-			req.AllocsStopped = append(req.AllocsStopped, &structs.AllocationDiff{
+			req.AllocsStopped = append(req.AllocsStopped, &structs.AllocStop{
 				ID: a.ID, DesiredDescription: structs.AllocNotNeeded})
 		}
 		previous = placed

@@ -17,16 +17,17 @@ const NodeEventMsgPlanRejected = "Node marked as ineligible for scheduling due t
 //
 //   - the plan's new deployment and its deployment status updates;
 //   - the eval's ModifyIndex, when EvalID is set (the eval must exist);
-//   - the stopped and preempted allocs, sent as trimmed AllocationDiffs
-//     and re-hydrated here from the stored allocs (each must exist);
+//   - the stops and preemptions, each a structs.AllocStop applied here
+//     to the stored alloc (which must exist; see stoppedAlloc);
 //   - the new and updated allocs, with the request's Job attached to
 //     those sent without one (see Txn.UpsertAllocs for the merge rules);
 //   - the evals for jobs that lost allocs to preemption;
 //   - the nodes the applier found repeatedly rejecting plans, marked
 //     ineligible with a node event.
 //
-// UpdatedAt is the applier's clock in unix nanoseconds. Every alloc,
-// deployment and job event of the result has the type PlanResult.
+// UpdatedAt is the applier's clock in unix nanoseconds, and the modify
+// time of the stopped and preempted allocs. Every alloc, deployment and
+// job event of the result has the type PlanResult.
 func (tx *Txn) UpsertPlanResults(req *structs.ApplyPlanResultsRequest) error {
 	tx.touch(TableAllocs)
 	if req == nil {
@@ -55,12 +56,8 @@ func (tx *Txn) UpsertPlanResults(req *structs.ApplyPlanResultsRequest) error {
 	jobs := make(jobStatusUpdates)
 	// Stops first: a new alloc replacing a stopped one then links the
 	// stopped alloc to itself on top of the stop.
-	for _, diff := range req.AllocsStopped {
-		a, err := tx.rehydrate(diff, false)
-		if err != nil {
-			return err
-		}
-		if err := tx.upsertAlloc(a, structs.TypePlanResult, jobs); err != nil {
+	for _, stop := range req.AllocsStopped {
+		if err := tx.applyStop(stop, structs.AllocDesiredStatusStop, req.UpdatedAt, jobs); err != nil {
 			return err
 		}
 	}
@@ -76,12 +73,8 @@ func (tx *Txn) UpsertPlanResults(req *structs.ApplyPlanResultsRequest) error {
 			}
 		}
 	}
-	for _, diff := range req.AllocsPreempted {
-		a, err := tx.rehydrate(diff, true)
-		if err != nil {
-			return err
-		}
-		if err := tx.upsertAlloc(a, structs.TypePlanResult, jobs); err != nil {
+	for _, stop := range req.AllocsPreempted {
+		if err := tx.applyStop(stop, structs.AllocDesiredStatusEvict, req.UpdatedAt, jobs); err != nil {
 			return err
 		}
 	}
@@ -103,41 +96,49 @@ func (tx *Txn) UpsertPlanResults(req *structs.ApplyPlanResultsRequest) error {
 	return nil
 }
 
-// rehydrate rebuilds a stopped or preempted alloc from the stored one and
-// the few fields the plan sent.
-func (tx *Txn) rehydrate(diff *structs.AllocationDiff, preempted bool) (*structs.Allocation, error) {
-	if diff == nil {
-		return nil, fmt.Errorf("plan results: alloc diff is nil")
+// applyStop writes the stored alloc stop names, with the stop applied and
+// desiredStatus (stop or evict) set.
+func (tx *Txn) applyStop(stop *structs.AllocStop, desiredStatus string, modifyTime int64, jobs jobStatusUpdates) error {
+	if stop == nil {
+		return fmt.Errorf("plan results: alloc stop is nil")
 	}
-	stored, err := allocByID(tx.txn, nil, diff.ID)
+	stored, err := allocByID(tx.txn, nil, stop.ID)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if stored == nil {
 		verb := "stop"
-		if preempted {
+		if desiredStatus == structs.AllocDesiredStatusEvict {
 			verb = "preempt"
 		}
-		return nil, fmt.Errorf("plan results: alloc %q to %s: %w", diff.ID, verb, structs.ErrUnknownAlloc)
+		return fmt.Errorf("plan results: alloc %q to %s: %w", stop.ID, verb, structs.ErrUnknownAlloc)
 	}
+	return tx.upsertAlloc(stoppedAlloc(stored, stop, desiredStatus, modifyTime), structs.TypePlanResult, jobs)
+}
+
+// stoppedAlloc is the alloc to write for a stop or preemption: the stored
+// alloc with the servers' decision applied. This is the only place a
+// structs.AllocStop becomes an alloc again. Only the fields the decision
+// owns change, and an empty one changes nothing; the rest, down to the
+// reschedule history, is the stored alloc's. modifyTime is the entry's
+// UpdatedAt; zero keeps the stored time.
+func stoppedAlloc(stored *structs.Allocation, stop *structs.AllocStop, desiredStatus string, modifyTime int64) *structs.Allocation {
 	a := *stored
-	a.DesiredDescription = diff.DesiredDescription
-	if preempted {
-		a.DesiredStatus = structs.AllocDesiredStatusEvict
-		a.PreemptedByAllocation = diff.PreemptedByAllocation
-	} else {
-		a.DesiredStatus = structs.AllocDesiredStatusStop
-		if diff.ClientStatus != "" {
-			a.ClientStatus = diff.ClientStatus
-		}
-		if diff.FollowupEvalID != "" {
-			a.FollowupEvalID = diff.FollowupEvalID
-		}
+	a.DesiredStatus = desiredStatus
+	a.DesiredDescription = stop.DesiredDescription
+	if stop.ClientStatus != "" {
+		a.ClientStatus = stop.ClientStatus
 	}
-	if diff.ModifyTime != 0 {
-		a.ModifyTime = diff.ModifyTime
+	if stop.FollowupEvalID != "" {
+		a.FollowupEvalID = stop.FollowupEvalID
 	}
-	return &a, nil
+	if stop.PreemptedByAllocation != "" {
+		a.PreemptedByAllocation = stop.PreemptedByAllocation
+	}
+	if modifyTime != 0 {
+		a.ModifyTime = modifyTime
+	}
+	return &a
 }
 
 // UpsertPlanResults applies a plan result at index; see

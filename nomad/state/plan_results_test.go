@@ -1,7 +1,9 @@
 package state
 
 import (
+	"reflect"
 	"testing"
+	"time"
 
 	"github.com/shoenig/test/must"
 
@@ -39,13 +41,13 @@ func TestPlanResults_Apply(t *testing.T) {
 
 	req := &structs.ApplyPlanResultsRequest{
 		AllocUpdateRequest: structs.AllocUpdateRequest{
-			AllocsStopped: []*structs.AllocationDiff{{
-				ID: toStop.ID, DesiredDescription: structs.AllocNotNeeded, ModifyTime: 555,
+			AllocsStopped: []*structs.AllocStop{{
+				ID: toStop.ID, DesiredDescription: structs.AllocNotNeeded,
 			}},
 			AllocsUpdated: []*structs.Allocation{placed},
 			Job:           job,
 		},
-		AllocsPreempted: []*structs.AllocationDiff{{
+		AllocsPreempted: []*structs.AllocStop{{
 			ID: toPreempt.ID, PreemptedByAllocation: placed.ID,
 			DesiredDescription: "Preempted by alloc ID " + placed.ID,
 		}},
@@ -65,7 +67,7 @@ func TestPlanResults_Apply(t *testing.T) {
 	must.Eq(t, structs.AllocDesiredStatusStop, stopped.DesiredStatus)
 	must.Eq(t, structs.AllocNotNeeded, stopped.DesiredDescription)
 	must.Eq(t, structs.AllocClientStatusRunning, stopped.ClientStatus) // the client's until it reports
-	must.Eq(t, 555, stopped.ModifyTime)
+	must.Eq(t, req.UpdatedAt, stopped.ModifyTime)
 	must.Eq(t, placed.ID, stopped.NextAllocation)
 	must.Eq(t, 9, stopped.AllocModifyIndex)
 	must.NotNil(t, stopped.Job)
@@ -73,6 +75,7 @@ func TestPlanResults_Apply(t *testing.T) {
 	preempted, _ := s.AllocByID(nil, toPreempt.ID)
 	must.Eq(t, structs.AllocDesiredStatusEvict, preempted.DesiredStatus)
 	must.Eq(t, placed.ID, preempted.PreemptedByAllocation)
+	must.Eq(t, req.UpdatedAt, preempted.ModifyTime)
 
 	p, _ := s.AllocByID(nil, placed.ID)
 	must.Eq(t, job, p.Job)
@@ -108,7 +111,7 @@ func TestPlanResults_StopOfLostNode(t *testing.T) {
 	must.NoError(t, s.UpsertAllocs(3, []*structs.Allocation{a}))
 	must.NoError(t, s.UpsertPlanResults(4, &structs.ApplyPlanResultsRequest{
 		AllocUpdateRequest: structs.AllocUpdateRequest{
-			AllocsStopped: []*structs.AllocationDiff{{
+			AllocsStopped: []*structs.AllocStop{{
 				ID: a.ID, DesiredDescription: structs.AllocLost,
 				ClientStatus: structs.AllocClientStatusLost, FollowupEvalID: "follow",
 			}},
@@ -124,6 +127,71 @@ func TestPlanResults_StopOfLostNode(t *testing.T) {
 	must.Eq(t, structs.JobStatusDead, j.Status)
 }
 
+// TestPlanResults_StopKeepsStoredAlloc: a stop changes what the decision
+// owns and nothing else. The reschedule history in particular is the
+// stored alloc's: a replacement placed later builds on it, and losing it
+// would let a job reschedule more often than its policy allows.
+func TestPlanResults_StopKeepsStoredAlloc(t *testing.T) {
+	s := testStore(t)
+	node := mockNode()
+	must.NoError(t, s.UpsertNode(1, node))
+	job := registered(t, s, 2, mockJob())
+	a := mockAlloc(job, node)
+	a.RescheduleTracker = &structs.RescheduleTracker{Events: []*structs.RescheduleEvent{{
+		RescheduleTime: 100, PrevAllocID: "before", PrevNodeID: "elsewhere", Delay: time.Second,
+	}}}
+	a.FollowupEvalID = "stored follow-up"
+	must.NoError(t, s.UpsertAllocs(3, []*structs.Allocation{a}))
+	must.NoError(t, s.UpdateAllocsFromClient(4, []*structs.Allocation{
+		{ID: a.ID, ClientStatus: structs.AllocClientStatusFailed},
+	}))
+	stored, _ := s.AllocByID(nil, a.ID)
+
+	must.NoError(t, s.UpsertPlanResults(5, &structs.ApplyPlanResultsRequest{
+		AllocUpdateRequest: structs.AllocUpdateRequest{
+			AllocsStopped: []*structs.AllocStop{{ID: a.ID, DesiredDescription: structs.AllocRescheduled}},
+		},
+		UpdatedAt: 1_700_000_000_000_000_000,
+	}))
+	got, _ := s.AllocByID(nil, a.ID)
+	must.Eq(t, structs.AllocDesiredStatusStop, got.DesiredStatus)
+	must.Eq(t, structs.AllocRescheduled, got.DesiredDescription)
+	must.Eq(t, stored.RescheduleTracker, got.RescheduleTracker)
+	must.Eq(t, "stored follow-up", got.FollowupEvalID)
+	must.Eq(t, structs.AllocClientStatusFailed, got.ClientStatus)
+	must.Eq(t, stored.AllocatedResources, got.AllocatedResources)
+	must.Eq(t, 1_700_000_000_000_000_000, got.ModifyTime)
+}
+
+// TestStoppedAlloc_AppliesEveryField guards the one expansion of the wire
+// type: every field a structs.AllocStop carries reaches the alloc written
+// (the field of the same name), so no decision travels to the FSM only to
+// be dropped there, as the reschedule tracker once was on its way from
+// worker to leader to Raft entry.
+func TestStoppedAlloc_AppliesEveryField(t *testing.T) {
+	stored := &structs.Allocation{ID: "a", DesiredStatus: structs.AllocDesiredStatusRun}
+	stop := &structs.AllocStop{}
+	sv := reflect.ValueOf(stop).Elem()
+	for i := range sv.NumField() {
+		f := sv.Type().Field(i)
+		must.Eq(t, reflect.String, f.Type.Kind(), must.Sprintf("AllocStop.%s: extend this test to its type", f.Name))
+		sv.Field(i).SetString("set " + f.Name)
+	}
+	stop.ID = stored.ID
+
+	got := stoppedAlloc(stored, stop, structs.AllocDesiredStatusEvict, 42)
+	gv := reflect.ValueOf(got).Elem()
+	for i := range sv.NumField() {
+		name := sv.Type().Field(i).Name
+		field := gv.FieldByName(name)
+		must.True(t, field.IsValid(), must.Sprintf("AllocStop.%s is no Allocation field", name))
+		must.Eq(t, sv.Field(i).String(), field.String(), must.Sprintf("AllocStop.%s not applied", name))
+	}
+	must.Eq(t, structs.AllocDesiredStatusEvict, got.DesiredStatus)
+	must.Eq(t, 42, got.ModifyTime)
+	must.Eq(t, structs.AllocDesiredStatusRun, stored.DesiredStatus, must.Sprint("the stored alloc is not changed"))
+}
+
 // A plan result whose stopped alloc was garbage collected meanwhile fails
 // whole: none of its placements, evals or deployment are applied.
 func TestPlanResults_Atomic(t *testing.T) {
@@ -137,7 +205,7 @@ func TestPlanResults_Atomic(t *testing.T) {
 	err := s.UpsertPlanResults(3, &structs.ApplyPlanResultsRequest{
 		AllocUpdateRequest: structs.AllocUpdateRequest{
 			AllocsUpdated: []*structs.Allocation{placed},
-			AllocsStopped: []*structs.AllocationDiff{{ID: "collected"}},
+			AllocsStopped: []*structs.AllocStop{{ID: "collected"}},
 			Job:           job,
 		},
 		Deployment:      dep,

@@ -5,9 +5,11 @@ import (
 )
 
 // SchedulerView is a snapshot seen through the read-only, watch-free
-// interface the scheduler plans against (scheduler.State; this package
-// cannot import it, the tests assert the fit). Like the snapshot it wraps
-// it never changes, so one Process call sees one consistent state.
+// interface the scheduler plans against (scheduler.State) and the plan
+// applier judges plans against (planjudge.State); this package imports
+// neither, the tests assert the fit. Like the snapshot it wraps it never
+// changes, so one Process call, or the judging of one plan, sees one
+// consistent state.
 type SchedulerView struct {
 	snap *StateSnapshot
 }
@@ -87,4 +89,18 @@ func (v *SchedulerView) SchedulerConfig() (*structs.SchedulerConfiguration, erro
 // LatestIndex is the Raft index the snapshot reflects.
 func (v *SchedulerView) LatestIndex() (uint64, error) {
 	return v.snap.LatestIndex()
+}
+
+// PlacementIndex is the index of the newest write to nodes or allocs, the
+// state a plan's fit depends on; zero when neither was ever written.
+func (v *SchedulerView) PlacementIndex() (uint64, error) {
+	allocs, err := v.snap.Index(TableAllocs)
+	if err != nil {
+		return 0, err
+	}
+	nodes, err := v.snap.Index(TableNodes)
+	if err != nil {
+		return 0, err
+	}
+	return max(allocs, nodes), nil
 }

@@ -6,14 +6,18 @@ import (
 
 	"github.com/shoenig/test/must"
 
+	"github.com/opennomad/nomad/nomad/planjudge"
 	"github.com/opennomad/nomad/nomad/state"
 	"github.com/opennomad/nomad/scheduler"
 	"github.com/opennomad/nomad/structs"
 )
 
-// The scheduler reads state only through scheduler.State; the store's
-// view must satisfy it exactly.
-var _ scheduler.State = (*state.SchedulerView)(nil)
+// The scheduler reads state only through scheduler.State, and the plan
+// judge through planjudge.State; the store's view must satisfy both.
+var (
+	_ scheduler.State = (*state.SchedulerView)(nil)
+	_ planjudge.State = (*state.SchedulerView)(nil)
+)
 
 func TestSchedulerView_Reads(t *testing.T) {
 	s, err := state.NewStateStore(nil)
@@ -66,4 +70,8 @@ func TestSchedulerView_Reads(t *testing.T) {
 	must.Nil(t, cfg)
 	idx, _ := v.LatestIndex()
 	must.Eq(t, 5, idx)
+	// The newest node or alloc write: the allocs at 4, not the deployment.
+	placement, err := s.Snapshot().SchedulerView().PlacementIndex()
+	must.NoError(t, err)
+	must.Eq(t, 4, placement)
 }

@@ -10,77 +10,6 @@ import (
 	"github.com/opennomad/nomad/structs"
 )
 
-func ids(allocs []*structs.Allocation) []string {
-	out := make([]string, len(allocs))
-	for i, a := range allocs {
-		out[i] = a.ID
-	}
-	return out
-}
-
-// placing is a Raft entry placing allocs.
-func placing(allocs ...*structs.Allocation) *structs.ApplyPlanResultsRequest {
-	return &structs.ApplyPlanResultsRequest{AllocUpdateRequest: structs.AllocUpdateRequest{AllocsUpdated: allocs}}
-}
-
-// TestPendingPlans walks what pending results add to a node and what they
-// do not take away.
-func TestPendingPlans(t *testing.T) {
-	s := newTestState(t)
-	n, j := s.node(), s.job()
-	a := s.alloc(j, n, 1000)
-	committed := func() []*structs.Allocation {
-		live, err := s.store.AllocsByNodeTerminal(nil, n.ID, false)
-		must.NoError(t, err)
-		return live
-	}
-	p := newPendingPlans()
-
-	// Seq 1 places b: it counts at once.
-	b := newTestAlloc(j, n, 2000)
-	p.add(1, s.snapshot(), &structs.PlanResult{}, placing(b))
-	got, changed := p.allocsOn(n.ID, committed())
-	must.True(t, changed)
-	must.Eq(t, []string{a.ID, b.ID}, ids(got))
-	must.Zero(t, p.releaseOn(n.ID)) // placing releases nothing
-
-	// Seq 2 stops a and updates nothing: a still counts, but the node
-	// has a pending release a rejected plan may wait for.
-	stop := a.Copy()
-	stop.DesiredStatus = structs.AllocDesiredStatusStop
-	p.add(2, s.snapshot(), &structs.PlanResult{NodeUpdate: map[string][]*structs.Allocation{n.ID: {stop}}}, placing())
-	got, _ = p.allocsOn(n.ID, committed())
-	must.Eq(t, []string{a.ID, b.ID}, ids(got))
-	must.Eq(t, 2, p.releaseOn(n.ID))
-
-	// Seq 3 updates a in place: both versions count until it commits.
-	upd := inPlace(a, 500)
-	p.add(3, s.snapshot(), &structs.PlanResult{}, placing(upd))
-	got, _ = p.allocsOn(n.ID, committed())
-	must.Eq(t, []string{a.ID, b.ID, a.ID}, ids(got))
-	must.Eq(t, 3, p.releaseOn(n.ID))
-
-	// Seq 1's commit lands in the store before the applier absorbs it:
-	// b counts once.
-	b.ClientStatus = structs.AllocClientStatusPending
-	s.upsertAllocs(b.Copy())
-	got, _ = p.allocsOn(n.ID, committed())
-	must.Eq(t, []string{a.ID, b.ID, a.ID}, ids(got))
-
-	p.remove(1)
-	p.remove(3)
-	must.Eq(t, 2, p.releaseOn(n.ID))
-	got, changed = p.allocsOn(n.ID, committed())
-	must.False(t, changed)
-	must.Len(t, 2, got)
-	p.remove(2)
-	must.MapEmpty(t, p.nodes)
-	must.MapEmpty(t, p.touched)
-
-	var none *pendingPlans
-	must.Zero(t, none.releaseOn(n.ID))
-}
-
 // TestPlanApplier_RacingPlansNeverOvercommit throws plans from many
 // goroutines at a pipelined applier over a few nodes: placements that
 // collide, and moves that stop an alloc to make room for a bigger one.
@@ -130,7 +59,7 @@ func TestPlanApplier_RacingPlansNeverOvercommit(t *testing.T) {
 				for range 1 + rng.Intn(3) {
 					plan.AppendAlloc(newTestAlloc(j, nodes[rng.Intn(len(nodes))], 300+int64(rng.Intn(1500))))
 				}
-				r, err := h.submitAndWait(normalizePlan(plan))
+				r, err := h.submitAndWait(plan)
 				if err != nil {
 					t.Errorf("plan %d of submitter %d: %v", i, g, err)
 					return

@@ -1,16 +1,15 @@
-package nomad
+package planjudge
 
 import (
 	"slices"
 
-	"github.com/opennomad/nomad/nomad/state"
 	"github.com/opennomad/nomad/structs"
 )
 
-// pendingPlans holds the effects of the plan results the applier has
-// handed to Raft but not yet seen committed, so that the next plan is
-// judged against committed state plus everything already promised. Each
-// result is known by its dispatch sequence number.
+// InFlight holds the effects of the plan results handed to Raft but not
+// yet seen committed, so that the next plan is judged against committed
+// state plus everything already promised. Each result is known by a
+// sequence number its owner chooses, increasing from one Add to the next.
 //
 // It is deliberately lopsided. A pending result's new and updated allocs
 // count on their nodes at once: if the commit fails they vanish, and a
@@ -19,37 +18,39 @@ import (
 // release anything until the commit is seen: counting on capacity that a
 // failing commit never frees would let the next plan overcommit the node.
 // A plan that needs such capacity waits for the releasing commit (see
-// planEvaluation.waitFor). So no plan is accepted on the strength of an
-// earlier, still uncommitted one, and a Raft failure needs no unwinding
-// of the plans judged after it: what they commit fits whether or not the
-// failed one did. (A rejection may rest on a pending plan that then fails;
-// the scheduler refreshes and tries again.)
+// Verdict.WaitFor). So no plan is accepted on the strength of an earlier,
+// still uncommitted one, and a Raft failure needs no unwinding of the
+// plans judged after it: what they commit fits whether or not the failed
+// one did. (A rejection may rest on a pending plan that then fails; the
+// scheduler refreshes and tries again.)
 //
 // The same rule makes overlap with committed state harmless. A commit
-// lands in the state store before the applier hears of it; meanwhile the
+// lands in the state store before its owner hears of it; meanwhile the
 // snapshot holds a result that is also still pending here. New allocs are
 // merged by ID so they count once; an in-place update then counts twice
 // (old and new version), which errs on the safe side and lasts only until
-// the completion is absorbed.
+// the owner calls Remove.
 //
-// Only the applier goroutine uses it.
-type pendingPlans struct {
-	nodes map[string]*pendingNode
+// It is not safe for concurrent use: the applier's one goroutine calls Add
+// and Remove, and Judge reads it (from several goroutines) only between
+// those calls. A nil *InFlight is an empty one to Judge.
+type InFlight struct {
+	nodes map[string]*inFlightNode
 	// touched lists, per sequence number, the nodes it has entries on,
-	// so that remove does not scan every node.
+	// so that Remove does not scan every node.
 	touched map[uint64][]string
 }
 
-// pendingNode is what the pending results do to one node.
-type pendingNode struct {
-	placed []pendingAlloc
+// inFlightNode is what the pending results do to one node.
+type inFlightNode struct {
+	placed []inFlightAlloc
 	// releases holds, in ascending order, the sequence numbers of the
 	// pending results that stop, preempt or update allocs on the node.
 	releases []uint64
 }
 
-// pendingAlloc is one new or updated alloc of a pending result.
-type pendingAlloc struct {
+// inFlightAlloc is one new or updated alloc of a pending result.
+type inFlightAlloc struct {
 	seq   uint64
 	alloc *structs.Allocation
 	// update is set when the alloc already existed in committed state:
@@ -57,31 +58,31 @@ type pendingAlloc struct {
 	update bool
 }
 
-func newPendingPlans() *pendingPlans {
-	return &pendingPlans{
-		nodes:   make(map[string]*pendingNode),
+// NewInFlight returns an empty overlay.
+func NewInFlight() *InFlight {
+	return &InFlight{
+		nodes:   make(map[string]*inFlightNode),
 		touched: make(map[uint64][]string),
 	}
 }
 
-// add records a result dispatched as seq: the new and updated allocs of
-// its Raft entry req (the applier's own copies, which nobody changes
-// later, unlike the submitter's allocs), and the nodes where result stops
-// or preempts allocs. snap is the state it was judged against. Sequence
-// numbers must increase from call to call.
-func (p *pendingPlans) add(seq uint64, snap *state.StateSnapshot, result *structs.PlanResult, req *structs.ApplyPlanResultsRequest) {
+// Add records a result dispatched as seq: the new and updated allocs of
+// its Raft entry req (the caller's own copies, which nobody changes later,
+// unlike the submitter's allocs; see BuildRequest), and the nodes where
+// result stops or preempts allocs. st is the state it was judged against.
+func (p *InFlight) Add(seq uint64, st State, result *structs.PlanResult, req *structs.ApplyPlanResultsRequest) {
 	var touched []string
-	node := func(id string) *pendingNode {
+	node := func(id string) *inFlightNode {
 		n := p.nodes[id]
 		if n == nil {
-			n = &pendingNode{}
+			n = &inFlightNode{}
 			p.nodes[id] = n
 		}
-		// A node may be listed twice; remove copes.
+		// A node may be listed twice; Remove copes.
 		touched = append(touched, id)
 		return n
 	}
-	release := func(n *pendingNode) {
+	release := func(n *inFlightNode) {
 		if k := len(n.releases); k == 0 || n.releases[k-1] != seq {
 			n.releases = append(n.releases, seq)
 		}
@@ -90,16 +91,16 @@ func (p *pendingPlans) add(seq uint64, snap *state.StateSnapshot, result *struct
 		n := node(a.NodeID)
 		// An alloc that cannot be looked up is taken for an update:
 		// counting its old version too is the safe mistake.
-		stored, err := snap.AllocByID(nil, a.ID)
+		stored, err := st.AllocByID(a.ID)
 		update := stored != nil || err != nil
-		n.placed = append(n.placed, pendingAlloc{seq: seq, alloc: a, update: update})
+		n.placed = append(n.placed, inFlightAlloc{seq: seq, alloc: a, update: update})
 		if update {
 			release(n)
 		}
 	}
-	for _, m := range []map[string][]*structs.Allocation{result.NodeUpdate, result.NodePreemptions} {
-		for id, allocs := range m {
-			if len(allocs) > 0 {
+	for _, m := range []map[string][]*structs.AllocStop{result.NodeUpdate, result.NodePreemptions} {
+		for id, stops := range m {
+			if len(stops) > 0 {
 				release(node(id))
 			}
 		}
@@ -109,15 +110,15 @@ func (p *pendingPlans) add(seq uint64, snap *state.StateSnapshot, result *struct
 	}
 }
 
-// remove forgets a result: it committed (the state store now has it) or
+// Remove forgets a result: it committed (the state store now has it) or
 // failed (it never happened).
-func (p *pendingPlans) remove(seq uint64) {
+func (p *InFlight) Remove(seq uint64) {
 	for _, id := range p.touched[seq] {
 		n := p.nodes[id]
 		if n == nil {
 			continue
 		}
-		n.placed = slices.DeleteFunc(n.placed, func(a pendingAlloc) bool { return a.seq == seq })
+		n.placed = slices.DeleteFunc(n.placed, func(a inFlightAlloc) bool { return a.seq == seq })
 		n.releases = slices.DeleteFunc(n.releases, func(s uint64) bool { return s == seq })
 		if len(n.placed) == 0 && len(n.releases) == 0 {
 			delete(p.nodes, id)
@@ -128,7 +129,7 @@ func (p *pendingPlans) remove(seq uint64) {
 
 // releaseOn returns the newest pending result that releases capacity on
 // the node, 0 if none does.
-func (p *pendingPlans) releaseOn(nodeID string) uint64 {
+func (p *InFlight) releaseOn(nodeID string) uint64 {
 	if p == nil {
 		return 0
 	}
@@ -142,7 +143,7 @@ func (p *pendingPlans) releaseOn(nodeID string) uint64 {
 // allocsOn merges the pending allocs for the node into its committed
 // allocs, by the rules in the type comment. It returns committed itself,
 // and false, when nothing is pending on the node.
-func (p *pendingPlans) allocsOn(nodeID string, committed []*structs.Allocation) ([]*structs.Allocation, bool) {
+func (p *InFlight) allocsOn(nodeID string, committed []*structs.Allocation) ([]*structs.Allocation, bool) {
 	if p == nil {
 		return committed, false
 	}

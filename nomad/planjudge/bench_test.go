@@ -1,0 +1,65 @@
+package planjudge
+
+import (
+	"fmt"
+	"testing"
+)
+
+// BenchmarkEvaluatePlan measures judging plans touching many nodes, one
+// alloc each, inline and spread over goroutines.
+func BenchmarkEvaluatePlan(b *testing.B) {
+	for _, nodes := range []int{16, 64, 256, 1024} {
+		s := newTestState(b)
+		j := s.job()
+		bld := newPlan(j)
+		for range nodes {
+			n := s.node()
+			s.alloc(j, n, 1000)
+			bld.place(newTestAlloc(j, n, 500))
+		}
+		plan := bld.build()
+		nodeIDs := planNodes(plan)
+		v := View{State: s.view()}
+		b.Run(fmt.Sprintf("nodes=%d/serial", nodes), func(b *testing.B) {
+			for b.Loop() {
+				judgeSerial(v, plan, nodeIDs)
+			}
+		})
+		b.Run(fmt.Sprintf("nodes=%d/parallel=2", nodes), func(b *testing.B) {
+			for b.Loop() {
+				judgeParallel(v, plan, nodeIDs, 2)
+			}
+		})
+	}
+}
+
+// BenchmarkRollingUpdate measures the leader's work on the plan of a
+// destructive update: on each of N nodes that run four allocs, stop one
+// and place its replacement. Judge, then build the Raft entry.
+func BenchmarkRollingUpdate(b *testing.B) {
+	for _, nodes := range []int{16, 256} {
+		s := newTestState(b)
+		j := s.job()
+		bld := newPlan(j)
+		for range nodes {
+			n := s.node()
+			old := s.alloc(j, n, 500)
+			for range 3 {
+				s.alloc(j, n, 500)
+			}
+			bld.stop(old).place(newTestAlloc(j, n, 500))
+		}
+		plan := bld.build()
+		view := s.view()
+		b.Run(fmt.Sprintf("nodes=%d", nodes), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				v, err := Judge(View{State: view}, plan, 1)
+				if err != nil || len(v.Result.RejectedNodes) > 0 {
+					b.Fatalf("%v %v", err, v.Reasons)
+				}
+				BuildRequest(view, plan, v.Result, testEpoch)
+			}
+		})
+	}
+}

@@ -1,0 +1,236 @@
+package planjudge
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/shoenig/test/must"
+
+	"github.com/opennomad/nomad/nomad/state"
+	"github.com/opennomad/nomad/structs"
+	"github.com/opennomad/nomad/structs/mock"
+)
+
+// TestJudgeNode walks the per-node rules. Every node offers 3900 MHz
+// and 7936 MB; every alloc asks for 256 MB unless said otherwise.
+func TestJudgeNode(t *testing.T) {
+	withMem := func(a *structs.Allocation, mb int64) *structs.Allocation {
+		for _, tr := range a.AllocatedResources.Tasks {
+			tr.Memory.MemoryMB = mb
+		}
+		return a
+	}
+	withPort := func(a *structs.Allocation, port int) *structs.Allocation {
+		a.AllocatedResources.Shared.Ports = structs.AllocatedPorts{{Label: "http", Value: port, To: port, HostIP: mock.NodeIP}}
+		return a
+	}
+	draining := func(n *structs.Node) { n.DrainStrategy = &structs.DrainStrategy{} }
+
+	cases := []struct {
+		name string
+		// setup writes state and returns a plan for node.
+		setup      func(s *testState) (plan *structs.Plan, node string)
+		wantReason string // "" means the node's part fits
+	}{
+		{
+			name: "stops always fit, even on a down node",
+			setup: func(s *testState) (*structs.Plan, string) {
+				n, j := s.node(), s.job()
+				a := s.alloc(j, n, 3500)
+				s.nodeStatus(n, structs.NodeStatusDown)
+				return newPlan(j).stop(a).build(), n.ID
+			},
+		},
+		{
+			name: "a node that does not exist",
+			setup: func(s *testState) (*structs.Plan, string) {
+				n, j := mock.Node(), s.job()
+				return newPlan(j).place(newTestAlloc(j, n, 500)).build(), n.ID
+			},
+			wantReason: rejectNodeMissing,
+		},
+		{
+			name: "an initializing node",
+			setup: func(s *testState) (*structs.Plan, string) {
+				n, j := s.node(mock.NodeStatus(structs.NodeStatusInit)), s.job()
+				return newPlan(j).place(newTestAlloc(j, n, 500)).build(), n.ID
+			},
+			wantReason: rejectNodeNotReady,
+		},
+		{
+			name: "a down node takes allocs marked lost",
+			setup: func(s *testState) (*structs.Plan, string) {
+				n, j := s.node(), s.job()
+				a := s.alloc(j, n, 500)
+				s.nodeStatus(n, structs.NodeStatusDown)
+				lost := a.Copy()
+				lost.ClientStatus = structs.AllocClientStatusLost
+				return newPlan(j).place(lost).build(), n.ID
+			},
+		},
+		{
+			name: "a down node takes no new alloc",
+			setup: func(s *testState) (*structs.Plan, string) {
+				n, j := s.node(), s.job()
+				s.nodeStatus(n, structs.NodeStatusDown)
+				return newPlan(j).place(newTestAlloc(j, n, 500)).build(), n.ID
+			},
+			wantReason: rejectNodeDown,
+		},
+		{
+			name: "a disconnected node takes allocs marked unknown",
+			setup: func(s *testState) (*structs.Plan, string) {
+				n, j := s.node(), s.job()
+				a := s.alloc(j, n, 500)
+				s.nodeStatus(n, structs.NodeStatusDisconnected)
+				unknown := a.Copy()
+				unknown.ClientStatus = structs.AllocClientStatusUnknown
+				return newPlan(j).place(unknown).build(), n.ID
+			},
+		},
+		{
+			name: "a disconnected node takes no new alloc",
+			setup: func(s *testState) (*structs.Plan, string) {
+				n, j := s.node(), s.job()
+				s.nodeStatus(n, structs.NodeStatusDisconnected)
+				return newPlan(j).place(newTestAlloc(j, n, 500)).build(), n.ID
+			},
+			wantReason: rejectNodeDisconnected,
+		},
+		{
+			name: "an ineligible node takes no new alloc",
+			setup: func(s *testState) (*structs.Plan, string) {
+				n := s.node(func(n *structs.Node) { n.SchedulingEligibility = structs.NodeSchedulingIneligible })
+				j := s.job()
+				return newPlan(j).place(newTestAlloc(j, n, 500)).build(), n.ID
+			},
+			wantReason: rejectNodeIneligible,
+		},
+		{
+			name: "a draining node takes no new alloc",
+			setup: func(s *testState) (*structs.Plan, string) {
+				n, j := s.node(draining), s.job()
+				return newPlan(j).place(newTestAlloc(j, n, 500)).build(), n.ID
+			},
+			wantReason: rejectNodeIneligible,
+		},
+		{
+			name: "an ineligible node takes in-place updates, unchecked: 3500 -> 3900",
+			setup: func(s *testState) (*structs.Plan, string) {
+				n, j := s.node(), s.job()
+				a := s.alloc(j, n, 3500)
+				s.write(func(tx *state.Txn) error {
+					return tx.UpdateNodeEligibility(n.ID, structs.NodeSchedulingIneligible, 1, nil)
+				})
+				return newPlan(j).place(inPlace(a, 3900)).build(), n.ID
+			},
+		},
+		{
+			name: "room left: 3000 + 500 = 3500 <= 3900",
+			setup: func(s *testState) (*structs.Plan, string) {
+				n, j := s.node(), s.job()
+				s.alloc(j, n, 3000)
+				return newPlan(j).place(newTestAlloc(j, n, 500)).build(), n.ID
+			},
+		},
+		{
+			name: "exactly full: 3400 + 500 = 3900",
+			setup: func(s *testState) (*structs.Plan, string) {
+				n, j := s.node(), s.job()
+				s.alloc(j, n, 3400)
+				return newPlan(j).place(newTestAlloc(j, n, 500)).build(), n.ID
+			},
+		},
+		{
+			name: "cpu exhausted: 3500 + 500 = 4000 > 3900",
+			setup: func(s *testState) (*structs.Plan, string) {
+				n, j := s.node(), s.job()
+				s.alloc(j, n, 3500)
+				return newPlan(j).place(newTestAlloc(j, n, 500)).build(), n.ID
+			},
+			wantReason: "cpu",
+		},
+		{
+			name: "the plan's own allocs add up: 2000 + 2000 > 3900",
+			setup: func(s *testState) (*structs.Plan, string) {
+				n, j := s.node(), s.job()
+				return newPlan(j).place(newTestAlloc(j, n, 2000), newTestAlloc(j, n, 2000)).build(), n.ID
+			},
+			wantReason: "cpu",
+		},
+		{
+			name: "memory exhausted: 7800 + 256 = 8056 > 7936",
+			setup: func(s *testState) (*structs.Plan, string) {
+				n, j := s.node(), s.job()
+				big := withMem(newTestAlloc(j, n, 100), 7800)
+				big.ClientStatus = structs.AllocClientStatusRunning
+				s.upsertAllocs(big)
+				return newPlan(j).place(newTestAlloc(j, n, 100)).build(), n.ID
+			},
+			wantReason: "memory",
+		},
+		{
+			name: "a stop frees its room: 3500 stopped, 3900 placed",
+			setup: func(s *testState) (*structs.Plan, string) {
+				n, j := s.node(), s.job()
+				a := s.alloc(j, n, 3500)
+				return newPlan(j).stop(a).place(newTestAlloc(j, n, 3900)).build(), n.ID
+			},
+		},
+		{
+			name: "a preemption frees its room: 3500 preempted, 3900 placed",
+			setup: func(s *testState) (*structs.Plan, string) {
+				n, low, j := s.node(), s.job(), s.job()
+				victim := s.alloc(low, n, 3500)
+				p := newTestAlloc(j, n, 3900)
+				return newPlan(j).preempt(p.ID, victim).place(p).build(), n.ID
+			},
+		},
+		{
+			name: "an in-place update replaces the old version: 3500 -> 3000, + 900 = 3900",
+			setup: func(s *testState) (*structs.Plan, string) {
+				n, j := s.node(), s.job()
+				a := s.alloc(j, n, 3500)
+				return newPlan(j).place(inPlace(a, 3000), newTestAlloc(j, n, 900)).build(), n.ID
+			},
+		},
+		{
+			name: "terminal allocs hold nothing: 3500 complete, 3900 placed",
+			setup: func(s *testState) (*structs.Plan, string) {
+				n, j := s.node(), s.job()
+				a := s.alloc(j, n, 3500).Copy()
+				a.ClientStatus = structs.AllocClientStatusComplete
+				s.clientUpdate(a)
+				return newPlan(j).place(newTestAlloc(j, n, 3900)).build(), n.ID
+			},
+		},
+		{
+			name: "a port taken twice",
+			setup: func(s *testState) (*structs.Plan, string) {
+				n, j := s.node(), s.job()
+				a := withPort(newTestAlloc(j, n, 100), 23456)
+				s.upsertAllocs(a)
+				return newPlan(j).place(withPort(newTestAlloc(j, n, 100), 23456)).build(), n.ID
+			},
+			wantReason: structs.DimensionNetwork,
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newTestState(t)
+			plan, node := tc.setup(s)
+			v := judge(t, s, plan)
+			if tc.wantReason == "" {
+				must.SliceEmpty(t, v.Result.RejectedNodes)
+				must.Eq(t, len(plan.NodeAllocation[node]), len(v.Result.NodeAllocation[node]))
+				must.Eq(t, len(plan.NodeUpdate[node]), len(v.Result.NodeUpdate[node]))
+				must.Zero(t, v.Result.RefreshIndex)
+				return
+			}
+			must.Eq(t, []string{node}, v.Result.RejectedNodes)
+			must.True(t, strings.HasPrefix(v.Reasons[0], tc.wantReason), must.Sprintf("reason %q, want %q", v.Reasons[0], tc.wantReason))
+			must.MapNotContainsKey(t, v.Result.NodeAllocation, node)
+			must.Positive(t, v.Result.RefreshIndex)
+		})
+	}
+}

@@ -1,0 +1,75 @@
+package planjudge
+
+import (
+	"testing"
+
+	"github.com/shoenig/test/must"
+
+	"github.com/opennomad/nomad/nomad/state"
+	"github.com/opennomad/nomad/structs"
+	"github.com/opennomad/nomad/structs/mock"
+)
+
+// TestBuildRequest: the Raft entry of a judged plan carries the plan's
+// stops and preemptions as they were decided, copies of its allocs without
+// the job (carried once), the applier's time, and one eval per job that
+// still exists and loses allocs to preemption.
+func TestBuildRequest(t *testing.T) {
+	s := newTestState(t)
+	x, y := s.node(), s.node()
+	high, low, purged := s.job(), s.job(), s.job()
+	old := s.alloc(high, x, 500)
+	v1, v2, v3 := s.alloc(low, y, 1000), s.alloc(low, y, 1000), s.alloc(purged, y, 1000)
+	s.write(func(tx *state.Txn) error { return tx.DeleteJob(purged.Namespace, purged.ID) })
+	p := newTestAlloc(high, y, 3000)
+	q := newTestAlloc(high, x, 500)
+	e := mock.Eval(mock.EvalForJob(high))
+	s.write(func(tx *state.Txn) error { return tx.UpsertEvals([]*structs.Evaluation{e}) })
+	plan := (&planBuilder{plan: e.MakePlan(high)}).stop(old).place(q).preempt(p.ID, v1, v2, v3).place(p).build()
+	plan.Deployment = structs.NewDeployment(high, 50, testEpoch)
+
+	view := s.view()
+	v, err := Judge(View{State: view}, plan, 1)
+	must.NoError(t, err)
+	req := BuildRequest(view, plan, v.Result, testEpoch)
+
+	ts := testEpoch.UnixNano()
+	must.Eq(t, plan.EvalID, req.EvalID)
+	must.Eq(t, ts, req.UpdatedAt)
+	must.Eq(t, high, req.Job)
+	must.Eq(t, plan.Deployment, req.Deployment)
+	must.Eq(t, plan.NodeUpdate[x.ID], req.AllocsStopped)
+	must.Eq(t, plan.NodePreemptions[y.ID], req.AllocsPreempted)
+
+	must.Len(t, 2, req.AllocsUpdated)
+	for _, a := range req.AllocsUpdated {
+		must.Nil(t, a.Job)
+		must.Eq(t, ts, a.CreateTime)
+		must.Eq(t, ts, a.ModifyTime)
+	}
+	// The submitter's allocs carry the committed times too, and keep their
+	// job: the entry has copies.
+	for _, a := range []*structs.Allocation{p, q} {
+		must.Eq(t, ts, a.ModifyTime)
+		must.Eq(t, high, a.Job)
+	}
+
+	must.Len(t, 1, req.PreemptionEvals, must.Sprint("one eval for low, none for the purged job"))
+	pe := req.PreemptionEvals[0]
+	lowNow, err := view.JobByID(low.Namespace, low.ID)
+	must.NoError(t, err)
+	must.Eq(t, low.ID, pe.JobID)
+	must.Eq(t, lowNow.ModifyIndex, pe.JobModifyIndex)
+	must.Eq(t, structs.EvalTriggerPreemption, pe.TriggeredBy)
+	must.Eq(t, structs.EvalStatusPending, pe.Status)
+	must.Eq(t, ts, pe.CreateTime)
+
+	// The entry applies: stops and preemptions land on the stored allocs.
+	s.write(func(tx *state.Txn) error { return tx.UpsertPlanResults(req) })
+	for id, want := range map[string]string{old.ID: structs.AllocDesiredStatusStop, v1.ID: structs.AllocDesiredStatusEvict} {
+		got, err := s.store.AllocByID(nil, id)
+		must.NoError(t, err)
+		must.Eq(t, want, got.DesiredStatus)
+		must.Eq(t, ts, got.ModifyTime)
+	}
+}
