@@ -146,6 +146,9 @@ func (s *HTTPServer) jobFromBody(r *http.Request, in *api.Job, wr *structs.Write
 	if err := nullEntries(in); err != nil {
 		return nil, nil, err
 	}
+	if err := deepConfigs(in); err != nil {
+		return nil, nil, err
+	}
 	if in.Namespace == nil || *in.Namespace == "" {
 		in.Namespace = new(namespace(r))
 	}
@@ -226,6 +229,9 @@ func (s *HTTPServer) validateJobRequest(w http.ResponseWriter, r *http.Request) 
 	// Null entries make the request malformed, not the job invalid: they
 	// are refused with a 400 here too, not reported as validation results.
 	if err := nullEntries(body.Job); err != nil {
+		return nil, err
+	}
+	if err := deepConfigs(body.Job); err != nil {
 		return nil, err
 	}
 	var wr structs.WriteRequest

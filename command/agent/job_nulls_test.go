@@ -73,6 +73,30 @@ func TestJobs_NullEntriesAre400(t *testing.T) {
 	}
 }
 
+// A driver config the servers' decoder could not read back is refused at
+// the same step, before any RPC: an agent forwarding it would otherwise
+// get a decoding failure, not the problem.
+func TestJobs_DeepDriverConfigIs400(t *testing.T) {
+	endpoints := []struct{ method, path, wrap string }{
+		{"PUT", "/v1/jobs", `{"Job": %s}`},
+		{"PUT", "/v1/validate/job", `{"Job": %s}`},
+		{"PUT", "/v1/job/web/plan", `{"Job": %s}`},
+	}
+	job := `{"ID": "web", "TaskGroups": [{"Name": "g", "Tasks": [{"Name": "t", "Driver": "raw_exec", "Config": ` +
+		strings.Repeat(`{"a": `, 40) + `1` + strings.Repeat(`}`, 40) + `}]}]}`
+	for _, ep := range endpoints {
+		t.Run(ep.method+" "+ep.path, func(t *testing.T) {
+			h := newTestHTTP(t)
+			resp, body := h.do(ep.method, ep.path, strings.Replace(ep.wrap, "%s", job, 1))
+			must.Eq(t, http.StatusBadRequest, resp.StatusCode, must.Sprint(body))
+			must.StrContains(t, body, "TaskGroups[0].Tasks[0].Config: nests deeper than 32 levels")
+			h.rpc.mu.Lock()
+			defer h.rpc.mu.Unlock()
+			must.SliceEmpty(t, h.rpc.calls, must.Sprint("the server was called"))
+		})
+	}
+}
+
 // TestNullEntries_EveryList plants a null entry in each list and map of
 // objects the api job types have, found from the types themselves, so a
 // list added later is checked too: each is reported at its path, and
