@@ -166,7 +166,10 @@ func TestRealServer_NomadAPI(t *testing.T) {
 	must.NoError(t, err)
 
 	job := nomadapi.NewServiceJob("web", "web", "global", 60)
-	job.Datacenters = []string{"dc1"}
+	// No node is in this datacenter: the dev agent's own client may
+	// register at any moment, and the plan, allocation and eval checks
+	// below need the job to stay unplaced whenever it does.
+	job.Datacenters = []string{"dc-without-nodes"}
 	task := nomadapi.NewTask("server", "raw_exec").SetConfig("command", "/bin/sleep").SetConfig("args", []string{"60"})
 	task.Require(&nomadapi.Resources{CPU: new(100), MemoryMB: new(64)})
 	job.AddTaskGroup(nomadapi.NewTaskGroup("cache", 2).AddTask(task))
