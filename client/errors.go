@@ -1,19 +1,19 @@
 package client
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/opennomad/nomad/structs"
 )
 
-// Kinds of refusal of the client's file, log and alloc operations. Test
-// with errors.Is; the HTTP agent maps them to 404, 400 and 403. The
-// error's text is the message alone.
+// Kinds of refusal of the client's file, log and alloc operations: the
+// structs error kinds, so the HTTP agent answers them as it does the
+// servers' (404, 400 and 403, structs.HTTPStatus). Test with errors.Is;
+// the error's text is the message alone.
 var (
-	ErrNotFound  = errors.New("not found")
-	ErrInvalid   = errors.New("invalid request")
-	ErrForbidden = errors.New("forbidden")
+	ErrNotFound  = structs.ErrNotFound
+	ErrInvalid   = structs.ErrInvalid
+	ErrForbidden = structs.ErrPermissionDenied
 )
 
 // opError is a refused operation of one kind.

@@ -5,7 +5,6 @@ import (
 	"io"
 	"net"
 	"net/rpc"
-	"strings"
 	"sync"
 	"syscall"
 
@@ -117,22 +116,22 @@ func (l *serverList) call(method string, args, reply interface{}) error {
 }
 
 // serverUnavailable reports whether err means the server could not serve
-// the request, rather than refusing the request itself. Errors that
-// crossed the network arrive as text, so the text is checked too.
+// the request, rather than refusing the request itself, in process or
+// across the network (structs.IsKind).
 func serverUnavailable(err error) bool {
 	var netErr net.Error
 	switch {
-	case errors.Is(err, structs.ErrNoLeader), errors.Is(err, ErrServerUnreachable),
+	case errors.Is(err, ErrServerUnreachable),
 		errors.As(err, &netErr), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
 		errors.Is(err, rpc.ErrShutdown), errors.Is(err, syscall.ECONNREFUSED),
 		errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
 		return true
 	}
-	return strings.Contains(err.Error(), structs.ErrNoLeader.Error())
+	return structs.IsKind(err, structs.ErrNoLeader)
 }
 
 // isUnknownNode reports whether the servers do not know the node, which a
 // client answers by registering again.
 func isUnknownNode(err error) bool {
-	return err != nil && (errors.Is(err, structs.ErrUnknownNode) || strings.Contains(err.Error(), structs.ErrUnknownNode.Error()))
+	return structs.IsKind(err, structs.ErrUnknownNode)
 }

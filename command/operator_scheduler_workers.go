@@ -8,11 +8,8 @@ import (
 	"time"
 
 	"github.com/opennomad/nomad/api"
+	"github.com/opennomad/nomad/nomad"
 )
-
-// builtinSchedulers are the scheduler types a worker can be enabled for;
-// "_core" (garbage collection) is mandatory.
-var builtinSchedulers = []string{"service", "batch", "system", "sysbatch", "_core"}
 
 // OperatorSchedulerWorkersCommand lists and controls the scheduler workers
 // of one server.
@@ -203,8 +200,8 @@ func parseSchedulerList(s string) ([]string, error) {
 		if name == "" || seen[name] {
 			continue
 		}
-		if !contains(builtinSchedulers, name) {
-			return nil, fmt.Errorf("invalid -schedulers: unknown scheduler %q (known: %s)", name, strings.Join(builtinSchedulers, ", "))
+		if !contains(nomad.AllSchedulers(), name) {
+			return nil, fmt.Errorf("invalid -schedulers: unknown scheduler %q (known: %s)", name, strings.Join(nomad.AllSchedulers(), ", "))
 		}
 		seen[name] = true
 		out = append(out, name)

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/opennomad/nomad/nomad/clock"
 	"github.com/opennomad/nomad/nomad/state"
+	"github.com/opennomad/nomad/scheduler"
 	"github.com/opennomad/nomad/structs"
 )
 
@@ -76,6 +78,10 @@ type Config struct {
 	// pool.
 	NumSchedulers     int
 	EnabledSchedulers []string
+	// Schedulers build the scheduler of each job type, for the workers
+	// and for Job.Plan's dry runs; scheduler.Builtin() when nil. Tests
+	// inject their own schedulers here.
+	Schedulers scheduler.Factories
 	// JobMaxCount is the most allocations one job may ask for, summed
 	// over its groups (0: structs.DefaultJobMaxCount). Register, plan and
 	// validate refuse a job above it.
@@ -185,7 +191,9 @@ func DefaultConfig() *Config {
 }
 
 // AllSchedulers lists every eval type a worker can process: the builtin
-// job types and the garbage collector.
+// job types (those of scheduler.Builtin) and the garbage collector. It is
+// the one list of them: the agent's configuration and the CLI check
+// names against it.
 func AllSchedulers() []string {
 	return []string{structs.JobTypeService, structs.JobTypeBatch, structs.JobTypeSystem,
 		structs.JobTypeSysBatch, structs.JobTypeCore}
@@ -241,28 +249,11 @@ func (c *Config) validate() error {
 		errs = append(errs, errors.New("data_dir is required unless in dev mode"))
 	}
 	errs = append(errs, c.Cluster.validate()...)
-	if c.RaftSnapshotInterval < 0 {
-		errs = append(errs, fmt.Errorf("raft_snapshot_interval must be >= 0, got %s", c.RaftSnapshotInterval))
-	}
-	if c.BootstrapExpect < 0 {
-		errs = append(errs, fmt.Errorf("bootstrap_expect must be >= 0, got %d", c.BootstrapExpect))
-	}
-	if c.NumSchedulers < 0 {
-		errs = append(errs, fmt.Errorf("num_schedulers must be >= 0, got %d", c.NumSchedulers))
-	}
-	for _, s := range c.EnabledSchedulers {
-		if !slices.Contains(AllSchedulers(), s) {
-			errs = append(errs, fmt.Errorf("enabled_schedulers: unknown scheduler %q", s))
-		}
-	}
-	if !slices.Contains(c.EnabledSchedulers, structs.JobTypeCore) {
-		errs = append(errs, fmt.Errorf("enabled_schedulers must include %q", structs.JobTypeCore))
+	for _, p := range c.SettingProblems() {
+		errs = append(errs, errors.New(p.String()))
 	}
 	if f := c.LeaderPausedFraction; math.IsNaN(f) || f < 0 || f > 1 {
 		errs = append(errs, fmt.Errorf("leader_paused_fraction must be in [0, 1], got %v", f))
-	}
-	if c.PlanApplyPipeline < 0 {
-		errs = append(errs, fmt.Errorf("plan_apply_pipeline must be >= 1 (0 for the default), got %d", c.PlanApplyPipeline))
 	}
 	for _, a := range []struct{ name, addr string }{{"rpc advertise", c.RPCAdvertise}, {"serf advertise", c.SerfAdvertise}} {
 		if a.addr == "" {
@@ -278,10 +269,7 @@ func (c *Config) validate() error {
 		name string
 		d    time.Duration
 	}{
-		{"min_heartbeat_ttl", c.MinHeartbeatTTL},
-		{"failover_heartbeat_ttl", c.FailoverHeartbeatTTL},
 		{"eval_gc_interval", c.EvalGCInterval},
-		{"job_gc_interval", c.JobGCInterval},
 		{"node_gc_interval", c.NodeGCInterval},
 		{"deployment_gc_interval", c.DeploymentGCInterval},
 		{"eval_nack_timeout", c.EvalNackTimeout},
@@ -297,12 +285,6 @@ func (c *Config) validate() error {
 		name string
 		d    time.Duration
 	}{
-		{"heartbeat_grace", c.HeartbeatGrace},
-		{"eval_gc_threshold", c.EvalGCThreshold},
-		{"batch_eval_gc_threshold", c.BatchEvalGCThreshold},
-		{"job_gc_threshold", c.JobGCThreshold},
-		{"node_gc_threshold", c.NodeGCThreshold},
-		{"deployment_gc_threshold", c.DeploymentGCThreshold},
 		{"eval_failed_followup_baseline_delay", c.EvalFailedFollowupBaselineDelay},
 		{"eval_failed_followup_delay_range", c.EvalFailedFollowupDelayRange},
 	}
@@ -310,9 +292,6 @@ func (c *Config) validate() error {
 		if p.d < 0 {
 			errs = append(errs, fmt.Errorf("%s must be >= 0, got %s", p.name, p.d))
 		}
-	}
-	if c.MaxHeartbeatsPerSecond <= 0 {
-		errs = append(errs, fmt.Errorf("max_heartbeats_per_second must be > 0, got %v", c.MaxHeartbeatsPerSecond))
 	}
 	if c.EvalDeliveryLimit < 1 {
 		errs = append(errs, fmt.Errorf("eval_delivery_limit must be >= 1, got %d", c.EvalDeliveryLimit))
@@ -324,4 +303,75 @@ func (c *Config) validate() error {
 		return fmt.Errorf("invalid server configuration: %w", err)
 	}
 	return nil
+}
+
+// ConfigProblem is one problem of a server setting: the setting, named as
+// in the agent configuration's server block, and what is wrong with it.
+type ConfigProblem struct {
+	Key     string
+	Problem string
+}
+
+func (p ConfigProblem) String() string { return p.Key + ": " + p.Problem }
+
+// SettingProblems checks the settings an operator sets in the agent
+// configuration's server block. They are checked here only: NewServer
+// reports them among its own checks, and the agent reports them with
+// the file and line that set each.
+func (c *Config) SettingProblems() []ConfigProblem {
+	var p []ConfigProblem
+	add := func(key, format string, args ...any) {
+		p = append(p, ConfigProblem{Key: key, Problem: fmt.Sprintf(format, args...)})
+	}
+	if c.BootstrapExpect < 0 {
+		add("bootstrap_expect", "must be >= 0, got %d", c.BootstrapExpect)
+	}
+	if c.NumSchedulers < 0 {
+		add("num_schedulers", "must be >= 0, got %d", c.NumSchedulers)
+	}
+	if !slices.Contains(c.EnabledSchedulers, structs.JobTypeCore) {
+		add("enabled_schedulers", "must include %q (garbage collection), got %q", structs.JobTypeCore, c.EnabledSchedulers)
+	}
+	for _, name := range c.EnabledSchedulers {
+		if !slices.Contains(AllSchedulers(), name) {
+			add("enabled_schedulers", "unknown scheduler %q (have %s)", name, strings.Join(AllSchedulers(), ", "))
+		}
+	}
+	for _, d := range []struct {
+		key string
+		val time.Duration
+	}{
+		{"min_heartbeat_ttl", c.MinHeartbeatTTL},
+		{"failover_heartbeat_ttl", c.FailoverHeartbeatTTL},
+		{"job_gc_interval", c.JobGCInterval},
+	} {
+		if d.val <= 0 {
+			add(d.key, "must be a positive duration, got %s", d.val)
+		}
+	}
+	for _, d := range []struct {
+		key string
+		val time.Duration
+	}{
+		{"heartbeat_grace", c.HeartbeatGrace},
+		{"eval_gc_threshold", c.EvalGCThreshold},
+		{"batch_eval_gc_threshold", c.BatchEvalGCThreshold},
+		{"job_gc_threshold", c.JobGCThreshold},
+		{"node_gc_threshold", c.NodeGCThreshold},
+		{"deployment_gc_threshold", c.DeploymentGCThreshold},
+	} {
+		if d.val < 0 {
+			add(d.key, "must not be negative, got %s", d.val)
+		}
+	}
+	if c.MaxHeartbeatsPerSecond <= 0 {
+		add("max_heartbeats_per_second", "must be > 0, got %g", c.MaxHeartbeatsPerSecond)
+	}
+	if c.PlanApplyPipeline < 0 {
+		add("plan_apply_pipeline", "must be >= 1 (0 for the default), got %d", c.PlanApplyPipeline)
+	}
+	if c.RaftSnapshotInterval < 0 {
+		add("raft_snapshot_interval", "must be >= 0, got %s", c.RaftSnapshotInterval)
+	}
+	return p
 }

@@ -95,7 +95,7 @@ func (d *DeploymentEndpoint) checkActive(id string) error {
 		return fmt.Errorf("deployment %q: %w", id, structs.ErrUnknownDeployment)
 	}
 	if !dep.Active() {
-		return structs.NewErrRPCCodedf(400, "deployment %q is %s: only an active deployment can be changed", id, dep.Status)
+		return structs.KindErrorf(structs.ErrConflict, "deployment %q is %s: only an active deployment can be changed", id, dep.Status)
 	}
 	return nil
 }

@@ -50,10 +50,11 @@
 // disabled before it when leadership is lost. The Deployment and
 // Periodic endpoints act through them.
 //
-// Endpoint errors that are the caller's fault carry their HTTP status
-// (structs.CodedError): the RPC layer classifies validation failures,
-// unknown objects and disabled registration (structs.ClassifyError), and
-// endpoints code the rest themselves.
+// Endpoint errors are of a structs error kind (structs/error_kinds.go:
+// no leader, unknown node, invalid, conflict, permission denied, ...);
+// endpoints and the FSM return the kind, and the RPC layer gives those
+// that are the caller's fault their HTTP status (structs.ClassifyError,
+// from structs.HTTPStatus) before the error crosses the network as text.
 //
 // Every timer in these parts runs on an injected clock.Clock, so their
 // tests drive time by hand and never sleep.

@@ -2,7 +2,6 @@ package nomad
 
 import (
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
 
@@ -20,17 +19,17 @@ const EnforceIndexErrPrefix = "Enforcing job modify index"
 
 // checkEnforceIndex applies a registration's check-and-set on the job's
 // modify index: 0 means the job must not exist, any other value must be
-// the current JobModifyIndex. A failed check is the caller's stale view,
-// answered with 400.
+// the current JobModifyIndex. A failed check is the caller's stale view:
+// an error of kind structs.ErrConflict.
 func checkEnforceIndex(want uint64, existing *structs.Job) error {
 	switch {
 	case existing != nil && want == 0:
-		return structs.NewErrRPCCodedf(http.StatusBadRequest, "%s 0: job already exists", EnforceIndexErrPrefix)
+		return structs.KindErrorf(structs.ErrConflict, "%s 0: job already exists", EnforceIndexErrPrefix)
 	case existing != nil && want != existing.JobModifyIndex:
-		return structs.NewErrRPCCodedf(http.StatusBadRequest, "%s %d: job exists with conflicting job modify index: %d",
+		return structs.KindErrorf(structs.ErrConflict, "%s %d: job exists with conflicting job modify index: %d",
 			EnforceIndexErrPrefix, want, existing.JobModifyIndex)
 	case existing == nil && want != 0:
-		return structs.NewErrRPCCodedf(http.StatusBadRequest, "%s %d: job does not exist", EnforceIndexErrPrefix, want)
+		return structs.KindErrorf(structs.ErrConflict, "%s %d: job does not exist", EnforceIndexErrPrefix, want)
 	}
 	return nil
 }

@@ -191,7 +191,9 @@ func TestFSM_JobRegisterEnforceIndex(t *testing.T) {
 			update.Meta = map[string]string{"v": "2"}
 			err := mustFail(t, f, uint64(20+i), structs.JobRegisterRequestType,
 				&structs.JobRegisterRequest{Job: update, EnforceIndex: true, JobModifyIndex: tc.index})
-			mustCoded(t, err, 400, tc.wantErr)
+			// The FSM names the kind; the RPC layer gives it its status.
+			must.ErrorIs(t, err, structs.ErrConflict)
+			mustCoded(t, structs.ClassifyError(err), 400, tc.wantErr)
 		})
 	}
 	update := job.Copy()

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"net/http"
 	"slices"
 	"time"
 
@@ -41,9 +40,9 @@ func (j *JobEndpoint) Dispatch(args *structs.JobDispatchRequest, reply *structs.
 	case parent == nil:
 		return fmt.Errorf("job %q in namespace %q: %w", args.JobID, ns, structs.ErrUnknownJob)
 	case !parent.IsParameterized():
-		return structs.NewErrRPCCodedf(http.StatusBadRequest, "Specified job %q is not a parameterized job", args.JobID)
+		return structs.KindErrorf(structs.ErrInvalid, "Specified job %q is not a parameterized job", args.JobID)
 	case parent.Stop:
-		return structs.NewErrRPCCodedf(http.StatusBadRequest, "Specified job %q is stopped", args.JobID)
+		return structs.KindErrorf(structs.ErrInvalid, "Specified job %q is stopped", args.JobID)
 	}
 	if problems := dispatchProblems(parent.ParameterizedJob, args); len(problems) > 0 {
 		return &structs.ValidationError{Problems: problems}
@@ -102,9 +101,8 @@ func dispatchProblems(p *structs.ParameterizedJobConfig, args *structs.JobDispat
 	if len(unpermitted) > 0 {
 		problems = append(problems, fmt.Sprintf("Dispatch request included unpermitted metadata keys: %v", unpermitted))
 	}
-	if pr := args.Priority; pr != 0 && (pr < structs.JobMinPriority || pr > structs.JobMaxPriority) {
-		problems = append(problems, fmt.Sprintf("priority must be between %d and %d, got %d",
-			structs.JobMinPriority, structs.JobMaxPriority, pr))
+	if msg := structs.PriorityProblem("priority", args.Priority); msg != "" {
+		problems = append(problems, msg)
 	}
 	return problems
 }

@@ -43,9 +43,8 @@ func prepareJob(job *structs.Job, requestNamespace string, evalPriority int, max
 		problems = append(problems, fmt.Sprintf("job namespace %q does not match the request namespace %q",
 			job.Namespace, requestNamespace))
 	}
-	if evalPriority != 0 && (evalPriority < structs.JobMinPriority || evalPriority > structs.JobMaxPriority) {
-		problems = append(problems, fmt.Sprintf("eval priority must be between %d and %d, got %d",
-			structs.JobMinPriority, structs.JobMaxPriority, evalPriority))
+	if msg := structs.PriorityProblem("eval priority", evalPriority); msg != "" {
+		problems = append(problems, msg)
 	}
 	var old *structs.Job
 	if job.ID != "" {
@@ -197,9 +196,8 @@ func (j *JobEndpoint) Deregister(args *structs.JobDeregisterRequest, reply *stru
 	if args.JobID == "" {
 		problems = append(problems, "missing job ID for deregistering")
 	}
-	if p := args.EvalPriority; p != 0 && (p < structs.JobMinPriority || p > structs.JobMaxPriority) {
-		problems = append(problems, fmt.Sprintf("eval priority must be between %d and %d, got %d",
-			structs.JobMinPriority, structs.JobMaxPriority, p))
+	if msg := structs.PriorityProblem("eval priority", args.EvalPriority); msg != "" {
+		problems = append(problems, msg)
 	}
 	if len(problems) > 0 {
 		return &structs.ValidationError{Problems: problems}

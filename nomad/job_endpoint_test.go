@@ -358,19 +358,16 @@ func (p *planTestScheduler) Process(eval *structs.Evaluation) error {
 }
 
 func TestJobEndpoint_PlanIsADryRun(t *testing.T) {
-	previous, had := scheduler.BuiltinSchedulers[structs.JobTypeService]
-	scheduler.BuiltinSchedulers[structs.JobTypeService] = func(_ *scheduler.Config, st scheduler.State, pl scheduler.Planner) scheduler.Scheduler {
+	planTest := func(_ *scheduler.Config, st scheduler.State, pl scheduler.Planner) scheduler.Scheduler {
 		return &planTestScheduler{state: st, planner: pl}
 	}
-	t.Cleanup(func() {
-		if had {
-			scheduler.BuiltinSchedulers[structs.JobTypeService] = previous
-		} else {
-			delete(scheduler.BuiltinSchedulers, structs.JobTypeService)
-		}
+	// The periodic batch job at the end is planned by the test scheduler
+	// too.
+	s := newTestServer(t, func(c *Config) {
+		c.Schedulers = scheduler.Builtin()
+		c.Schedulers[structs.JobTypeService] = planTest
+		c.Schedulers[structs.JobTypeBatch] = planTest
 	})
-
-	s := newTestServer(t, nil)
 	registerNode(t, s, mock.Node())
 	job := mock.Job()
 	registerJob(t, s, job)
@@ -398,15 +395,6 @@ func TestJobEndpoint_PlanIsADryRun(t *testing.T) {
 
 	periodic := mock.BatchJob()
 	periodic.Periodic = &structs.PeriodicConfig{Enabled: true, Spec: "0 * * * *"}
-	previousBatch, hadBatch := scheduler.BuiltinSchedulers[structs.JobTypeBatch]
-	scheduler.BuiltinSchedulers[structs.JobTypeBatch] = scheduler.BuiltinSchedulers[structs.JobTypeService]
-	t.Cleanup(func() {
-		if hadBatch {
-			scheduler.BuiltinSchedulers[structs.JobTypeBatch] = previousBatch
-		} else {
-			delete(scheduler.BuiltinSchedulers, structs.JobTypeBatch)
-		}
-	})
 	must.NoError(t, s.RPC("Job.Plan", &structs.JobPlanRequest{Job: periodic}, &reply))
 	must.Eq(t, 0, reply.NextPeriodicLaunch.Minute())
 	must.True(t, reply.NextPeriodicLaunch.After(time.Now()))

@@ -58,7 +58,7 @@ func (j *JobEndpoint) Plan(args *structs.JobPlanRequest, reply *structs.JobPlanR
 
 	planner := &planRecorder{index: index}
 	cfg := &scheduler.Config{Logger: j.srv.logger.Named("job_plan"), Now: j.srv.now}
-	sched, err := scheduler.NewScheduler(eval.Type, cfg, snap.SchedulerView(), planner)
+	sched, err := j.srv.config.Schedulers.New(eval.Type, cfg, snap.SchedulerView(), planner)
 	if err != nil {
 		return fmt.Errorf("job %q: %w", job.ID, err)
 	}

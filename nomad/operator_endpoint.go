@@ -2,7 +2,6 @@ package nomad
 
 import (
 	"fmt"
-	"net/http"
 
 	"github.com/hashicorp/go-memdb"
 	"github.com/hashicorp/raft"
@@ -87,7 +86,7 @@ func (o *OperatorEndpoint) RaftRemovePeerByID(args *structs.RaftPeerByIDRequest,
 		found = found || string(s.ID) == args.ID
 	}
 	if !found {
-		return structs.NewErrRPCCodedf(http.StatusBadRequest, "id %q was not found in the Raft configuration", args.ID)
+		return structs.KindErrorf(structs.ErrInvalid, "id %q was not found in the Raft configuration", args.ID)
 	}
 	future := o.srv.raft.RemoveServer(raft.ServerID(args.ID), 0, 0)
 	if err := future.Error(); err != nil {

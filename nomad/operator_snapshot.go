@@ -120,7 +120,7 @@ func (s *Server) SnapshotRestore(r io.Reader) error {
 func (s *Server) restoreLocal(r io.Reader) error {
 	meta, state, err := snapshot.Read(r, s.spoolDir())
 	if err != nil {
-		return structs.WithCode(400, err)
+		return structs.WithKind(structs.ErrInvalid, err)
 	}
 	defer state.Close()
 	if err := s.raft.Restore(meta, state, snapshotRestoreTimeout); err != nil {

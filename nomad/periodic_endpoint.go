@@ -2,7 +2,6 @@ package nomad
 
 import (
 	"fmt"
-	"net/http"
 
 	"github.com/opennomad/nomad/structs"
 )
@@ -30,9 +29,9 @@ func (p *PeriodicEndpoint) Force(args *structs.PeriodicForceRequest, reply *stru
 	case job == nil:
 		return fmt.Errorf("job %q in namespace %q: %w", args.JobID, ns, structs.ErrUnknownJob)
 	case !job.IsPeriodic():
-		return structs.NewErrRPCCodedf(http.StatusBadRequest, "can't force launch non-periodic job %q", job.ID)
+		return structs.KindErrorf(structs.ErrInvalid, "can't force launch non-periodic job %q", job.ID)
 	case job.Stop:
-		return structs.NewErrRPCCodedf(http.StatusBadRequest, "can't force launch stopped job %q", job.ID)
+		return structs.KindErrorf(structs.ErrInvalid, "can't force launch stopped job %q", job.ID)
 	}
 	launched, err := p.srv.duties.periodic.ForceRun(ns, job.ID)
 	if err != nil {

@@ -263,7 +263,7 @@ type planCompletion struct {
 
 // handle judges one plan and either answers it or sends its result to
 // Raft, leaving the answer to the responder.
-func (r *applyRun) handle(ctx context.Context, p *PendingPlan) {
+func (r *applyRun) handle(ctx context.Context, p *QueuedPlan) {
 	plan := p.Plan
 	if err := r.checkToken(plan); err != nil {
 		p.Respond(nil, err)
@@ -297,7 +297,7 @@ func (r *applyRun) handle(ctx context.Context, p *PendingPlan) {
 	if verdict.Result.IsNoOp() {
 		// Answered behind the plans in flight: a rejection may rest on
 		// their allocs, so the RefreshIndex must cover their commits.
-		r.responder.push(&planResponse{pending: p, result: verdict.Result})
+		r.responder.push(&judgedPlan{queued: p, result: verdict.Result})
 		return
 	}
 
@@ -313,8 +313,8 @@ func (r *applyRun) handle(ctx context.Context, p *PendingPlan) {
 	r.pending.Add(r.seq, view, verdict.Result, req)
 	r.inflight++
 	metrics.SetGauge(metricPlanInflight, float32(r.inflight))
-	r.responder.push(&planResponse{
-		pending:    p,
+	r.responder.push(&judgedPlan{
+		queued:     p,
 		result:     verdict.Result,
 		future:     future,
 		seq:        r.seq,

@@ -9,10 +9,12 @@ import (
 	"github.com/opennomad/nomad/structs"
 )
 
-// planResponse is a judged plan waiting for its answer to go out.
-type planResponse struct {
-	pending *PendingPlan
-	result  *structs.PlanResult
+// judgedPlan is a queued plan the applier has judged: its result and,
+// when that has something to commit, the Raft future of the commit. It
+// waits in the responder until its answer can go out.
+type judgedPlan struct {
+	queued *QueuedPlan
+	result *structs.PlanResult
 	// future is nil for a result with nothing to commit.
 	future     PlanApplyFuture
 	seq        uint64
@@ -33,7 +35,7 @@ type planResponder struct {
 	done  chan<- planCompletion
 
 	mu     sync.Mutex
-	queue  []*planResponse
+	queue  []*judgedPlan
 	closed bool
 	wake   chan struct{}
 	exited chan struct{}
@@ -53,7 +55,7 @@ func newPlanResponder(c clock.Clock, done chan<- planCompletion) *planResponder 
 }
 
 // push queues a response; it never blocks.
-func (r *planResponder) push(resp *planResponse) {
+func (r *planResponder) push(resp *judgedPlan) {
 	r.mu.Lock()
 	r.queue = append(r.queue, resp)
 	r.mu.Unlock()
@@ -97,14 +99,14 @@ func (r *planResponder) run() {
 	}
 }
 
-func (r *planResponder) answer(resp *planResponse) {
+func (r *planResponder) answer(resp *judgedPlan) {
 	res := resp.result
 	if resp.future != nil {
 		index, err := resp.future.Wait()
 		emitDuration(metricPlanApply, r.clock.Now().Sub(resp.dispatched), nil)
 		r.done <- planCompletion{seq: resp.seq, err: err}
 		if err != nil {
-			resp.pending.Respond(nil, fmt.Errorf("plan for eval %q: applying the result: %w", resp.pending.Plan.EvalID, err))
+			resp.queued.Respond(nil, fmt.Errorf("plan for eval %q: applying the result: %w", resp.queued.Plan.EvalID, err))
 			return
 		}
 		r.lastIndex = max(r.lastIndex, index)
@@ -113,5 +115,5 @@ func (r *planResponder) answer(resp *planResponse) {
 	if res.RefreshIndex != 0 {
 		res.RefreshIndex = max(res.RefreshIndex, r.lastIndex)
 	}
-	resp.pending.Respond(res, nil)
+	resp.queued.Respond(res, nil)
 }

@@ -26,11 +26,11 @@ type PlanFuture interface {
 	Done() <-chan struct{}
 }
 
-// PendingPlan is a plan in the queue and the promise of its result. The
+// QueuedPlan is a plan in the queue and the promise of its result. The
 // Plan.Submit endpoint holds it as a PlanFuture; the plan applier gets it
 // from Dequeue and must call Respond exactly once (later calls are
 // ignored).
-type PendingPlan struct {
+type QueuedPlan struct {
 	Plan *structs.Plan
 	// EnqueueTime is when the plan entered the queue, on the queue's clock.
 	EnqueueTime time.Time
@@ -44,7 +44,7 @@ type PendingPlan struct {
 
 // Respond delivers the applier's answer to the submitter. Only the first
 // call counts.
-func (p *PendingPlan) Respond(result *structs.PlanResult, err error) {
+func (p *QueuedPlan) Respond(result *structs.PlanResult, err error) {
 	p.once.Do(func() {
 		p.result, p.err = result, err
 		close(p.done)
@@ -52,17 +52,17 @@ func (p *PendingPlan) Respond(result *structs.PlanResult, err error) {
 }
 
 // Wait blocks until Respond and returns its arguments.
-func (p *PendingPlan) Wait() (*structs.PlanResult, error) {
+func (p *QueuedPlan) Wait() (*structs.PlanResult, error) {
 	<-p.done
 	return p.result, p.err
 }
 
 // Done is closed by Respond.
-func (p *PendingPlan) Done() <-chan struct{} { return p.done }
+func (p *QueuedPlan) Done() <-chan struct{} { return p.done }
 
-// pendingPlanBefore orders the queue: higher priority first, then first
+// queuedPlanBefore orders the queue: higher priority first, then first
 // come first served.
-func pendingPlanBefore(a, b *PendingPlan) bool {
+func queuedPlanBefore(a, b *QueuedPlan) bool {
 	if a.Plan.Priority != b.Plan.Priority {
 		return a.Plan.Priority > b.Plan.Priority
 	}
@@ -78,7 +78,7 @@ type PlanQueue struct {
 
 	mu      sync.Mutex
 	enabled bool
-	ready   *priorityHeap[*PendingPlan]
+	ready   *priorityHeap[*QueuedPlan]
 	seq     uint64
 	// wake is closed, and replaced, when a plan arrives while someone
 	// waits in Dequeue, or when the queue is disabled.
@@ -94,7 +94,7 @@ func NewPlanQueue(c clock.Clock) *PlanQueue {
 	}
 	return &PlanQueue{
 		clock: c,
-		ready: newPriorityHeap(pendingPlanBefore),
+		ready: newPriorityHeap(queuedPlanBefore),
 		wake:  make(chan struct{}),
 	}
 }
@@ -135,7 +135,7 @@ func (q *PlanQueue) Enqueue(plan *structs.Plan) (PlanFuture, error) {
 		return nil, structs.ErrPlanQueueDisabled
 	}
 	q.seq++
-	p := &PendingPlan{
+	p := &QueuedPlan{
 		Plan:        plan,
 		EnqueueTime: q.clock.Now(),
 		seq:         q.seq,
@@ -158,7 +158,7 @@ func (q *PlanQueue) broadcastLocked() {
 // ends. It returns (nil, nil) on timeout, ctx.Err() when ctx ends, and
 // structs.ErrPlanQueueDisabled when the queue is or becomes disabled. The
 // plan applier calls it from its one goroutine.
-func (q *PlanQueue) Dequeue(ctx context.Context, timeout time.Duration) (*PendingPlan, error) {
+func (q *PlanQueue) Dequeue(ctx context.Context, timeout time.Duration) (*QueuedPlan, error) {
 	var timeoutCh <-chan struct{}
 	for {
 		q.mu.Lock()

@@ -26,7 +26,7 @@ func newTestPlan(priority int, evalID string) *structs.Plan {
 	return &structs.Plan{EvalID: evalID, Priority: priority}
 }
 
-func tryDequeuePlan(t testing.TB, q *PlanQueue) *PendingPlan {
+func tryDequeuePlan(t testing.TB, q *PlanQueue) *QueuedPlan {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

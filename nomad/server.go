@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"runtime"
 	"sync"
 	"time"
@@ -86,6 +87,9 @@ func newServer(cfg *Config, components func(*Config) (pipeline, error)) (*Server
 	}
 	if c.Clock == nil {
 		c.Clock = clock.Real{}
+	}
+	if c.Schedulers == nil {
+		c.Schedulers = scheduler.Builtin()
 	}
 	if c.DevMode && c.BootstrapExpect == 0 {
 		c.BootstrapExpect = 1
@@ -197,7 +201,7 @@ func (s *Server) buildLeaderParts(p pipeline) error {
 		Worker: WorkerConfig{
 			Endpoints: &rpcWorkerEndpoints{s: s},
 			State:     s.State,
-			Factories: map[string]scheduler.Factory{structs.JobTypeCore: s.coreSchedulerFactory},
+			Factories: s.workerSchedulers(),
 			Clock:     s.clock,
 			Logger:    s.logger,
 		},
@@ -207,6 +211,14 @@ func (s *Server) buildLeaderParts(p pipeline) error {
 	}
 	s.AddLeadershipObserver(s.workers)
 	return nil
+}
+
+// workerSchedulers are the schedulers a worker runs: the configured ones
+// and the garbage collector under structs.JobTypeCore.
+func (s *Server) workerSchedulers() scheduler.Factories {
+	f := maps.Clone(s.config.Schedulers)
+	f[structs.JobTypeCore] = s.coreSchedulerFactory
+	return f
 }
 
 // coreSchedulerFactory builds the garbage collector for a worker's

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"runtime/debug"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -51,10 +50,10 @@ type WorkerConfig struct {
 	State func() *state.StateStore
 	// EnabledSchedulers are the eval types the worker dequeues.
 	EnabledSchedulers []string
-	// Factories build schedulers by eval type, ahead of
-	// scheduler.BuiltinSchedulers: the server puts its core (garbage
-	// collection) scheduler here under structs.JobTypeCore.
-	Factories map[string]scheduler.Factory
+	// Factories build schedulers by eval type; scheduler.Builtin() when
+	// nil. The server adds its core (garbage collection) scheduler under
+	// structs.JobTypeCore.
+	Factories scheduler.Factories
 	// Clock times waits, backoffs and metrics and stamps evals;
 	// clock.Real{} when nil.
 	Clock clock.Clock
@@ -76,7 +75,7 @@ type Worker struct {
 	endpoints WorkerEndpoints
 	state     func() *state.StateStore
 	enabled   []string
-	factories map[string]scheduler.Factory
+	factories scheduler.Factories
 	clock     clock.Clock
 	logger    hclog.Logger
 
@@ -125,6 +124,9 @@ func NewWorker(cfg WorkerConfig) (*Worker, error) {
 
 // newWorker builds a worker from a config already checked.
 func newWorker(cfg WorkerConfig) *Worker {
+	if cfg.Factories == nil {
+		cfg.Factories = scheduler.Builtin()
+	}
 	w := &Worker{
 		id:        structs.GenerateUUID(),
 		endpoints: cfg.Endpoints,
@@ -398,13 +400,13 @@ func (w *Worker) dequeueFailed(ctx context.Context, err error) {
 	}
 	// A paused broker (PauseEvalBroker) is an operator's choice, not a
 	// fault: it is never logged as an error.
-	paused := strings.Contains(err.Error(), structs.ErrBrokerDisabled.Error())
+	paused := structs.IsKind(err, structs.ErrBrokerDisabled)
 	if paused || now.Sub(w.dequeueFailingAt) < workerDequeueErrGrace {
 		w.logger.Debug("failed to dequeue evaluation", "error", err)
 	} else {
 		w.logger.Error("failed to dequeue evaluation", "error", err)
 	}
-	if strings.Contains(err.Error(), structs.ErrSchedulerVersion.Error()) {
+	if structs.IsKind(err, structs.ErrSchedulerVersion) {
 		w.backoff(ctx, backoffSchedulerVersionMismatch)
 		return
 	}
@@ -469,10 +471,8 @@ func (w *Worker) invokeScheduler(snap *state.StateSnapshot, eval *structs.Evalua
 	}
 	planner := &workerPlanner{w: w, eval: eval, token: token, snap: snap, snapshotIndex: index}
 	cfg := &scheduler.Config{Logger: logger, Now: w.clock.Now}
-	var sched scheduler.Scheduler
-	if f, ok := w.factories[eval.Type]; ok {
-		sched = f(cfg, snap.SchedulerView(), planner)
-	} else if sched, err = scheduler.NewScheduler(eval.Type, cfg, snap.SchedulerView(), planner); err != nil {
+	sched, err := w.factories.New(eval.Type, cfg, snap.SchedulerView(), planner)
+	if err != nil {
 		return fmt.Errorf("eval %q: %w", eval.ID, err)
 	}
 

@@ -36,11 +36,7 @@ func TestSchedulingInvariants(t *testing.T) {
 		runSchedulingInvariants(t, newRacingScheduler, true)
 	})
 	t.Run("builtin service scheduler", func(t *testing.T) {
-		f, ok := scheduler.BuiltinSchedulers[structs.JobTypeService]
-		if !ok {
-			t.Skip("the service scheduler is not registered in scheduler.BuiltinSchedulers")
-		}
-		runSchedulingInvariants(t, f, false)
+		runSchedulingInvariants(t, scheduler.Builtin()[structs.JobTypeService], false)
 	})
 }
 

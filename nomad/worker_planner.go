@@ -3,7 +3,6 @@ package nomad
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/opennomad/nomad/nomad/state"
 	"github.com/opennomad/nomad/scheduler"
@@ -153,11 +152,10 @@ func (w *Worker) callWithRetry(call func() error) error {
 	}
 }
 
-// retryableLeaderError matches, by text because they cross the network,
-// the errors that mean "try again once a leader is in office".
+// retryableLeaderError matches the errors, in process or from across the
+// network, that mean "try again once a leader is in office".
 func retryableLeaderError(err error) bool {
-	s := err.Error()
-	return strings.Contains(s, structs.ErrNoLeader.Error()) || strings.Contains(s, structs.ErrPlanQueueDisabled.Error())
+	return structs.IsKind(err, structs.ErrNoLeader) || structs.IsKind(err, structs.ErrPlanQueueDisabled)
 }
 
 // stopContext returns a context that ends when the worker is stopped or

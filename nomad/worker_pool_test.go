@@ -2,6 +2,7 @@ package nomad
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"testing"
 
@@ -162,4 +163,13 @@ func TestWorkerPool_LeadershipObserver(t *testing.T) {
 	waitPaused(t, poolWorkers(p), 3)
 	p.LeadershipLost()
 	waitPaused(t, poolWorkers(p), 0)
+}
+
+// AllSchedulers names exactly the builtin schedulers and the garbage
+// collector: the list and the factories cannot drift apart.
+func TestAllSchedulers_AreTheBuiltinOnesAndCore(t *testing.T) {
+	want := slices.Sorted(maps.Keys(scheduler.Builtin()))
+	want = append(want, structs.JobTypeCore)
+	slices.Sort(want)
+	must.Eq(t, want, slices.Sorted(slices.Values(AllSchedulers())))
 }

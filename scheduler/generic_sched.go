@@ -10,13 +10,14 @@ import (
 	"github.com/opennomad/nomad/structs"
 )
 
-func init() {
-	BuiltinSchedulers[structs.JobTypeService] = func(cfg *Config, state State, planner Planner) Scheduler {
-		return newGenericScheduler(cfg, state, planner, false)
-	}
-	BuiltinSchedulers[structs.JobTypeBatch] = func(cfg *Config, state State, planner Planner) Scheduler {
-		return newGenericScheduler(cfg, state, planner, true)
-	}
+// serviceFactory is the Factory of service jobs.
+func serviceFactory(cfg *Config, state State, planner Planner) Scheduler {
+	return newGenericScheduler(cfg, state, planner, false)
+}
+
+// batchFactory is the Factory of batch jobs.
+func batchFactory(cfg *Config, state State, planner Planner) Scheduler {
+	return newGenericScheduler(cfg, state, planner, true)
 }
 
 // genericTriggers are the reasons a service or batch eval may carry.

@@ -132,15 +132,33 @@ func (c *Config) logger() hclog.Logger {
 // Factory builds a scheduler for one evaluation.
 type Factory func(cfg *Config, state State, planner Planner) Scheduler
 
-// BuiltinSchedulers maps each job type to the scheduler that places it.
-// It is filled by the files defining each scheduler.
-var BuiltinSchedulers = map[string]Factory{}
+// Factories maps each eval type to the factory of the scheduler that
+// processes it.
+type Factories map[string]Factory
 
-// NewScheduler returns the scheduler for the eval type.
-func NewScheduler(name string, cfg *Config, state State, planner Planner) (Scheduler, error) {
-	f, ok := BuiltinSchedulers[name]
-	if !ok {
-		return nil, fmt.Errorf("unknown scheduler %q", name)
+// Builtin returns the schedulers of the job types: service, batch,
+// system and sysbatch. The map is new on every call, so its holder may
+// add to it (the server adds its garbage collector) or replace an entry
+// (tests inject their own scheduler) without affecting anyone else.
+func Builtin() Factories {
+	return Factories{
+		structs.JobTypeService:  serviceFactory,
+		structs.JobTypeBatch:    batchFactory,
+		structs.JobTypeSystem:   systemFactory,
+		structs.JobTypeSysBatch: sysBatchFactory,
 	}
-	return f(cfg, state, planner), nil
+}
+
+// New returns the scheduler for the eval type.
+func (f Factories) New(evalType string, cfg *Config, state State, planner Planner) (Scheduler, error) {
+	factory, ok := f[evalType]
+	if !ok {
+		return nil, fmt.Errorf("unknown scheduler %q", evalType)
+	}
+	return factory(cfg, state, planner), nil
+}
+
+// NewScheduler returns the builtin scheduler for the eval type.
+func NewScheduler(evalType string, cfg *Config, state State, planner Planner) (Scheduler, error) {
+	return Builtin().New(evalType, cfg, state, planner)
 }

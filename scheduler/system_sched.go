@@ -10,13 +10,14 @@ import (
 	"github.com/opennomad/nomad/structs"
 )
 
-func init() {
-	BuiltinSchedulers[structs.JobTypeSystem] = func(cfg *Config, state State, planner Planner) Scheduler {
-		return newSystemScheduler(cfg, state, planner, false)
-	}
-	BuiltinSchedulers[structs.JobTypeSysBatch] = func(cfg *Config, state State, planner Planner) Scheduler {
-		return newSystemScheduler(cfg, state, planner, true)
-	}
+// systemFactory is the Factory of system jobs.
+func systemFactory(cfg *Config, state State, planner Planner) Scheduler {
+	return newSystemScheduler(cfg, state, planner, false)
+}
+
+// sysBatchFactory is the Factory of sysbatch jobs.
+func sysBatchFactory(cfg *Config, state State, planner Planner) Scheduler {
+	return newSystemScheduler(cfg, state, planner, true)
 }
 
 // systemTriggers are the reasons a system or sysbatch eval may carry.

@@ -1,13 +1,9 @@
 package structs
 
 import (
-	"errors"
 	"fmt"
 	"time"
 )
-
-// ErrUnknownDeployment is returned for a deployment ID that is not in state.
-var ErrUnknownDeployment = errors.New("deployment not found")
 
 // More deployment status descriptions, as Nomad words them.
 const (

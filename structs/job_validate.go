@@ -20,6 +20,17 @@ const (
 // validNodePoolName is the node pool name syntax Nomad accepts.
 var validNodePoolName = regexp.MustCompile(`^[a-zA-Z0-9-_]{1,128}$`)
 
+// PriorityProblem describes a requested priority (of an eval, of a
+// dispatched job) outside [JobMinPriority, JobMaxPriority], naming it
+// what, e.g. "eval priority must be between 1 and 100, got 0". It is ""
+// when p is in range or 0, which means "unset: the job's own".
+func PriorityProblem(what string, p int) string {
+	if p == 0 || (p >= JobMinPriority && p <= JobMaxPriority) {
+		return ""
+	}
+	return fmt.Sprintf("%s must be between %d and %d, got %d", what, JobMinPriority, JobMaxPriority, p)
+}
+
 // Validate checks a canonicalized job and returns a *ValidationError with
 // every problem found, or nil. Each problem names its path, e.g.
 // `group "web": task "api": memory must be >= 10 MB, got 0`. Validate

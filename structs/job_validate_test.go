@@ -632,3 +632,21 @@ func BenchmarkJobValidate(b *testing.B) {
 		}
 	}
 }
+
+func TestPriorityProblem(t *testing.T) {
+	cases := []struct {
+		p    int
+		want string
+	}{
+		{0, ""}, // unset: the job's own priority
+		{structs.JobMinPriority, ""},
+		{structs.JobMaxPriority, ""},
+		{-1, "eval priority must be between 1 and 100, got -1"},
+		{structs.JobMaxPriority + 1, "eval priority must be between 1 and 100, got 101"},
+	}
+	for _, tc := range cases {
+		if got := structs.PriorityProblem("eval priority", tc.p); got != tc.want {
+			t.Errorf("PriorityProblem(%d) = %q, want %q", tc.p, got, tc.want)
+		}
+	}
+}

@@ -1,28 +1,6 @@
 package structs
 
-import (
-	"errors"
-	"time"
-)
-
-// Errors whose text crosses the RPC boundary; callers match on the text
-// after a network hop, so it must never change.
-var (
-	ErrNoLeader           = errors.New("No cluster leader")
-	ErrNotOutstanding     = errors.New("evaluation is not outstanding")
-	ErrTokenMismatch      = errors.New("evaluation token does not match")
-	ErrNackTimeoutReached = errors.New("evaluation nack timeout reached")
-	ErrPlanQueueDisabled  = errors.New("plan queue is disabled")
-	ErrBrokerDisabled     = errors.New("eval broker disabled")
-	ErrJobRegistrationOff = errors.New("Job registration, dispatch, and scale are disabled by the scheduler configuration")
-	ErrUnknownNode        = errors.New("node not found")
-	ErrUnknownJob         = errors.New("job not found")
-	ErrUnknownEval        = errors.New("eval not found")
-	ErrUnknownAlloc       = errors.New("alloc not found")
-	ErrUnknownMethod      = errors.New("unknown RPC method")
-	ErrSchedulerVersion   = errors.New("calling scheduler version is not supported")
-	ErrNoRegionPath       = errors.New("No path to region")
-)
+import "time"
 
 // SchedulerVersion is bumped when workers and the broker stop agreeing on
 // the eval protocol; a worker with another version is refused work.

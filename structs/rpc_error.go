@@ -3,7 +3,6 @@ package structs
 import (
 	"errors"
 	"fmt"
-	"net/http"
 	"strconv"
 	"strings"
 )
@@ -72,37 +71,30 @@ func (e *RPCCodedError) Unwrap() error { return e.err }
 // without the "RPC Error:: <code>," marker; ok is false for an error
 // that carries none. It finds the status in a CodedError anywhere in the
 // chain, or in the text of an error that crossed the network, wrapped or
-// not: "looking up job: RPC Error:: 404,job not found" gives 404 and
-// "looking up job: job not found".
+// not (RecoverError): "looking up job: RPC Error:: 404,job not found"
+// gives 404 and "looking up job: job not found".
 func ErrorCode(err error) (code int, msg string, ok bool) {
 	if err == nil {
 		return 0, "", false
 	}
-	text := err.Error()
 	var c CodedError
 	if errors.As(err, &c) {
 		marker := rpcCodedPrefix + strconv.Itoa(c.Code()) + ","
-		return c.Code(), strings.Replace(text, marker, "", 1), true
+		return c.Code(), strings.Replace(err.Error(), marker, "", 1), true
 	}
-	i := strings.Index(text, rpcCodedPrefix)
-	if i < 0 {
+	if _, code, msg = RecoverError(err.Error()); code == 0 {
 		return 0, "", false
 	}
-	codeStr, rest, found := strings.Cut(text[i+len(rpcCodedPrefix):], ",")
-	code, convErr := strconv.Atoi(codeStr)
-	if !found || convErr != nil || code < 400 || code > 599 {
-		return 0, "", false
-	}
-	return code, text[:i] + rest, true
+	return code, msg, true
 }
 
-// ClassifyError gives the errors whose meaning is known an HTTP status:
-// validation failures 400, and requests for a region there is no path
-// to 400 too (the caller named the region; the servers are fine),
-// unknown objects 404, registration switched off 403. Others, and errors
-// already coded, are returned unchanged. The RPC layer applies it to
-// every endpoint's error, so endpoints may keep returning the plain
-// sentinels and *ValidationError.
+// ClassifyError codes an error of a kind that has an HTTP status
+// (HTTPStatus): invalid requests, including validation failures, and
+// requests for a region there is no path to 400 (the caller named the
+// region; the servers are fine), conflicts 400, unknown objects 404,
+// refusals such as disabled registration 403. Others, and errors already
+// coded, are returned unchanged. The RPC layer applies it to every
+// endpoint's error, so endpoints return kinds and never choose a status.
 func ClassifyError(err error) error {
 	if err == nil {
 		return nil
@@ -111,14 +103,12 @@ func ClassifyError(err error) error {
 	if errors.As(err, &c) {
 		return err
 	}
-	switch {
-	case IsValidationError(err), errors.Is(err, ErrNoRegionPath):
-		return WithCode(http.StatusBadRequest, err)
-	case errors.Is(err, ErrUnknownJob), errors.Is(err, ErrUnknownNode), errors.Is(err, ErrUnknownEval),
-		errors.Is(err, ErrUnknownAlloc), errors.Is(err, ErrUnknownDeployment):
-		return WithCode(http.StatusNotFound, err)
-	case errors.Is(err, ErrJobRegistrationOff):
-		return WithCode(http.StatusForbidden, err)
+	for _, k := range kinds {
+		if errors.Is(err, k) {
+			if code := HTTPStatus(k); code != 0 {
+				return WithCode(code, err)
+			}
+		}
 	}
 	return err
 }

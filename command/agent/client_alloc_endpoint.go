@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"github.com/opennomad/nomad/client"
+	"github.com/opennomad/nomad/structs"
 )
 
 // ClientAPI is the node agent as the /v1/client endpoints use it: the
@@ -98,17 +99,16 @@ func decodeOptionalBody(r *http.Request, out interface{}) error {
 	return err
 }
 
-// clientError gives a client refusal its HTTP status.
+// clientError gives a client refusal, an error of one of the structs
+// kinds, its HTTP status (structs.HTTPStatus).
 func clientError(err error) error {
-	switch {
-	case err == nil:
+	if err == nil {
 		return nil
-	case errors.Is(err, client.ErrNotFound):
-		return codedError(http.StatusNotFound, err.Error())
-	case errors.Is(err, client.ErrInvalid):
-		return codedError(http.StatusBadRequest, err.Error())
-	case errors.Is(err, client.ErrForbidden):
-		return codedError(http.StatusForbidden, err.Error())
+	}
+	for _, kind := range []error{client.ErrNotFound, client.ErrInvalid, client.ErrForbidden} {
+		if errors.Is(err, kind) {
+			return codedError(structs.HTTPStatus(kind), err.Error())
+		}
 	}
 	return err
 }

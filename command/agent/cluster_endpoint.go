@@ -109,7 +109,7 @@ func (s *HTTPServer) agentForceLeaveRequest(w http.ResponseWriter, r *http.Reque
 // operation. Otherwise it returns nil.
 func refusedMembership(err error) error {
 	if errors.Is(err, nomad.ErrNoGossip) {
-		return structs.WithCode(http.StatusBadRequest, err)
+		return structs.WithKind(structs.ErrInvalid, err)
 	}
 	return nil
 }

@@ -275,7 +275,7 @@ func DefaultConfig() *Config {
 		Ports:      Ports{HTTP: DefaultHTTPPort, RPC: DefaultRPCPort, Serf: DefaultSerfPort},
 		Server: ServerConfig{
 			NumSchedulers:          runtime.NumCPU(),
-			EnabledSchedulers:      builtinSchedulers(),
+			EnabledSchedulers:      nomad.AllSchedulers(),
 			HeartbeatGrace:         10 * time.Second,
 			MinHeartbeatTTL:        10 * time.Second,
 			MaxHeartbeatsPerSecond: 50.0,
@@ -330,15 +330,6 @@ func DevConfig() *Config {
 	c.Client.Enabled = true
 	c.Plugins["raw_exec"] = &PluginConfig{Config: map[string]any{"enabled": true}}
 	return c
-}
-
-// builtinSchedulers are the scheduler types a worker can run; "_core"
-// (garbage collection) is mandatory.
-func builtinSchedulers() []string {
-	return []string{
-		structs.JobTypeService, structs.JobTypeBatch, structs.JobTypeSystem,
-		structs.JobTypeSysBatch, structs.JobTypeCore,
-	}
 }
 
 // PluginEnabled reports whether the plugin block of driver sets

@@ -101,57 +101,45 @@ func (c *Config) Validate() error {
 	return &ConfigError{Problems: p.list}
 }
 
+// validateServer checks the server block. The settings the server itself
+// takes are checked by the server package (nomad.Config.SettingProblems),
+// on the configuration this agent would start its server with; the rules
+// here are the agent file's own, such as a zero that the file may not
+// use for "the default".
 func (c *Config) validateServer(p *configProblems) {
 	s := &c.Server
-	if s.BootstrapExpect < 0 {
-		p.add("server.bootstrap_expect", "must be >= 0, got %d", s.BootstrapExpect)
-	}
 	if s.Enabled && c.DevMode && s.BootstrapExpect != 1 {
 		p.add("server.bootstrap_expect", "must be 1 in -dev mode, got %d", s.BootstrapExpect)
 	}
-	if s.NumSchedulers < 0 {
-		p.add("server.num_schedulers", "must be >= 0, got %d", s.NumSchedulers)
+	for _, sp := range serverConfig(c).SettingProblems() {
+		p.add("server."+sp.Key, "%s", sp.Problem)
 	}
-	if !slices.Contains(s.EnabledSchedulers, structs.JobTypeCore) {
-		p.add("server.enabled_schedulers", "must include %q (garbage collection), got %q", structs.JobTypeCore, s.EnabledSchedulers)
-	}
-	for _, name := range s.EnabledSchedulers {
-		if !slices.Contains(builtinSchedulers(), name) {
-			p.add("server.enabled_schedulers", "unknown scheduler %q (have %s)", name, strings.Join(builtinSchedulers(), ", "))
-		}
-	}
-	positive := []struct {
+	for _, d := range []struct {
 		key string
 		val time.Duration
 	}{
-		{"server.min_heartbeat_ttl", s.MinHeartbeatTTL},
-		{"server.failover_heartbeat_ttl", s.FailoverHeartbeatTTL},
+		// Negative values are the server's to report.
 		{"server.eval_gc_threshold", s.EvalGCThreshold},
 		{"server.batch_eval_gc_threshold", s.BatchEvalGCThreshold},
-		{"server.job_gc_interval", s.JobGCInterval},
 		{"server.job_gc_threshold", s.JobGCThreshold},
 		{"server.node_gc_threshold", s.NodeGCThreshold},
 		{"server.deployment_gc_threshold", s.DeploymentGCThreshold},
-		{"server.server_join.retry_interval", s.ServerJoin.RetryInterval},
-	}
-	for _, d := range positive {
-		if d.val <= 0 {
+	} {
+		if d.val == 0 {
 			p.add(d.key, "must be a positive duration, got %s", d.val)
 		}
 	}
-	if s.HeartbeatGrace < 0 {
-		p.add("server.heartbeat_grace", "must not be negative, got %s", s.HeartbeatGrace)
+	if s.ServerJoin.RetryInterval <= 0 {
+		p.add("server.server_join.retry_interval", "must be a positive duration, got %s", s.ServerJoin.RetryInterval)
 	}
 	if s.JobMaxCount < 1 {
 		p.add("server.job_max_count", "must be >= 1, got %d", s.JobMaxCount)
 	}
-	if s.MaxHeartbeatsPerSecond <= 0 {
-		p.add("server.max_heartbeats_per_second", "must be > 0, got %g", s.MaxHeartbeatsPerSecond)
-	}
 	if s.ServerJoin.RetryMax < 0 {
 		p.add("server.server_join.retry_max", "must be >= 0, got %d", s.ServerJoin.RetryMax)
 	}
-	if s.PlanApplyPipeline < 1 {
+	if s.PlanApplyPipeline == 0 {
+		// Negative values are the server's to report.
 		p.add("server.plan_apply_pipeline", "must be >= 1, got %d", s.PlanApplyPipeline)
 	}
 	if s.RaftMultiplier < 0 || s.RaftMultiplier > 10 {
@@ -159,9 +147,6 @@ func (c *Config) validateServer(p *configProblems) {
 	}
 	if s.RaftSnapshotThreshold < 0 {
 		p.add("server.raft_snapshot_threshold", "must be >= 0, got %d", s.RaftSnapshotThreshold)
-	}
-	if s.RaftSnapshotInterval < 0 {
-		p.add("server.raft_snapshot_interval", "must be >= 0, got %s", s.RaftSnapshotInterval)
 	}
 	if s.RaftTrailingLogs < 0 {
 		p.add("server.raft_trailing_logs", "must be >= 0, got %d", s.RaftTrailingLogs)
@@ -291,8 +276,10 @@ func parsePort(s string) (int, error) {
 func splitHostPortDefault(addr string, port int) (string, int, error) {
 	host, p, err := net.SplitHostPort(addr)
 	if err != nil {
-		if strings.Contains(err.Error(), "missing port") {
-			return strings.Trim(addr, "[]"), port, nil
+		// No port given ("host", "[::1]"): the address splits once the
+		// default one is appended.
+		if h, _, perr := net.SplitHostPort(addr + ":" + strconv.Itoa(port)); perr == nil {
+			return h, port, nil
 		}
 		return "", 0, fmt.Errorf("address %q: %w", addr, err)
 	}

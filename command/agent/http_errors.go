@@ -29,11 +29,13 @@ func codedError(code int, msg string) error { return &CodedError{Code: code, Msg
 //   - an error carrying a status (structs.ErrorCode: a server's coded
 //     error, in process or as "RPC Error:: <code>,<message>" text after a
 //     network hop): that status and the message without the marker. The
-//     server codes validation failures and failed check-index writes 400,
-//     unknown objects 404, disabled registration 403; errors of those
-//     kinds that arrive uncoded (structs.ClassifyError) get the same. A
-//     validation error is answered with every problem (Nomad answers 500
-//     here; a client error is a 400).
+//     status follows from the error's kind (structs.HTTPStatus): invalid
+//     requests, validation failures and conflicts such as failed
+//     check-index writes 400, unknown objects 404, permission denied
+//     (disabled registration among them) 403; errors of those kinds that
+//     arrive uncoded (structs.ClassifyError) get the same. A validation
+//     error is answered with every problem (Nomad answers 500 here; a
+//     client error is a 400).
 //   - anything else, including "No cluster leader": 500.
 func errorStatus(err error) (int, string) {
 	var coded *CodedError

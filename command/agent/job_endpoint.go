@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
 
 	"github.com/opennomad/nomad/api"
@@ -24,36 +23,6 @@ var jobSubresources = map[string]bool{
 var jobUnsupported = map[string]bool{
 	"revert": true, "stable": true, "scale": true, "services": true, "submission": true,
 	"actions": true, "action": true, "tag": true,
-}
-
-// splitObjectPath splits "/v1/<kind>/<id>[/<sub>]" into the object ID and
-// the subresource. IDs may contain "/" (dispatched and periodic child
-// jobs), sent either escaped as %2F or raw; the last segment is a
-// subresource only if it is one of subs (or a two-segment one such as
-// "periodic/force").
-func splitObjectPath(r *http.Request, prefix string, subs ...map[string]bool) (id, sub string) {
-	rest := strings.TrimPrefix(r.URL.EscapedPath(), prefix)
-	parts := strings.Split(rest, "/")
-	for i, p := range parts {
-		if u, err := url.PathUnescape(p); err == nil {
-			parts[i] = u
-		}
-	}
-	isSub := func(s string) bool {
-		for _, m := range subs {
-			if m[s] {
-				return true
-			}
-		}
-		return false
-	}
-	if n := len(parts); n >= 3 && isSub(parts[n-2]+"/"+parts[n-1]) {
-		return strings.Join(parts[:n-2], "/"), parts[n-2] + "/" + parts[n-1]
-	}
-	if n := len(parts); n >= 2 && isSub(parts[n-1]) {
-		return strings.Join(parts[:n-1], "/"), parts[n-1]
-	}
-	return strings.Join(parts, "/"), ""
 }
 
 // jobsRequest serves /v1/jobs: GET lists, PUT/POST registers.
@@ -108,9 +77,8 @@ func (s *HTTPServer) jobRegister(w http.ResponseWriter, r *http.Request, pathID 
 	if pathID != "" && (body.Job.ID == nil || *body.Job.ID != pathID) {
 		return nil, codedError(http.StatusBadRequest, "Job ID does not match name")
 	}
-	if body.EvalPriority != 0 && (body.EvalPriority < structs.JobMinPriority || body.EvalPriority > structs.JobMaxPriority) {
-		return nil, codedError(http.StatusBadRequest, fmt.Sprintf("eval priority must be between %d and %d, got %d",
-			structs.JobMinPriority, structs.JobMaxPriority, body.EvalPriority))
+	if msg := structs.PriorityProblem("eval priority", body.EvalPriority); msg != "" {
+		return nil, codedError(http.StatusBadRequest, msg)
 	}
 	args := structs.JobRegisterRequest{
 		EnforceIndex:   body.EnforceIndex,
@@ -141,7 +109,10 @@ func (s *HTTPServer) jobRegister(w http.ResponseWriter, r *http.Request, pathID 
 // request when the job names none, converts and validates it. The write
 // request then targets the job's namespace. Validation failures are 400
 // with every problem listed; so is a job with null list entries, which
-// is refused before anything reads it.
+// is refused before anything reads it. The server canonicalizes and
+// validates again (prepareJob), as it must for anything it receives over
+// RPC; the agent's check answers a bad job before any RPC, with the
+// same problems.
 func (s *HTTPServer) jobFromBody(r *http.Request, in *api.Job, wr *structs.WriteRequest) (*structs.Job, []string, error) {
 	if err := nullEntries(in); err != nil {
 		return nil, nil, err
@@ -337,9 +308,8 @@ func (s *HTTPServer) jobDeregister(w http.ResponseWriter, r *http.Request, id st
 	if args.EvalPriority, err = intParam(r, "eval_priority"); err != nil {
 		return nil, err
 	}
-	if args.EvalPriority != 0 && (args.EvalPriority < structs.JobMinPriority || args.EvalPriority > structs.JobMaxPriority) {
-		return nil, codedError(http.StatusBadRequest, fmt.Sprintf("eval priority must be between %d and %d, got %d",
-			structs.JobMinPriority, structs.JobMaxPriority, args.EvalPriority))
+	if msg := structs.PriorityProblem("eval priority", args.EvalPriority); msg != "" {
+		return nil, codedError(http.StatusBadRequest, msg)
 	}
 	s.parseWriteRequest(r, &args.WriteRequest)
 	var out structs.JobDeregisterResponse
@@ -492,13 +462,4 @@ func (s *HTTPServer) jobVersions(w http.ResponseWriter, r *http.Request, id stri
 		return nil, codedError(http.StatusNotFound, "job versions not found")
 	}
 	return out, nil
-}
-
-// nonNil returns an empty slice for nil, so lists encode as [] and not
-// null, as Nomad's do.
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
 }

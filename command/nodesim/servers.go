@@ -5,7 +5,6 @@ import (
 	"io"
 	"net"
 	"net/rpc"
-	"strings"
 	"sync/atomic"
 
 	"github.com/opennomad/nomad/structs"
@@ -77,22 +76,21 @@ func (s *serverSet) write(method string, args, reply interface{}) error {
 }
 
 // unavailable reports whether err means the server could not serve the
-// request rather than refusing it. Errors that crossed the network may
-// arrive as text only.
+// request rather than refusing it, in process or across the network
+// (structs.IsKind).
 func unavailable(err error) bool {
 	var netErr net.Error
 	switch {
-	case errors.Is(err, ErrServerUnreachable), errors.Is(err, structs.ErrNoLeader),
+	case errors.Is(err, ErrServerUnreachable),
 		errors.As(err, &netErr), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
 		errors.Is(err, rpc.ErrShutdown):
 		return true
 	}
-	return strings.Contains(err.Error(), structs.ErrNoLeader.Error())
+	return structs.IsKind(err, structs.ErrNoLeader)
 }
 
 // unknownNode reports whether the servers do not know the node, which the
 // node answers by registering again.
 func unknownNode(err error) bool {
-	return err != nil && (errors.Is(err, structs.ErrUnknownNode) ||
-		strings.Contains(err.Error(), structs.ErrUnknownNode.Error()))
+	return structs.IsKind(err, structs.ErrUnknownNode)
 }

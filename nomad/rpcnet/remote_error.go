@@ -3,41 +3,16 @@ package rpcnet
 import (
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/opennomad/nomad/structs"
 )
 
-// codedPrefix starts an error text that carries an HTTP-style status
-// across the network: "RPC Error:: 404,job not found".
-const codedPrefix = "RPC Error:: "
-
-// knownErrors are the structs errors callers test with errors.Is. A server
-// sends only text, so the pool recognises them by it; their texts are
-// fixed for this reason (see structs/rpc.go).
-var knownErrors = []error{
-	structs.ErrNoLeader,
-	structs.ErrNotOutstanding,
-	structs.ErrTokenMismatch,
-	structs.ErrNackTimeoutReached,
-	structs.ErrPlanQueueDisabled,
-	structs.ErrBrokerDisabled,
-	structs.ErrJobRegistrationOff,
-	structs.ErrUnknownNode,
-	structs.ErrUnknownJob,
-	structs.ErrUnknownEval,
-	structs.ErrUnknownAlloc,
-	structs.ErrUnknownDeployment,
-	structs.ErrUnknownMethod,
-	structs.ErrSchedulerVersion,
-}
-
 // RemoteError is an error a server returned for a call. Its text is
 // exactly the server's, so an error relayed again (a server forwarding a
-// client's call) reads the same at every hop. Unwrap yields the structs
-// error the text names, if any, so errors.Is(err, structs.ErrNoLeader)
-// holds for a remote "No cluster leader" as it does in process.
+// client's call) reads the same at every hop. Unwrap yields the kind
+// structs.RecoverError finds in the text, if any, so
+// errors.Is(err, structs.ErrNoLeader) holds for a remote "No cluster
+// leader" as it does in process.
 type RemoteError struct {
 	// Message is the server's text (after the status, for a coded one).
 	Message string
@@ -47,37 +22,25 @@ type RemoteError struct {
 // Error returns the server's text.
 func (e *RemoteError) Error() string { return e.Message }
 
-// Unwrap returns the structs error the text names, or nil.
+// Unwrap returns the kind the text names, or nil.
 func (e *RemoteError) Unwrap() error { return e.known }
 
-// DecodeError turns the text of a server's error back into an error. A
-// coded text ("RPC Error:: <code>,<msg>") becomes a structs.CodedError
-// with that code around a *RemoteError of msg; a text naming one of the
-// structs errors (alone, or with context around it as "%s: %w" and
-// "%w: %s" produce) unwraps to it. The error's text is the server's.
+// DecodeError turns the text of a server's error back into an error, its
+// kind recovered by structs.RecoverError. A coded text ("RPC Error::
+// <code>,<msg>") becomes a structs.CodedError with that code around a
+// *RemoteError of msg. The error's text is the server's.
 func DecodeError(text string) error {
-	if rest, ok := strings.CutPrefix(text, codedPrefix); ok {
-		codeStr, msg, found := strings.Cut(rest, ",")
-		if code, err := strconv.Atoi(codeStr); found && err == nil && code > 0 {
-			return structs.NewErrRPCCodedf(code, "%w", &RemoteError{Message: msg, known: namedError(msg)})
+	kind, code, msg := structs.RecoverError(text)
+	if code != 0 {
+		coded := structs.NewErrRPCCodedf(code, "%w", &RemoteError{Message: msg, known: kind})
+		// Only a marker that leads the text is the server's own coding;
+		// one in the middle is context a hop added, and the text must
+		// read the same.
+		if coded.Error() == text {
+			return coded
 		}
 	}
-	return &RemoteError{Message: text, known: namedError(text)}
-}
-
-// namedError returns the known error whose text is a line of msg or a
-// colon-separated part of one (errors.Join puts one error per line).
-func namedError(msg string) error {
-	for _, line := range strings.Split(msg, "\n") {
-		for _, k := range knownErrors {
-			t := k.Error()
-			if line == t || strings.HasSuffix(line, ": "+t) || strings.HasPrefix(line, t+": ") ||
-				strings.Contains(line, ": "+t+": ") {
-				return k
-			}
-		}
-	}
-	return nil
+	return &RemoteError{Message: text, known: kind}
 }
 
 // ErrConnection marks a call that failed for want of a working

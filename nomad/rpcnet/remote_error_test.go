@@ -22,7 +22,7 @@ func TestDecodeError(t *testing.T) {
 		{text: "plan queue is disabled", msg: "plan queue is disabled", known: structs.ErrPlanQueueDisabled},
 		{text: `job "web": job not found`, msg: `job "web": job not found`, known: structs.ErrUnknownJob},
 		{text: "RPC Error:: 404,eval not found", code: 404, msg: "eval not found", known: structs.ErrUnknownEval},
-		{text: "RPC Error:: 400,job \"x\": count must be >= 0", code: 400, msg: "job \"x\": count must be >= 0"},
+		{text: "RPC Error:: 400,job \"x\": count must be >= 0", code: 400, msg: "job \"x\": count must be >= 0", known: structs.ErrInvalid},
 		{text: "RPC Error:: abc,not a code", msg: "RPC Error:: abc,not a code"},
 		{text: "no cluster leaders here", msg: "no cluster leaders here"},
 		{text: "node not found somewhere", msg: "node not found somewhere"},
