@@ -234,8 +234,8 @@ func TestRealServer_Nodes(t *testing.T) {
 	must.Eq(t, http.StatusOK, resp.StatusCode)
 	var stubs []api.NodeListStub
 	must.NoError(t, json.Unmarshal([]byte(body), &stubs))
-	must.Len(t, 1, stubs)
-	must.Eq(t, node.ID, stubs[0].ID)
+	// The dev agent's own client may have registered too.
+	must.SliceContainsFunc(t, stubs, node.ID, func(s api.NodeListStub, id string) bool { return s.ID == id })
 
 	_, body = ra.do("GET", "/v1/node/"+node.ID, "")
 	must.StrNotContains(t, body, node.SecretID)
