@@ -112,61 +112,7 @@ func (s *testState) snapshot() *state.StateSnapshot { return s.store.Snapshot() 
 const allocMemMB = 256
 
 // newTestAlloc returns a new, pending alloc of job on node using cpu MHz
-// and allocMemMB MB and no ports, so that only cpu and memory decide
-// whether allocs fit together.
+// and allocMemMB MB (see mock.SizedAlloc).
 func newTestAlloc(job *structs.Job, node *structs.Node, cpu int64) *structs.Allocation {
-	tg := job.TaskGroups[0]
-	return &structs.Allocation{
-		ID:        structs.GenerateUUID(),
-		Namespace: job.Namespace,
-		EvalID:    structs.GenerateUUID(),
-		Name:      structs.AllocName(job.ID, tg.Name, 0),
-		NodeID:    node.ID,
-		NodeName:  node.Name,
-		JobID:     job.ID,
-		Job:       job,
-		TaskGroup: tg.Name,
-		AllocatedResources: &structs.AllocatedResources{
-			Tasks: map[string]*structs.AllocatedTaskResources{
-				tg.Tasks[0].Name: {
-					Cpu:    structs.AllocatedCpuResources{CpuShares: cpu},
-					Memory: structs.AllocatedMemoryResources{MemoryMB: allocMemMB},
-				},
-			},
-		},
-		DesiredStatus: structs.AllocDesiredStatusRun,
-		ClientStatus:  structs.AllocClientStatusPending,
-		Metrics:       &structs.AllocMetric{},
-	}
+	return mock.SizedAlloc(job, node, cpu, allocMemMB)
 }
-
-// planBuilder assembles a plan for tests.
-type planBuilder struct{ plan *structs.Plan }
-
-func (b *planBuilder) place(allocs ...*structs.Allocation) *planBuilder {
-	for _, a := range allocs {
-		b.plan.AppendAlloc(a)
-	}
-	return b
-}
-
-func (b *planBuilder) stop(allocs ...*structs.Allocation) *planBuilder {
-	for _, a := range allocs {
-		b.plan.AppendStoppedAlloc(a, structs.AllocNotNeeded, "", "")
-	}
-	return b
-}
-
-func (b *planBuilder) preempt(by string, allocs ...*structs.Allocation) *planBuilder {
-	for _, a := range allocs {
-		b.plan.AppendPreemptedAlloc(a, by)
-	}
-	return b
-}
-
-func (b *planBuilder) allAtOnce() *planBuilder {
-	b.plan.AllAtOnce = true
-	return b
-}
-
-func (b *planBuilder) build() *structs.Plan { return b.plan }

@@ -14,6 +14,7 @@ import (
 	"github.com/opennomad/nomad/nomad/clock"
 	"github.com/opennomad/nomad/nomad/state"
 	"github.com/opennomad/nomad/structs"
+	"github.com/opennomad/nomad/structs/mock"
 )
 
 // fakeOutstanding is the broker's view of outstanding deliveries, set by
@@ -112,10 +113,10 @@ func newManualHarness(t *testing.T, pipeline int) (*applierHarness, *manualPlanR
 
 // newPlan starts a plan for a new eval of job, written to state first
 // (committing a plan touches its eval).
-func (h *applierHarness) newPlan(job *structs.Job) *planBuilder { return planFor(h.s, job) }
+func (h *applierHarness) newPlan(job *structs.Job) *mock.PlanBuilder { return planFor(h.s, job) }
 
-func planFor(s *testState, job *structs.Job) *planBuilder {
-	return &planBuilder{plan: s.eval(job).MakePlan(job)}
+func planFor(s *testState, job *structs.Job) *mock.PlanBuilder {
+	return mock.BuildPlan(s.eval(job).MakePlan(job))
 }
 
 // submit hands a plan in under a fresh outstanding token.
@@ -156,7 +157,7 @@ func TestPlanApplier_CommitsAndAnswers(t *testing.T) {
 	h, raft := newManualHarness(t, 1)
 	n, j := h.s.node(), h.s.job()
 	old := h.s.alloc(j, n, 500)
-	plan := h.newPlan(j).stop(old).place(newTestAlloc(j, n, 500), newTestAlloc(j, n, 500)).build()
+	plan := h.newPlan(j).Stop(old).Place(newTestAlloc(j, n, 500), newTestAlloc(j, n, 500)).Build()
 
 	f := h.submit(plan)
 	raft.waitDispatched(1)
@@ -193,7 +194,7 @@ func TestPlanApplier_TokenCheck(t *testing.T) {
 	h, raft := newManualHarness(t, 1)
 	n, j := h.s.node(), h.s.job()
 
-	mismatch := h.newPlan(j).place(newTestAlloc(j, n, 500)).build()
+	mismatch := h.newPlan(j).Place(newTestAlloc(j, n, 500)).Build()
 	mismatch.EvalToken = "not the token"
 	h.evals.set(mismatch.EvalID, "the token")
 	f2, err := h.queue.Enqueue(mismatch)
@@ -201,7 +202,7 @@ func TestPlanApplier_TokenCheck(t *testing.T) {
 	_, err = answer(t, f2)
 	must.ErrorIs(t, err, structs.ErrTokenMismatch)
 
-	gone := h.newPlan(j).place(newTestAlloc(j, n, 500)).build()
+	gone := h.newPlan(j).Place(newTestAlloc(j, n, 500)).Build()
 	f3, err := h.queue.Enqueue(gone)
 	must.NoError(t, err)
 	_, err = answer(t, f3)
@@ -215,7 +216,7 @@ func TestPlanApplier_PartialCommit(t *testing.T) {
 	good, full, j := h.s.node(), h.s.node(), h.s.job()
 	h.s.alloc(j, full, 3500)
 	refresh := h.s.latest()
-	plan := h.newPlan(j).place(newTestAlloc(j, good, 500), newTestAlloc(j, full, 500)).build()
+	plan := h.newPlan(j).Place(newTestAlloc(j, good, 500), newTestAlloc(j, full, 500)).Build()
 
 	f := h.submit(plan)
 	raft.waitDispatched(1)
@@ -235,7 +236,7 @@ func TestPlanApplier_AllAtOnce(t *testing.T) {
 	good, full, j := h.s.node(), h.s.node(), h.s.job()
 	h.s.alloc(j, full, 3500)
 	refresh := h.s.latest() // the newest write to allocs
-	plan := h.newPlan(j).allAtOnce().place(newTestAlloc(j, good, 500), newTestAlloc(j, full, 500)).build()
+	plan := h.newPlan(j).AllAtOnce().Place(newTestAlloc(j, good, 500), newTestAlloc(j, full, 500)).Build()
 
 	r, err := answer(t, h.submit(plan))
 	must.NoError(t, err)
@@ -252,12 +253,12 @@ func TestPlanApplier_PipelinedPlansSeeEachOther(t *testing.T) {
 	h, raft := newManualHarness(t, 2)
 	x, y, j := h.s.node(), h.s.node(), h.s.job()
 
-	f1 := h.submit(h.newPlan(j).place(newTestAlloc(j, x, 3500)).build())
+	f1 := h.submit(h.newPlan(j).Place(newTestAlloc(j, x, 3500)).Build())
 	raft.waitDispatched(1)
 	// 3500 in flight + 500 > 3900: rejected on top of plan 1.
-	f2 := h.submit(h.newPlan(j).place(newTestAlloc(j, x, 500)).build())
+	f2 := h.submit(h.newPlan(j).Place(newTestAlloc(j, x, 500)).Build())
 	// Another node: dispatched while plan 1 is still out.
-	f3 := h.submit(h.newPlan(j).place(newTestAlloc(j, y, 500)).build())
+	f3 := h.submit(h.newPlan(j).Place(newTestAlloc(j, y, 500)).Build())
 	raft.waitDispatched(2)
 	notAnswered(t, f1)
 	notAnswered(t, f2)
@@ -291,7 +292,7 @@ func TestPlanApplier_PipelineDepth(t *testing.T) {
 	var futures []PlanFuture
 	for range 4 {
 		n := h.s.node()
-		futures = append(futures, h.submit(h.newPlan(j).place(newTestAlloc(j, n, 500)).build()))
+		futures = append(futures, h.submit(h.newPlan(j).Place(newTestAlloc(j, n, 500)).Build()))
 	}
 	raft.waitDispatched(2)
 	// The third plan is judged and waits for a slot.
@@ -319,10 +320,10 @@ func TestPlanApplier_RaftFailureMidPipeline(t *testing.T) {
 	h, raft := newManualHarness(t, 4)
 	x, y, j := h.s.node(), h.s.node(), h.s.job()
 
-	f1 := h.submit(h.newPlan(j).place(newTestAlloc(j, x, 3500)).build())
+	f1 := h.submit(h.newPlan(j).Place(newTestAlloc(j, x, 3500)).Build())
 	raft.waitDispatched(1)
 	// Judged on top of plan 1: y fits, x does not (3500 + 500 > 3900).
-	f2 := h.submit(h.newPlan(j).place(newTestAlloc(j, x, 500), newTestAlloc(j, y, 500)).build())
+	f2 := h.submit(h.newPlan(j).Place(newTestAlloc(j, x, 500), newTestAlloc(j, y, 500)).Build())
 	raft.waitDispatched(2)
 
 	boom := errors.New("leadership lost while committing log")
@@ -338,7 +339,7 @@ func TestPlanApplier_RaftFailureMidPipeline(t *testing.T) {
 	must.Eq(t, []string{x.ID}, r2.RejectedNodes)
 
 	// Plan 1 never happened: x is empty again for the next plan.
-	f3 := h.submit(h.newPlan(j).place(newTestAlloc(j, x, 3900)).build())
+	f3 := h.submit(h.newPlan(j).Place(newTestAlloc(j, x, 3900)).Build())
 	raft.waitDispatched(3)
 	raft.commit()
 	r3, err := answer(t, f3)
@@ -362,10 +363,10 @@ func TestPlanApplier_PendingStopsAreNotCounted(t *testing.T) {
 			a := h.s.alloc(j, x, 3500)
 
 			// Plan 1 moves a off x.
-			f1 := h.submit(h.newPlan(j).stop(a).place(newTestAlloc(j, y, 3500)).build())
+			f1 := h.submit(h.newPlan(j).Stop(a).Place(newTestAlloc(j, y, 3500)).Build())
 			raft.waitDispatched(1)
 			// Plan 2 needs a's room on x: 3500 + 3900 > 3900 unless the stop commits.
-			f2 := h.submit(h.newPlan(other).place(newTestAlloc(other, x, 3900)).build())
+			f2 := h.submit(h.newPlan(other).Place(newTestAlloc(other, x, 3900)).Build())
 			select {
 			case seq := <-h.waits:
 				must.Eq(t, 1, seq)
@@ -405,7 +406,7 @@ func TestPlanApplier_PreemptionEvals(t *testing.T) {
 	n, low, high := h.s.node(), h.s.job(), h.s.job()
 	v1, v2 := h.s.alloc(low, n, 1500), h.s.alloc(low, n, 1500)
 	p := newTestAlloc(high, n, 3900)
-	plan := h.newPlan(high).preempt(p.ID, v1, v2).place(p).build()
+	plan := h.newPlan(high).Preempt(p.ID, v1, v2).Place(p).Build()
 
 	f := h.submit(plan)
 	raft.waitDispatched(1)
@@ -437,7 +438,7 @@ func TestPlanApplier_WaitsForSnapshotIndex(t *testing.T) {
 	h, raft := newManualHarness(t, 1)
 	n, j := h.s.node(), h.s.job()
 
-	ahead := h.newPlan(j).place(newTestAlloc(j, n, 500)).build()
+	ahead := h.newPlan(j).Place(newTestAlloc(j, n, 500)).Build()
 	ahead.SnapshotIndex = h.s.latest() + 1
 	f := h.submit(ahead)
 	must.NoError(t, h.clock.BlockUntil(context.Background(), 1)) // the wait's timer
@@ -448,7 +449,7 @@ func TestPlanApplier_WaitsForSnapshotIndex(t *testing.T) {
 	_, err := answer(t, f)
 	must.NoError(t, err)
 
-	never := h.newPlan(j).place(newTestAlloc(j, n, 500)).build()
+	never := h.newPlan(j).Place(newTestAlloc(j, n, 500)).Build()
 	never.SnapshotIndex = h.s.latest() + 100
 	f2 := h.submit(never)
 	must.NoError(t, h.clock.BlockUntil(context.Background(), 1))
@@ -474,7 +475,7 @@ func TestPlanApplier_StopAnswersEverything(t *testing.T) {
 
 	n, j := s.node(), s.job()
 	submit := func() PlanFuture {
-		p := planFor(s, j).place(newTestAlloc(j, n, 100)).build()
+		p := planFor(s, j).Place(newTestAlloc(j, n, 100)).Build()
 		p.EvalToken = "t"
 		evals.set(p.EvalID, "t")
 		f, err := q.Enqueue(p)
@@ -535,7 +536,7 @@ func TestPlanApplier_Metrics(t *testing.T) {
 	sink := withInmemMetrics(t)
 	h, raft := newManualHarness(t, 1)
 	n, j := h.s.node(), h.s.job()
-	f := h.submit(h.newPlan(j).place(newTestAlloc(j, n, 500)).build())
+	f := h.submit(h.newPlan(j).Place(newTestAlloc(j, n, 500)).Build())
 	raft.waitDispatched(1)
 	raft.commit()
 	_, err := answer(t, f)
@@ -562,7 +563,7 @@ func TestPlanApplier_LeadershipTerms(t *testing.T) {
 		q.SetEnabled(true)
 		ctx, cancel := context.WithCancel(context.Background())
 		a.LeadershipGained(ctx)
-		p := planFor(s, j).place(newTestAlloc(j, n, 100)).build()
+		p := planFor(s, j).Place(newTestAlloc(j, n, 100)).Build()
 		p.EvalToken = "t"
 		evals.set(p.EvalID, "t")
 		f, err := q.Enqueue(p)

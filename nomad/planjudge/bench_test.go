@@ -15,9 +15,9 @@ func BenchmarkEvaluatePlan(b *testing.B) {
 		for range nodes {
 			n := s.node()
 			s.alloc(j, n, 1000)
-			bld.place(newTestAlloc(j, n, 500))
+			bld.Place(newTestAlloc(j, n, 500))
 		}
-		plan := bld.build()
+		plan := bld.Build()
 		nodeIDs := planNodes(plan)
 		v := View{State: s.view()}
 		b.Run(fmt.Sprintf("nodes=%d/serial", nodes), func(b *testing.B) {
@@ -47,9 +47,9 @@ func BenchmarkRollingUpdate(b *testing.B) {
 			for range 3 {
 				s.alloc(j, n, 500)
 			}
-			bld.stop(old).place(newTestAlloc(j, n, 500))
+			bld.Stop(old).Place(newTestAlloc(j, n, 500))
 		}
-		plan := bld.build()
+		plan := bld.Build()
 		view := s.view()
 		b.Run(fmt.Sprintf("nodes=%d", nodes), func(b *testing.B) {
 			b.ReportAllocs()

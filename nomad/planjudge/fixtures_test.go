@@ -97,69 +97,15 @@ func (s *testState) clientUpdate(allocs ...*structs.Allocation) {
 }
 
 // newTestAlloc returns a new, pending alloc of job on node using cpu MHz
-// and allocMemMB MB and no ports, so that only cpu and memory decide
-// whether allocs fit together.
+// and allocMemMB MB (see mock.SizedAlloc).
 func newTestAlloc(job *structs.Job, node *structs.Node, cpu int64) *structs.Allocation {
-	tg := job.TaskGroups[0]
-	return &structs.Allocation{
-		ID:        structs.GenerateUUID(),
-		Namespace: job.Namespace,
-		EvalID:    structs.GenerateUUID(),
-		Name:      structs.AllocName(job.ID, tg.Name, 0),
-		NodeID:    node.ID,
-		NodeName:  node.Name,
-		JobID:     job.ID,
-		Job:       job,
-		TaskGroup: tg.Name,
-		AllocatedResources: &structs.AllocatedResources{
-			Tasks: map[string]*structs.AllocatedTaskResources{
-				tg.Tasks[0].Name: {
-					Cpu:    structs.AllocatedCpuResources{CpuShares: cpu},
-					Memory: structs.AllocatedMemoryResources{MemoryMB: allocMemMB},
-				},
-			},
-		},
-		DesiredStatus: structs.AllocDesiredStatusRun,
-		ClientStatus:  structs.AllocClientStatusPending,
-		Metrics:       &structs.AllocMetric{},
-	}
+	return mock.SizedAlloc(job, node, cpu, allocMemMB)
 }
 
-// planBuilder assembles a plan for tests.
-type planBuilder struct{ plan *structs.Plan }
-
-func newPlan(job *structs.Job) *planBuilder {
-	e := mock.Eval(mock.EvalForJob(job))
-	return &planBuilder{plan: e.MakePlan(job)}
+// newPlan starts a plan for job under a fresh eval.
+func newPlan(job *structs.Job) *mock.PlanBuilder {
+	return mock.BuildPlan(mock.Eval(mock.EvalForJob(job)).MakePlan(job))
 }
-
-func (b *planBuilder) place(allocs ...*structs.Allocation) *planBuilder {
-	for _, a := range allocs {
-		b.plan.AppendAlloc(a)
-	}
-	return b
-}
-
-func (b *planBuilder) stop(allocs ...*structs.Allocation) *planBuilder {
-	for _, a := range allocs {
-		b.plan.AppendStoppedAlloc(a, structs.AllocNotNeeded, "", "")
-	}
-	return b
-}
-
-func (b *planBuilder) preempt(by string, allocs ...*structs.Allocation) *planBuilder {
-	for _, a := range allocs {
-		b.plan.AppendPreemptedAlloc(a, by)
-	}
-	return b
-}
-
-func (b *planBuilder) allAtOnce() *planBuilder {
-	b.plan.AllAtOnce = true
-	return b
-}
-
-func (b *planBuilder) build() *structs.Plan { return b.plan }
 
 // inPlace returns a copy of a committed alloc as an in-place update using
 // cpu MHz.

@@ -17,10 +17,10 @@ func TestJudge_PartialCommit(t *testing.T) {
 	s.alloc(j, full, 3500) // 3500 + 500 > 3900
 	old := s.alloc(j, good, 1000)
 	plan := newPlan(j).
-		stop(old).
-		place(newTestAlloc(j, good, 500)).
-		place(newTestAlloc(j, full, 500)).
-		build()
+		Stop(old).
+		Place(newTestAlloc(j, good, 500)).
+		Place(newTestAlloc(j, full, 500)).
+		Build()
 
 	v := judge(t, s, plan)
 	r := v.Result
@@ -43,11 +43,11 @@ func TestJudge_AllAtOnce(t *testing.T) {
 	good, full, j := s.node(), s.node(), s.job()
 	s.alloc(j, full, 3500)
 	old := s.alloc(j, good, 1000)
-	plan := newPlan(j).allAtOnce().
-		stop(old).
-		place(newTestAlloc(j, good, 500)).
-		place(newTestAlloc(j, full, 500)).
-		build()
+	plan := newPlan(j).AllAtOnce().
+		Stop(old).
+		Place(newTestAlloc(j, good, 500)).
+		Place(newTestAlloc(j, full, 500)).
+		Build()
 	plan.Deployment = structs.NewDeployment(j, 50, testEpoch)
 	plan.DeploymentUpdates = []*structs.DeploymentStatusUpdate{{DeploymentID: "d", Status: structs.DeploymentStatusCancelled}}
 
@@ -66,7 +66,7 @@ func TestJudge_AllAtOnce(t *testing.T) {
 func TestJudge_FullCommit(t *testing.T) {
 	s := newTestState(t)
 	n1, n2, j := s.node(), s.node(), s.job()
-	plan := newPlan(j).place(newTestAlloc(j, n1, 500), newTestAlloc(j, n2, 500)).build()
+	plan := newPlan(j).Place(newTestAlloc(j, n1, 500), newTestAlloc(j, n2, 500)).Build()
 	plan.Deployment = structs.NewDeployment(j, 50, testEpoch)
 	r := judge(t, s, plan).Result
 	must.SliceEmpty(t, r.RejectedNodes)
@@ -86,7 +86,7 @@ func TestJudge_PreemptionsOfStoppedAllocsDropped(t *testing.T) {
 	gone.ClientStatus = structs.AllocClientStatusFailed
 	s.clientUpdate(gone)
 	p := newTestAlloc(j, n, 2500)
-	plan := newPlan(j).preempt(p.ID, live, gone).place(p).build()
+	plan := newPlan(j).Preempt(p.ID, live, gone).Place(p).Build()
 
 	r := judge(t, s, plan).Result
 	must.Len(t, 1, r.NodePreemptions[n.ID])
@@ -100,7 +100,7 @@ func TestJudge_PlacedCanariesTrimmed(t *testing.T) {
 	good, full, j := s.node(), s.node(), s.job()
 	s.alloc(j, full, 3500)
 	c1, c2 := newTestAlloc(j, good, 500), newTestAlloc(j, full, 500)
-	plan := newPlan(j).place(c1, c2).build()
+	plan := newPlan(j).Place(c1, c2).Build()
 	d := structs.NewDeployment(j, 50, testEpoch)
 	c0 := s.alloc(j, good, 500)
 	d.TaskGroups = map[string]*structs.DeploymentState{"web": {PlacedCanaries: []string{c0.ID, c1.ID, c2.ID}, DesiredCanaries: 3}}
@@ -124,9 +124,9 @@ func TestJudge_Parallel(t *testing.T) {
 			s.alloc(j, n, 3500)
 			full = append(full, n.ID)
 		}
-		b.place(newTestAlloc(j, n, 500))
+		b.Place(newTestAlloc(j, n, 500))
 	}
-	plan := b.build()
+	plan := b.Build()
 	v := View{State: s.view()}
 
 	serial, err := Judge(v, plan, 1)
@@ -163,8 +163,8 @@ func TestJudge_StopsOfUnknownAllocs(t *testing.T) {
 	gone := newTestAlloc(j, n, 500) // never committed
 
 	for name, plan := range map[string]*structs.Plan{
-		"stop":    newPlan(j).stop(live, gone).build(),
-		"preempt": newPlan(j).preempt("p", gone).place(newTestAlloc(j, n, 500)).build(),
+		"stop":    newPlan(j).Stop(live, gone).Build(),
+		"preempt": newPlan(j).Preempt("p", gone).Place(newTestAlloc(j, n, 500)).Build(),
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := Judge(View{State: s.view()}, plan, 1)

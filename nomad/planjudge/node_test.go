@@ -38,14 +38,14 @@ func TestJudgeNode(t *testing.T) {
 				n, j := s.node(), s.job()
 				a := s.alloc(j, n, 3500)
 				s.nodeStatus(n, structs.NodeStatusDown)
-				return newPlan(j).stop(a).build(), n.ID
+				return newPlan(j).Stop(a).Build(), n.ID
 			},
 		},
 		{
 			name: "a node that does not exist",
 			setup: func(s *testState) (*structs.Plan, string) {
 				n, j := mock.Node(), s.job()
-				return newPlan(j).place(newTestAlloc(j, n, 500)).build(), n.ID
+				return newPlan(j).Place(newTestAlloc(j, n, 500)).Build(), n.ID
 			},
 			wantReason: rejectNodeMissing,
 		},
@@ -53,7 +53,7 @@ func TestJudgeNode(t *testing.T) {
 			name: "an initializing node",
 			setup: func(s *testState) (*structs.Plan, string) {
 				n, j := s.node(mock.NodeStatus(structs.NodeStatusInit)), s.job()
-				return newPlan(j).place(newTestAlloc(j, n, 500)).build(), n.ID
+				return newPlan(j).Place(newTestAlloc(j, n, 500)).Build(), n.ID
 			},
 			wantReason: rejectNodeNotReady,
 		},
@@ -65,7 +65,7 @@ func TestJudgeNode(t *testing.T) {
 				s.nodeStatus(n, structs.NodeStatusDown)
 				lost := a.Copy()
 				lost.ClientStatus = structs.AllocClientStatusLost
-				return newPlan(j).place(lost).build(), n.ID
+				return newPlan(j).Place(lost).Build(), n.ID
 			},
 		},
 		{
@@ -73,7 +73,7 @@ func TestJudgeNode(t *testing.T) {
 			setup: func(s *testState) (*structs.Plan, string) {
 				n, j := s.node(), s.job()
 				s.nodeStatus(n, structs.NodeStatusDown)
-				return newPlan(j).place(newTestAlloc(j, n, 500)).build(), n.ID
+				return newPlan(j).Place(newTestAlloc(j, n, 500)).Build(), n.ID
 			},
 			wantReason: rejectNodeDown,
 		},
@@ -85,7 +85,7 @@ func TestJudgeNode(t *testing.T) {
 				s.nodeStatus(n, structs.NodeStatusDisconnected)
 				unknown := a.Copy()
 				unknown.ClientStatus = structs.AllocClientStatusUnknown
-				return newPlan(j).place(unknown).build(), n.ID
+				return newPlan(j).Place(unknown).Build(), n.ID
 			},
 		},
 		{
@@ -93,7 +93,7 @@ func TestJudgeNode(t *testing.T) {
 			setup: func(s *testState) (*structs.Plan, string) {
 				n, j := s.node(), s.job()
 				s.nodeStatus(n, structs.NodeStatusDisconnected)
-				return newPlan(j).place(newTestAlloc(j, n, 500)).build(), n.ID
+				return newPlan(j).Place(newTestAlloc(j, n, 500)).Build(), n.ID
 			},
 			wantReason: rejectNodeDisconnected,
 		},
@@ -102,7 +102,7 @@ func TestJudgeNode(t *testing.T) {
 			setup: func(s *testState) (*structs.Plan, string) {
 				n := s.node(func(n *structs.Node) { n.SchedulingEligibility = structs.NodeSchedulingIneligible })
 				j := s.job()
-				return newPlan(j).place(newTestAlloc(j, n, 500)).build(), n.ID
+				return newPlan(j).Place(newTestAlloc(j, n, 500)).Build(), n.ID
 			},
 			wantReason: rejectNodeIneligible,
 		},
@@ -110,7 +110,7 @@ func TestJudgeNode(t *testing.T) {
 			name: "a draining node takes no new alloc",
 			setup: func(s *testState) (*structs.Plan, string) {
 				n, j := s.node(draining), s.job()
-				return newPlan(j).place(newTestAlloc(j, n, 500)).build(), n.ID
+				return newPlan(j).Place(newTestAlloc(j, n, 500)).Build(), n.ID
 			},
 			wantReason: rejectNodeIneligible,
 		},
@@ -122,7 +122,7 @@ func TestJudgeNode(t *testing.T) {
 				s.write(func(tx *state.Txn) error {
 					return tx.UpdateNodeEligibility(n.ID, structs.NodeSchedulingIneligible, 1, nil)
 				})
-				return newPlan(j).place(inPlace(a, 3900)).build(), n.ID
+				return newPlan(j).Place(inPlace(a, 3900)).Build(), n.ID
 			},
 		},
 		{
@@ -130,7 +130,7 @@ func TestJudgeNode(t *testing.T) {
 			setup: func(s *testState) (*structs.Plan, string) {
 				n, j := s.node(), s.job()
 				s.alloc(j, n, 3000)
-				return newPlan(j).place(newTestAlloc(j, n, 500)).build(), n.ID
+				return newPlan(j).Place(newTestAlloc(j, n, 500)).Build(), n.ID
 			},
 		},
 		{
@@ -138,7 +138,7 @@ func TestJudgeNode(t *testing.T) {
 			setup: func(s *testState) (*structs.Plan, string) {
 				n, j := s.node(), s.job()
 				s.alloc(j, n, 3400)
-				return newPlan(j).place(newTestAlloc(j, n, 500)).build(), n.ID
+				return newPlan(j).Place(newTestAlloc(j, n, 500)).Build(), n.ID
 			},
 		},
 		{
@@ -146,7 +146,7 @@ func TestJudgeNode(t *testing.T) {
 			setup: func(s *testState) (*structs.Plan, string) {
 				n, j := s.node(), s.job()
 				s.alloc(j, n, 3500)
-				return newPlan(j).place(newTestAlloc(j, n, 500)).build(), n.ID
+				return newPlan(j).Place(newTestAlloc(j, n, 500)).Build(), n.ID
 			},
 			wantReason: "cpu",
 		},
@@ -154,7 +154,7 @@ func TestJudgeNode(t *testing.T) {
 			name: "the plan's own allocs add up: 2000 + 2000 > 3900",
 			setup: func(s *testState) (*structs.Plan, string) {
 				n, j := s.node(), s.job()
-				return newPlan(j).place(newTestAlloc(j, n, 2000), newTestAlloc(j, n, 2000)).build(), n.ID
+				return newPlan(j).Place(newTestAlloc(j, n, 2000), newTestAlloc(j, n, 2000)).Build(), n.ID
 			},
 			wantReason: "cpu",
 		},
@@ -165,7 +165,7 @@ func TestJudgeNode(t *testing.T) {
 				big := withMem(newTestAlloc(j, n, 100), 7800)
 				big.ClientStatus = structs.AllocClientStatusRunning
 				s.upsertAllocs(big)
-				return newPlan(j).place(newTestAlloc(j, n, 100)).build(), n.ID
+				return newPlan(j).Place(newTestAlloc(j, n, 100)).Build(), n.ID
 			},
 			wantReason: "memory",
 		},
@@ -174,7 +174,7 @@ func TestJudgeNode(t *testing.T) {
 			setup: func(s *testState) (*structs.Plan, string) {
 				n, j := s.node(), s.job()
 				a := s.alloc(j, n, 3500)
-				return newPlan(j).stop(a).place(newTestAlloc(j, n, 3900)).build(), n.ID
+				return newPlan(j).Stop(a).Place(newTestAlloc(j, n, 3900)).Build(), n.ID
 			},
 		},
 		{
@@ -183,7 +183,7 @@ func TestJudgeNode(t *testing.T) {
 				n, low, j := s.node(), s.job(), s.job()
 				victim := s.alloc(low, n, 3500)
 				p := newTestAlloc(j, n, 3900)
-				return newPlan(j).preempt(p.ID, victim).place(p).build(), n.ID
+				return newPlan(j).Preempt(p.ID, victim).Place(p).Build(), n.ID
 			},
 		},
 		{
@@ -191,7 +191,7 @@ func TestJudgeNode(t *testing.T) {
 			setup: func(s *testState) (*structs.Plan, string) {
 				n, j := s.node(), s.job()
 				a := s.alloc(j, n, 3500)
-				return newPlan(j).place(inPlace(a, 3000), newTestAlloc(j, n, 900)).build(), n.ID
+				return newPlan(j).Place(inPlace(a, 3000), newTestAlloc(j, n, 900)).Build(), n.ID
 			},
 		},
 		{
@@ -201,7 +201,7 @@ func TestJudgeNode(t *testing.T) {
 				a := s.alloc(j, n, 3500).Copy()
 				a.ClientStatus = structs.AllocClientStatusComplete
 				s.clientUpdate(a)
-				return newPlan(j).place(newTestAlloc(j, n, 3900)).build(), n.ID
+				return newPlan(j).Place(newTestAlloc(j, n, 3900)).Build(), n.ID
 			},
 		},
 		{
@@ -210,7 +210,7 @@ func TestJudgeNode(t *testing.T) {
 				n, j := s.node(), s.job()
 				a := withPort(newTestAlloc(j, n, 100), 23456)
 				s.upsertAllocs(a)
-				return newPlan(j).place(withPort(newTestAlloc(j, n, 100), 23456)).build(), n.ID
+				return newPlan(j).Place(withPort(newTestAlloc(j, n, 100), 23456)).Build(), n.ID
 			},
 			wantReason: structs.DimensionNetwork,
 		},

@@ -25,7 +25,7 @@ func TestBuildRequest(t *testing.T) {
 	q := newTestAlloc(high, x, 500)
 	e := mock.Eval(mock.EvalForJob(high))
 	s.write(func(tx *state.Txn) error { return tx.UpsertEvals([]*structs.Evaluation{e}) })
-	plan := (&planBuilder{plan: e.MakePlan(high)}).stop(old).place(q).preempt(p.ID, v1, v2, v3).place(p).build()
+	plan := mock.BuildPlan(e.MakePlan(high)).Stop(old).Place(q).Preempt(p.ID, v1, v2, v3).Place(p).Build()
 	plan.Deployment = structs.NewDeployment(high, 50, testEpoch)
 
 	view := s.view()
