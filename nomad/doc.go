@@ -17,11 +17,12 @@
 // hold no state of their own worth persisting; every leader rebuilds them
 // from the state store when it takes office:
 //
-//   - EvalBroker queues pending evaluations per scheduler type and hands
-//     them to workers with at-least-once delivery, one eval per job at a
-//     time.
-//   - BlockedEvals holds evaluations waiting for capacity and releases them
-//     into the broker when the cluster changes in a way that can help.
+//   - broker.Broker (package nomad/broker) queues pending evaluations per
+//     scheduler type and hands them to workers with at-least-once
+//     delivery, one eval per job at a time.
+//   - broker.BlockedEvals holds evaluations waiting for capacity and
+//     releases them into the broker when the cluster changes in a way that
+//     can help.
 //   - PlanQueue orders the plans workers submit for the single plan
 //     applier.
 //   - PlanApplier judges each plan node by node against the newest state

@@ -4,15 +4,16 @@ import (
 	"context"
 	"time"
 
+	"github.com/opennomad/nomad/nomad/broker"
 	"github.com/opennomad/nomad/structs"
 )
 
 // The leader-only components of the scheduling pipeline, as the server
-// uses them. EvalBroker, BlockedEvals and PlanQueue implement them; tests
+// uses them. broker.Broker, broker.BlockedEvals and PlanQueue implement them; tests
 // substitute recorders. Every method must be safe for concurrent use:
 // endpoints, the FSM goroutine and the leader's loops call them at once.
 
-// evalBroker is the leader's queue of evaluations (EvalBroker).
+// evalBroker is the leader's queue of evaluations (broker.Broker).
 type evalBroker interface {
 	FSMEvalBroker
 	Enabled() bool
@@ -38,7 +39,7 @@ type evalBroker interface {
 }
 
 // blockedEvalTracker is the leader's set of evals waiting for capacity
-// (BlockedEvals).
+// (broker.BlockedEvals).
 type blockedEvalTracker interface {
 	FSMBlockedEvals
 	SetEnabled(enabled bool)
@@ -75,7 +76,7 @@ type pipeline struct {
 
 // newPipeline builds the real components, on the server's clock.
 func newPipeline(c *Config) (pipeline, error) {
-	broker, err := NewEvalBroker(EvalBrokerConfig{
+	eb, err := broker.New(broker.Config{
 		NackTimeout:         c.EvalNackTimeout,
 		DeliveryLimit:       c.EvalDeliveryLimit,
 		InitialNackDelay:    c.EvalNackInitialReenqueueDelay,
@@ -86,22 +87,22 @@ func newPipeline(c *Config) (pipeline, error) {
 	if err != nil {
 		return pipeline{}, err
 	}
-	blockedCfg := DefaultBlockedEvalsConfig()
+	blockedCfg := broker.DefaultBlockedEvalsConfig()
 	blockedCfg.Clock, blockedCfg.Logger = c.Clock, c.Logger
-	blocked, err := NewBlockedEvals(broker, blockedCfg)
+	blocked, err := broker.NewBlockedEvals(eb, blockedCfg)
 	if err != nil {
 		return pipeline{}, err
 	}
-	return pipeline{broker: broker, blocked: blocked, plans: NewPlanQueue(c.Clock)}, nil
+	return pipeline{broker: eb, blocked: blocked, plans: NewPlanQueue(c.Clock)}, nil
 }
 
 // The real components must keep fitting the server's view of them.
 var (
-	_ evalBroker         = (*EvalBroker)(nil)
-	_ blockedEvalTracker = (*BlockedEvals)(nil)
+	_ evalBroker         = (*broker.Broker)(nil)
+	_ blockedEvalTracker = (*broker.BlockedEvals)(nil)
 	_ planQueue          = (*PlanQueue)(nil)
-	_ statsEmitter       = (*EvalBroker)(nil)
-	_ statsEmitter       = (*BlockedEvals)(nil)
+	_ statsEmitter       = (*broker.Broker)(nil)
+	_ statsEmitter       = (*broker.BlockedEvals)(nil)
 	_ statsEmitter       = (*PlanQueue)(nil)
 )
 

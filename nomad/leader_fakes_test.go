@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/opennomad/nomad/nomad/broker"
 	"github.com/opennomad/nomad/structs"
 )
 
@@ -97,7 +98,7 @@ func (b *fakeEvalBroker) Restore(e *structs.Evaluation) { b.add(e, true) }
 func (b *fakeEvalBroker) fail(e *structs.Evaluation) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.ready[FailedQueue] = append(b.ready[FailedQueue], e)
+	b.ready[broker.FailedQueue] = append(b.ready[broker.FailedQueue], e)
 	b.broadcastLocked()
 }
 

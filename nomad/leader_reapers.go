@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/opennomad/nomad/nomad/broker"
 	"github.com/opennomad/nomad/nomad/clock"
 	"github.com/opennomad/nomad/structs"
 )
@@ -57,7 +58,7 @@ const leaderStatsInterval = time.Second
 // only acked: the leader schedules new ones on its own.
 func (s *Server) reapFailedEvaluations(ctx context.Context) {
 	for {
-		eval, token, err := s.evalBroker.Dequeue(ctx, []string{FailedQueue}, failedDequeueTimeout)
+		eval, token, err := s.evalBroker.Dequeue(ctx, []string{broker.FailedQueue}, failedDequeueTimeout)
 		if ctx.Err() != nil {
 			return
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/opennomad/nomad/nomad/clock"
+	"github.com/opennomad/nomad/nomad/metricstest"
 	"github.com/opennomad/nomad/nomad/state"
 	"github.com/opennomad/nomad/structs"
 	"github.com/opennomad/nomad/structs/mock"
@@ -533,7 +534,7 @@ func assertNoOvercommit(t testing.TB, s *testState) {
 // TestPlanApplier_Metrics: one committed plan records the applier's
 // timings.
 func TestPlanApplier_Metrics(t *testing.T) {
-	sink := withInmemMetrics(t)
+	sink := metricstest.WithInmem(t)
 	h, raft := newManualHarness(t, 1)
 	n, j := h.s.node(), h.s.job()
 	f := h.submit(h.newPlan(j).Place(newTestAlloc(j, n, 500)).Build())
@@ -542,7 +543,7 @@ func TestPlanApplier_Metrics(t *testing.T) {
 	_, err := answer(t, f)
 	must.NoError(t, err)
 	for _, name := range []string{"wait_for_index", "evaluate", "apply"} {
-		count, _ := inmemSample(t, sink, "nomad.nomad.plan."+name)
+		count, _ := metricstest.Sample(t, sink, "nomad.nomad.plan."+name)
 		must.Eq(t, 1, count, must.Sprintf("nomad.plan.%s", name))
 	}
 }

@@ -9,6 +9,7 @@ import (
 	metrics "github.com/hashicorp/go-metrics"
 
 	"github.com/opennomad/nomad/nomad/clock"
+	"github.com/opennomad/nomad/nomad/priorityheap"
 	"github.com/opennomad/nomad/structs"
 )
 
@@ -78,7 +79,7 @@ type PlanQueue struct {
 
 	mu      sync.Mutex
 	enabled bool
-	ready   *priorityHeap[*QueuedPlan]
+	ready   *priorityheap.Heap[*QueuedPlan]
 	seq     uint64
 	// wake is closed, and replaced, when a plan arrives while someone
 	// waits in Dequeue, or when the queue is disabled.
@@ -94,7 +95,7 @@ func NewPlanQueue(c clock.Clock) *PlanQueue {
 	}
 	return &PlanQueue{
 		clock: c,
-		ready: newPriorityHeap(queuedPlanBefore),
+		ready: priorityheap.New(queuedPlanBefore),
 		wake:  make(chan struct{}),
 	}
 }
@@ -214,7 +215,7 @@ func (q *PlanQueue) Stats() *PlanQueueStats {
 // EmitStats publishes nomad.plan.queue_depth every period until ctx ends
 // (at once if period <= 0). The leader runs it in its own goroutine.
 func (q *PlanQueue) EmitStats(ctx context.Context, period time.Duration) {
-	runPeriodically(ctx, q.clock, period, q.emitStats)
+	clock.Every(ctx, q.clock, period, q.emitStats)
 }
 
 func (q *PlanQueue) emitStats() {

@@ -11,12 +11,16 @@ import (
 	"time"
 
 	"github.com/opennomad/nomad/nomad/clock"
+	"github.com/opennomad/nomad/nomad/metricstest"
 	"github.com/opennomad/nomad/structs"
 )
 
+// planQueueTestEpoch is where the plan queue tests' fake clock starts.
+var planQueueTestEpoch = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
 func newTestPlanQueue(t testing.TB) (*PlanQueue, *clock.Fake) {
 	t.Helper()
-	c := clock.NewFake(brokerTestEpoch)
+	c := clock.NewFake(planQueueTestEpoch)
 	q := NewPlanQueue(c)
 	q.SetEnabled(true)
 	return q, c
@@ -79,7 +83,7 @@ func TestPlanQueue_FutureGetsResponse(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := tryDequeuePlan(t, q)
-	if !p.EnqueueTime.Equal(brokerTestEpoch.Add(time.Second)) {
+	if !p.EnqueueTime.Equal(planQueueTestEpoch.Add(time.Second)) {
 		t.Fatalf("EnqueueTime %v not on the queue's clock", p.EnqueueTime)
 	}
 	select {
@@ -250,7 +254,7 @@ func TestPlanQueue_ConcurrentSubmitters(t *testing.T) {
 }
 
 func TestPlanQueue_Metrics(t *testing.T) {
-	sink := withInmemMetrics(t)
+	sink := metricstest.WithInmem(t)
 	q, _ := newTestPlanQueue(t)
 	for range 3 {
 		if _, err := q.Enqueue(newTestPlan(50, "e")); err != nil {
@@ -258,7 +262,7 @@ func TestPlanQueue_Metrics(t *testing.T) {
 		}
 	}
 	q.emitStats()
-	if v, ok := inmemGauge(t, sink, "nomad.nomad.plan.queue_depth"); !ok || v != 3 {
+	if v, ok := metricstest.Gauge(t, sink, "nomad.nomad.plan.queue_depth"); !ok || v != 3 {
 		t.Fatalf("queue_depth = %v (present %v), want 3", v, ok)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"github.com/hashicorp/go-metrics"
 	"github.com/shoenig/test/must"
 
+	"github.com/opennomad/nomad/nomad/broker"
+	"github.com/opennomad/nomad/nomad/metricstest"
 	"github.com/opennomad/nomad/nomad/state"
 	"github.com/opennomad/nomad/structs"
 	"github.com/opennomad/nomad/structs/mock"
@@ -24,7 +26,7 @@ import (
 // TestSchedulingInvariants, which runs the same workload on in-memory
 // twins of Raft and the endpoints.
 func TestServerInvariants(t *testing.T) {
-	sink := withInmemMetrics(t)
+	sink := metricstest.WithInmem(t)
 	s := newPipelineServer(t, invariantWorkers, nil)
 	startFakeClients(t, s, false)
 	for range invariantNodes {
@@ -92,9 +94,9 @@ func TestServerInvariants(t *testing.T) {
 		must.True(t, e.TerminalStatus() || e.Status == structs.EvalStatusBlocked,
 			must.Sprintf("eval %s is %s", e.ID, e.Status))
 	}
-	st := s.evalBroker.(*EvalBroker).Stats()
+	st := s.evalBroker.(*broker.Broker).Stats()
 	must.Eq(t, 0, st.TotalReady+st.TotalUnacked+st.TotalPending+st.TotalWaiting, must.Sprintf("broker not idle: %+v", st))
-	plans, _ := inmemSample(t, sink, "nomad.nomad.plan.evaluate")
+	plans, _ := metricstest.Sample(t, sink, "nomad.nomad.plan.evaluate")
 	must.Positive(t, plans)
 	t.Logf("%d jobs, %d evals, %d plans judged, %d node rejections", len(jobs), len(evals), plans,
 		inmemCounter(sink, "nomad.nomad.plan.node_rejected"))

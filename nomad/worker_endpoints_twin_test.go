@@ -7,6 +7,7 @@ import (
 
 	"github.com/shoenig/test/must"
 
+	"github.com/opennomad/nomad/nomad/broker"
 	"github.com/opennomad/nomad/nomad/clock"
 	"github.com/opennomad/nomad/nomad/state"
 	"github.com/opennomad/nomad/structs"
@@ -21,8 +22,8 @@ type localLeader struct {
 	t       testing.TB
 	s       *testState
 	clock   clock.Clock
-	broker  *EvalBroker
-	blocked *BlockedEvals
+	broker  *broker.Broker
+	blocked *broker.BlockedEvals
 	queue   *PlanQueue
 	applier *PlanApplier
 }
@@ -31,23 +32,23 @@ type localLeader struct {
 // an autoPlanRaft with the given commit latency and pipeline depth.
 func newLocalLeader(t testing.TB, s *testState, c clock.Clock, pipeline int) *localLeader {
 	t.Helper()
-	bcfg := DefaultEvalBrokerConfig()
+	bcfg := broker.DefaultConfig()
 	bcfg.Clock = c
-	broker, err := NewEvalBroker(bcfg)
+	eb, err := broker.New(bcfg)
 	must.NoError(t, err)
-	broker.SetEnabled(true)
-	blcfg := DefaultBlockedEvalsConfig()
+	eb.SetEnabled(true)
+	blcfg := broker.DefaultBlockedEvalsConfig()
 	blcfg.Clock = c
-	blocked, err := NewBlockedEvals(broker, blcfg)
+	blocked, err := broker.NewBlockedEvals(eb, blcfg)
 	must.NoError(t, err)
 	blocked.SetEnabled(true)
 	q := NewPlanQueue(c)
 	q.SetEnabled(true)
-	l := &localLeader{t: t, s: s, clock: c, broker: broker, blocked: blocked, queue: q}
+	l := &localLeader{t: t, s: s, clock: c, broker: eb, blocked: blocked, queue: q}
 
 	raft := newAutoPlanRaft(t, s, 0, l.afterPlanResults)
 	l.applier, err = NewPlanApplier(PlanApplierConfig{
-		Queue: q, Evals: broker, Raft: raft,
+		Queue: q, Evals: eb, Raft: raft,
 		State: func() *state.StateStore { return s.store },
 		Clock: c, Pipeline: pipeline,
 	})
@@ -60,7 +61,7 @@ func newLocalLeader(t testing.TB, s *testState, c clock.Clock, pipeline int) *lo
 		cancel()
 		must.NoError(t, <-done)
 		blocked.SetEnabled(false)
-		broker.SetEnabled(false)
+		eb.SetEnabled(false)
 	})
 	return l
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/opennomad/nomad/nomad/clock"
+	"github.com/opennomad/nomad/nomad/metricstest"
 	"github.com/opennomad/nomad/nomad/state"
 	"github.com/opennomad/nomad/scheduler"
 	"github.com/opennomad/nomad/structs"
@@ -481,7 +482,7 @@ func TestWorker_ReblockWritesChangedQueuedCounts(t *testing.T) {
 	must.NoError(t, err)
 	must.Eq(t, 42, stored.QueuedAllocations[j.TaskGroups[0].Name])
 	must.Eq(t, structs.EvalStatusBlocked, stored.Status)
-	h.leader.blocked.processInbox()
+	h.leader.blocked.Sync()
 	must.Eq(t, 1, h.leader.blocked.Stats().TotalBlocked)
 }
 
@@ -502,7 +503,7 @@ func TestNewWorker_Validates(t *testing.T) {
 
 // TestWorker_Metrics: one eval records the worker's stage timings.
 func TestWorker_Metrics(t *testing.T) {
-	sink := withInmemMetrics(t)
+	sink := metricstest.WithInmem(t)
 	h := newWorkerHarness(t)
 	n, j := h.s.node(), h.s.job()
 	w := h.worker(func(_ scheduler.State, p scheduler.Planner, eval *structs.Evaluation) error {
@@ -518,7 +519,7 @@ func TestWorker_Metrics(t *testing.T) {
 	receive(t, h.ep.acks, "ack")
 	waitForWorker(t, w, "idle", idle) // the ack's timing is recorded after the call
 	for _, name := range []string{"dequeue_eval", "wait_for_index", "invoke_scheduler.service", "submit_plan", "update_eval", "send_ack"} {
-		count, _ := inmemSample(t, sink, "nomad.nomad.worker."+name)
+		count, _ := metricstest.Sample(t, sink, "nomad.nomad.worker."+name)
 		must.Eq(t, 1, count, must.Sprintf("nomad.worker.%s", name))
 	}
 }

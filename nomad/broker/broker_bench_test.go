@@ -1,4 +1,4 @@
-package nomad
+package broker
 
 import (
 	"context"
@@ -32,11 +32,11 @@ func benchEval(i, types int) *structs.Evaluation {
 	}
 }
 
-func newBenchBroker(b *testing.B) *EvalBroker {
+func newBenchBroker(b *testing.B) *Broker {
 	b.Helper()
 	// The real clock: each delivery arms and stops a real nack timer,
 	// as in production.
-	broker, err := NewEvalBroker(DefaultEvalBrokerConfig())
+	broker, err := New(DefaultConfig())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,4 +1,7 @@
-package nomad
+// Package metricstest points the global go-metrics instance at an in-memory
+// sink for a test and reads gauges and samples back from it. It serves the
+// tests of package nomad and of its parts (the broker, the plan queue).
+package metricstest
 
 import (
 	"strings"
@@ -8,10 +11,10 @@ import (
 	metrics "github.com/hashicorp/go-metrics"
 )
 
-// withInmemMetrics points the global go-metrics instance at an in-memory
+// WithInmem points the global go-metrics instance at an in-memory
 // sink for the test and restores a discarding sink afterwards. Tests using
 // it must not run in parallel.
-func withInmemMetrics(t *testing.T) *metrics.InmemSink {
+func WithInmem(t *testing.T) *metrics.InmemSink {
 	t.Helper()
 	sink := metrics.NewInmemSink(time.Hour, time.Hour)
 	cfg := metrics.DefaultConfig("nomad")
@@ -26,10 +29,10 @@ func withInmemMetrics(t *testing.T) *metrics.InmemSink {
 	return sink
 }
 
-// inmemGauge returns the value of the gauge whose flattened name is name (the
+// Gauge returns the value of the gauge whose flattened name is name (the
 // sink prefixes the service name, so "nomad.nomad.broker.total_ready"),
 // ignoring labels unless the key carries them.
-func inmemGauge(t *testing.T, sink *metrics.InmemSink, name string) (float32, bool) {
+func Gauge(t *testing.T, sink *metrics.InmemSink, name string) (float32, bool) {
 	t.Helper()
 	for _, iv := range sink.Data() {
 		iv.RLock()
@@ -44,8 +47,8 @@ func inmemGauge(t *testing.T, sink *metrics.InmemSink, name string) (float32, bo
 	return 0, false
 }
 
-// inmemSample returns the number of samples and their sum for a sample metric.
-func inmemSample(t *testing.T, sink *metrics.InmemSink, name string) (int, float64) {
+// Sample returns the number of samples and their sum for a sample metric.
+func Sample(t *testing.T, sink *metrics.InmemSink, name string) (int, float64) {
 	t.Helper()
 	count, sum := 0, 0.0
 	for _, iv := range sink.Data() {

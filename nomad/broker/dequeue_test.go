@@ -1,4 +1,4 @@
-package nomad
+package broker
 
 import (
 	"context"
@@ -16,7 +16,7 @@ type dequeueResult struct {
 	err   error
 }
 
-func dequeueAsync(b *EvalBroker, ctx context.Context, timeout time.Duration, schedulers ...string) <-chan dequeueResult {
+func dequeueAsync(b *Broker, ctx context.Context, timeout time.Duration, schedulers ...string) <-chan dequeueResult {
 	ch := make(chan dequeueResult, 1)
 	go func() {
 		e, token, err := b.Dequeue(ctx, schedulers, timeout)

@@ -1,4 +1,4 @@
-package nomad
+package priorityheap
 
 import (
 	"math/rand/v2"
@@ -8,7 +8,7 @@ import (
 
 func TestPriorityHeap_PopsInOrder(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	h := newPriorityHeap(func(a, b int) bool { return a < b })
+	h := New(func(a, b int) bool { return a < b })
 	var want []int
 	for range 500 {
 		v := r.IntN(100)
@@ -37,7 +37,7 @@ func TestPriorityHeap_PopsInOrder(t *testing.T) {
 }
 
 func TestPriorityHeap_Drain(t *testing.T) {
-	h := newPriorityHeap(func(a, b int) bool { return a < b })
+	h := New(func(a, b int) bool { return a < b })
 	for _, v := range []int{3, 1, 2} {
 		h.Push(v)
 	}

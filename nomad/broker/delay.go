@@ -1,4 +1,4 @@
-package nomad
+package broker
 
 import (
 	"time"
@@ -25,7 +25,7 @@ type waitingEval struct {
 }
 
 // waitLocked holds eval back for d.
-func (b *EvalBroker) waitLocked(eval *structs.Evaluation, d time.Duration) {
+func (b *Broker) waitLocked(eval *structs.Evaluation, d time.Duration) {
 	w := &waitingEval{eval: eval}
 	w.timer = b.clock.AfterFunc(d, func() { b.waitExpired(w) })
 	b.timeWait[eval.ID] = w
@@ -34,7 +34,7 @@ func (b *EvalBroker) waitLocked(eval *structs.Evaluation, d time.Duration) {
 
 // waitExpired is a relative delay's callback; it is a no-op when the
 // broker was flushed since (the entry is gone or replaced).
-func (b *EvalBroker) waitExpired(w *waitingEval) {
+func (b *Broker) waitExpired(w *waitingEval) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.timeWait[w.eval.ID] != w {
@@ -60,7 +60,7 @@ func delayedBefore(a, b *delayedEval) bool {
 }
 
 // delayLocked holds eval back until its WaitUntil.
-func (b *EvalBroker) delayLocked(eval *structs.Evaluation, now time.Time) {
+func (b *Broker) delayLocked(eval *structs.Evaluation, now time.Time) {
 	b.delaySeq++
 	b.delayed.Push(&delayedEval{eval: eval, seq: b.delaySeq})
 	b.delayedByID[eval.ID] = eval
@@ -71,7 +71,7 @@ func (b *EvalBroker) delayLocked(eval *structs.Evaluation, now time.Time) {
 // armDelayTimerLocked points the delay timer at the earliest WaitUntil.
 // Each re-arm bumps delayGen so a superseded timer's callback, should it
 // already be running, does nothing.
-func (b *EvalBroker) armDelayTimerLocked(now time.Time) {
+func (b *Broker) armDelayTimerLocked(now time.Time) {
 	head, ok := b.delayed.Peek()
 	if b.delayTimer != nil {
 		if ok && b.delayTimerAt.Equal(head.eval.WaitUntil) {
@@ -91,7 +91,7 @@ func (b *EvalBroker) armDelayTimerLocked(now time.Time) {
 
 // releaseDelayed is the delay timer's callback: every eval whose WaitUntil
 // has passed becomes ready, then the timer is armed for the next one.
-func (b *EvalBroker) releaseDelayed(gen uint64) {
+func (b *Broker) releaseDelayed(gen uint64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if gen != b.delayGen {

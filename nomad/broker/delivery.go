@@ -1,24 +1,25 @@
-package nomad
+package broker
 
 import (
 	"errors"
 	"time"
 
+	"github.com/opennomad/nomad/nomad/priorityheap"
 	"github.com/opennomad/nomad/structs"
 )
 
 // Errors of Ack and Nack. Their text is Nomad's and crosses the RPC
 // boundary unchanged, so it must never change.
 var (
-	// ErrBrokerEvalNotFound is returned when the eval is not outstanding: never
+	// ErrEvalNotFound is returned when the eval is not outstanding: never
 	// dequeued, already acked or nacked, or the broker was flushed.
-	ErrBrokerEvalNotFound = errors.New("Evaluation ID not found")
-	// ErrBrokerTokenMismatch is returned when the eval is outstanding under
+	ErrEvalNotFound = errors.New("Evaluation ID not found")
+	// ErrTokenMismatch is returned when the eval is outstanding under
 	// another delivery's token.
-	ErrBrokerTokenMismatch = errors.New("Token does not match for Evaluation ID")
-	// ErrBrokerAckAfterNackTimeout is returned when the nack timer fired before
+	ErrTokenMismatch = errors.New("Token does not match for Evaluation ID")
+	// ErrAckAfterNackTimeout is returned when the nack timer fired before
 	// the Ack arrived; the eval is being redelivered.
-	ErrBrokerAckAfterNackTimeout = errors.New("Evaluation ID Ack'd after Nack timer expiration")
+	ErrAckAfterNackTimeout = errors.New("Evaluation ID Ack'd after Nack timer expiration")
 )
 
 // A delivery is one Dequeue of an eval, identified by its token. This file
@@ -27,7 +28,7 @@ var (
 // next eval, and the superseded ones for the leader to cancel.
 
 // Outstanding returns the token of the eval's current delivery, if any.
-func (b *EvalBroker) Outstanding(evalID string) (string, bool) {
+func (b *Broker) Outstanding(evalID string) (string, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	u, ok := b.unack[evalID]
@@ -42,7 +43,7 @@ func (b *EvalBroker) Outstanding(evalID string) (string, bool) {
 // A paused timer stays paused. Errors: structs.ErrNotOutstanding,
 // structs.ErrTokenMismatch, structs.ErrNackTimeoutReached (the timer
 // already fired; the eval is being redelivered).
-func (b *EvalBroker) OutstandingReset(evalID, token string) error {
+func (b *Broker) OutstandingReset(evalID, token string) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	u, err := b.outstandingLocked(evalID, token)
@@ -60,7 +61,7 @@ func (b *EvalBroker) OutstandingReset(evalID, token string) error {
 // before enqueueing the plan. It is also the split-brain guard: a plan
 // whose eval is not outstanding under its token is refused. Errors as
 // for OutstandingReset. Pausing a paused timer is a no-op.
-func (b *EvalBroker) PauseNackTimeout(evalID, token string) error {
+func (b *Broker) PauseNackTimeout(evalID, token string) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	u, err := b.outstandingLocked(evalID, token)
@@ -80,7 +81,7 @@ func (b *EvalBroker) PauseNackTimeout(evalID, token string) error {
 // ResumeNackTimeout re-arms the full nack timeout after PauseNackTimeout;
 // Plan.Submit calls it once the plan's result is back. On a running timer
 // it acts as OutstandingReset.
-func (b *EvalBroker) ResumeNackTimeout(evalID, token string) error {
+func (b *Broker) ResumeNackTimeout(evalID, token string) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	u, err := b.outstandingLocked(evalID, token)
@@ -95,7 +96,7 @@ func (b *EvalBroker) ResumeNackTimeout(evalID, token string) error {
 	return nil
 }
 
-func (b *EvalBroker) outstandingLocked(evalID, token string) (*unackEval, error) {
+func (b *Broker) outstandingLocked(evalID, token string) (*unackEval, error) {
 	u, ok := b.unack[evalID]
 	if !ok {
 		return nil, structs.ErrNotOutstanding
@@ -109,7 +110,7 @@ func (b *EvalBroker) outstandingLocked(evalID, token string) (*unackEval, error)
 // restartNackTimerLocked re-arms a running nack timer. A timer that already
 // fired is left alone: its callback is about to nack this delivery, and
 // re-arming would make it fire twice.
-func (b *EvalBroker) restartNackTimerLocked(u *unackEval) error {
+func (b *Broker) restartNackTimerLocked(u *unackEval) error {
 	if !u.timer.Stop() {
 		return structs.ErrNackTimeoutReached
 	}
@@ -120,9 +121,9 @@ func (b *EvalBroker) restartNackTimerLocked(u *unackEval) error {
 // Ack completes a delivery: the eval leaves the broker, the best pending
 // eval of its job (if any) becomes ready and the job's other pending evals
 // become cancelable, and an eval parked for this token by EnqueueAll is
-// enqueued. Errors: ErrBrokerEvalNotFound, ErrBrokerTokenMismatch,
-// ErrBrokerAckAfterNackTimeout.
-func (b *EvalBroker) Ack(evalID, token string) error {
+// enqueued. Errors: ErrEvalNotFound, ErrTokenMismatch,
+// ErrAckAfterNackTimeout.
+func (b *Broker) Ack(evalID, token string) error {
 	b.mu.Lock()
 	now := b.clock.Now()
 
@@ -134,15 +135,15 @@ func (b *EvalBroker) Ack(evalID, token string) error {
 	u, ok := b.unack[evalID]
 	if !ok {
 		b.mu.Unlock()
-		return ErrBrokerEvalNotFound
+		return ErrEvalNotFound
 	}
 	if u.token != token {
 		b.mu.Unlock()
-		return ErrBrokerTokenMismatch
+		return ErrTokenMismatch
 	}
 	if !u.paused && !u.timer.Stop() {
 		b.mu.Unlock()
-		return ErrBrokerAckAfterNackTimeout
+		return ErrAckAfterNackTimeout
 	}
 
 	b.removeUnackLocked(u)
@@ -172,7 +173,7 @@ func (b *EvalBroker) Ack(evalID, token string) error {
 // promotePendingLocked makes the best of a job's pending evals ready and
 // moves the rest to the cancelable list: the best one has seen at least as
 // much state as any of them, so running the others would only repeat it.
-func (b *EvalBroker) promotePendingLocked(p *priorityHeap[*structs.Evaluation], now time.Time) {
+func (b *Broker) promotePendingLocked(p *priorityheap.Heap[*structs.Evaluation], now time.Time) {
 	best, ok := p.Pop()
 	if !ok {
 		return
@@ -199,20 +200,20 @@ func (b *EvalBroker) promotePendingLocked(p *priorityHeap[*structs.Evaluation], 
 // delivered again after a delay (0 after no delivery, InitialNackDelay
 // after the first, (n-1)*SubsequentNackDelay after the n-th), or moves to
 // FailedQueue once it has been delivered DeliveryLimit times. Any eval
-// parked for this token is dropped. Errors: ErrBrokerEvalNotFound,
-// ErrBrokerTokenMismatch.
-func (b *EvalBroker) Nack(evalID, token string) error {
+// parked for this token is dropped. Errors: ErrEvalNotFound,
+// ErrTokenMismatch.
+func (b *Broker) Nack(evalID, token string) error {
 	b.mu.Lock()
 	now := b.clock.Now()
 	delete(b.requeue, token)
 	u, ok := b.unack[evalID]
 	if !ok {
 		b.mu.Unlock()
-		return ErrBrokerEvalNotFound
+		return ErrEvalNotFound
 	}
 	if u.token != token {
 		b.mu.Unlock()
-		return ErrBrokerTokenMismatch
+		return ErrTokenMismatch
 	}
 	if !u.paused {
 		// A timer that already fired calls back into nackExpired, which
@@ -226,7 +227,7 @@ func (b *EvalBroker) Nack(evalID, token string) error {
 	return nil
 }
 
-func (b *EvalBroker) nackLocked(u *unackEval, now time.Time) {
+func (b *Broker) nackLocked(u *unackEval, now time.Time) {
 	b.removeUnackLocked(u)
 	deliveries := b.evals[u.eval.ID]
 	if deliveries >= b.deliveryLimit {
@@ -242,7 +243,7 @@ func (b *EvalBroker) nackLocked(u *unackEval, now time.Time) {
 
 // nackDelay is the wait before redelivering an eval nacked after the given
 // number of deliveries.
-func (b *EvalBroker) nackDelay(deliveries int) time.Duration {
+func (b *Broker) nackDelay(deliveries int) time.Duration {
 	switch {
 	case deliveries <= 0:
 		return 0
@@ -256,7 +257,7 @@ func (b *EvalBroker) nackDelay(deliveries int) time.Duration {
 // nackExpired is the nack timer's callback. The token identifies the
 // delivery the timer was armed for; a later delivery of the same eval, or
 // a flush, makes the callback a no-op.
-func (b *EvalBroker) nackExpired(evalID, token string) {
+func (b *Broker) nackExpired(evalID, token string) {
 	b.mu.Lock()
 	now := b.clock.Now()
 	u, ok := b.unack[evalID]
@@ -273,7 +274,7 @@ func (b *EvalBroker) nackExpired(evalID, token string) {
 	emitDuration(metricBrokerProcessTime, now.Sub(u.dequeuedAt), evalMetricLabels(u.eval))
 }
 
-func (b *EvalBroker) removeUnackLocked(u *unackEval) {
+func (b *Broker) removeUnackLocked(u *unackEval) {
 	delete(b.unack, u.eval.ID)
 	b.stats.TotalUnacked--
 	b.schedStatsLocked(u.queue).Unacked--
@@ -284,7 +285,7 @@ func (b *EvalBroker) removeUnackLocked(u *unackEval) {
 // first. The leader copies each, sets Status structs.EvalStatusCanceled
 // and StatusDescription structs.EvalDescCanceledNewer, and writes them
 // through Raft in batches (Nomad uses 728 per entry).
-func (b *EvalBroker) Cancelable(batchSize int) []*structs.Evaluation {
+func (b *Broker) Cancelable(batchSize int) []*structs.Evaluation {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	n := len(b.cancelable)
@@ -306,6 +307,6 @@ func (b *EvalBroker) Cancelable(batchSize int) []*structs.Evaluation {
 // are added to the cancelable list (one value may stand for several
 // additions). The leader's reaper selects on it next to its interval timer.
 // The channel survives SetEnabled.
-func (b *EvalBroker) CancelableNotify() <-chan struct{} {
+func (b *Broker) CancelableNotify() <-chan struct{} {
 	return b.cancelableCh
 }

@@ -1,4 +1,4 @@
-package nomad
+package broker
 
 import (
 	"context"
@@ -21,7 +21,7 @@ import (
 // its state lock, with a batch of released evals mapped to the delivery
 // token they were blocked with ("" when the FSM blocked them). The
 // implementation must enqueue an eval that is still outstanding under
-// that token only once that delivery is acked (see EvalBroker.EnqueueAll),
+// that token only once that delivery is acked (see Broker.EnqueueAll),
 // and must not call back into the tracker.
 type EvalEnqueuer interface {
 	EnqueueAll(evals map[*structs.Evaluation]string)
@@ -258,6 +258,14 @@ func (b *BlockedEvals) Flush() {
 	b.mu.Lock()
 	b.resetLocked()
 	b.mu.Unlock()
+}
+
+// Sync applies every call made so far before it returns, on the caller's
+// goroutine, rather than waiting for the tracker's own goroutine to get to
+// them. Releases reach the broker before Sync returns. It is for callers
+// (tests, mostly) that need a settled view, as Stats right after Block.
+func (b *BlockedEvals) Sync() {
+	b.processInbox()
 }
 
 // run applies the inbox whenever it is signalled, until stop closes.

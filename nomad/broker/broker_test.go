@@ -1,4 +1,4 @@
-package nomad
+package broker
 
 import (
 	"context"
@@ -17,14 +17,14 @@ var brokerTestEpoch = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
 // newTestEvalBroker returns an enabled broker with Nomad's defaults on a fake
 // clock.
-func newTestEvalBroker(t testing.TB) (*EvalBroker, *clock.Fake) {
+func newTestEvalBroker(t testing.TB) (*Broker, *clock.Fake) {
 	t.Helper()
 	c := clock.NewFake(brokerTestEpoch)
-	cfg := DefaultEvalBrokerConfig()
+	cfg := DefaultConfig()
 	cfg.Clock = c
-	b, err := NewEvalBroker(cfg)
+	b, err := New(cfg)
 	if err != nil {
-		t.Fatalf("NewEvalBroker: %v", err)
+		t.Fatalf("New: %v", err)
 	}
 	b.SetEnabled(true)
 	return b, c
@@ -65,7 +65,7 @@ func newPendingEval(opts ...evalOpt) *structs.Evaluation {
 
 // tryDequeue dequeues without blocking: the context is already cancelled,
 // so Dequeue returns whatever is ready or ctx's error.
-func tryDequeue(t testing.TB, b *EvalBroker, schedulers ...string) (*structs.Evaluation, string) {
+func tryDequeue(t testing.TB, b *Broker, schedulers ...string) (*structs.Evaluation, string) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -80,7 +80,7 @@ func tryDequeue(t testing.TB, b *EvalBroker, schedulers ...string) (*structs.Eva
 }
 
 // mustDequeue dequeues the eval that must be ready.
-func mustDequeue(t testing.TB, b *EvalBroker, schedulers ...string) (*structs.Evaluation, string) {
+func mustDequeue(t testing.TB, b *Broker, schedulers ...string) (*structs.Evaluation, string) {
 	t.Helper()
 	e, token := tryDequeue(t, b, schedulers...)
 	if e == nil {
@@ -89,14 +89,14 @@ func mustDequeue(t testing.TB, b *EvalBroker, schedulers ...string) (*structs.Ev
 	return e, token
 }
 
-func mustNotDequeue(t testing.TB, b *EvalBroker, schedulers ...string) {
+func mustNotDequeue(t testing.TB, b *Broker, schedulers ...string) {
 	t.Helper()
 	if e, _ := tryDequeue(t, b, schedulers...); e != nil {
 		t.Fatalf("Dequeue(%v) = eval %s (job %s, priority %d), want nothing ready", schedulers, e.ID, e.JobID, e.Priority)
 	}
 }
 
-func statsString(s *BrokerStats) string {
+func statsString(s *Stats) string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "ready=%d unacked=%d pending=%d waiting=%d cancelable=%d",
 		s.TotalReady, s.TotalUnacked, s.TotalPending, s.TotalWaiting, s.TotalCancelable)
@@ -107,7 +107,7 @@ func statsString(s *BrokerStats) string {
 }
 
 // wantStats checks the totals; -1 skips a field.
-func wantStats(t testing.TB, b *EvalBroker, ready, unacked, pending, waiting, cancelable int) {
+func wantStats(t testing.TB, b *Broker, ready, unacked, pending, waiting, cancelable int) {
 	t.Helper()
 	s := b.Stats()
 	got := [...]int{s.TotalReady, s.TotalUnacked, s.TotalPending, s.TotalWaiting, s.TotalCancelable}
@@ -123,7 +123,7 @@ func wantStats(t testing.TB, b *EvalBroker, ready, unacked, pending, waiting, ca
 // waitForWaiters spins (yielding, never sleeping) until n Dequeue calls are
 // blocked in the broker; the wall-clock deadline only turns a hang into a
 // failure.
-func waitForWaiters(t testing.TB, b *EvalBroker, n int) {
+func waitForWaiters(t testing.TB, b *Broker, n int) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -143,29 +143,29 @@ func waitForWaiters(t testing.TB, b *EvalBroker, n int) {
 func TestEvalBrokerConfig_Validate(t *testing.T) {
 	cases := []struct {
 		name    string
-		mod     func(*EvalBrokerConfig)
+		mod     func(*Config)
 		wantErr string
 	}{
-		{name: "defaults", mod: func(*EvalBrokerConfig) {}},
-		{name: "zero nack timeout", mod: func(c *EvalBrokerConfig) { c.NackTimeout = 0 }, wantErr: "NackTimeout must be positive"},
-		{name: "zero delivery limit", mod: func(c *EvalBrokerConfig) { c.DeliveryLimit = 0 }, wantErr: "DeliveryLimit must be >= 1"},
-		{name: "negative initial delay", mod: func(c *EvalBrokerConfig) { c.InitialNackDelay = -1 }, wantErr: "InitialNackDelay must be >= 0"},
-		{name: "negative subsequent delay", mod: func(c *EvalBrokerConfig) { c.SubsequentNackDelay = -1 }, wantErr: "SubsequentNackDelay must be >= 0"},
-		{name: "zero delays are allowed", mod: func(c *EvalBrokerConfig) { c.InitialNackDelay, c.SubsequentNackDelay = 0, 0 }},
+		{name: "defaults", mod: func(*Config) {}},
+		{name: "zero nack timeout", mod: func(c *Config) { c.NackTimeout = 0 }, wantErr: "NackTimeout must be positive"},
+		{name: "zero delivery limit", mod: func(c *Config) { c.DeliveryLimit = 0 }, wantErr: "DeliveryLimit must be >= 1"},
+		{name: "negative initial delay", mod: func(c *Config) { c.InitialNackDelay = -1 }, wantErr: "InitialNackDelay must be >= 0"},
+		{name: "negative subsequent delay", mod: func(c *Config) { c.SubsequentNackDelay = -1 }, wantErr: "SubsequentNackDelay must be >= 0"},
+		{name: "zero delays are allowed", mod: func(c *Config) { c.InitialNackDelay, c.SubsequentNackDelay = 0, 0 }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg := DefaultEvalBrokerConfig()
+			cfg := DefaultConfig()
 			tc.mod(&cfg)
-			b, err := NewEvalBroker(cfg)
+			b, err := New(cfg)
 			if tc.wantErr == "" {
 				if err != nil || b == nil {
-					t.Fatalf("NewEvalBroker: %v", err)
+					t.Fatalf("New: %v", err)
 				}
 				return
 			}
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.HasPrefix(err.Error(), "eval broker config: ") {
-				t.Fatalf("NewEvalBroker error = %v, want one containing %q", err, tc.wantErr)
+				t.Fatalf("New error = %v, want one containing %q", err, tc.wantErr)
 			}
 		})
 	}
@@ -391,7 +391,7 @@ func TestEvalBroker_SetEnabledFalseFlushes(t *testing.T) {
 	if n := c.Pending(); n != 0 {
 		t.Fatalf("%d timers still armed after the flush", n)
 	}
-	if err := b.Ack(busy.ID, busyToken); !errors.Is(err, ErrBrokerEvalNotFound) {
+	if err := b.Ack(busy.ID, busyToken); !errors.Is(err, ErrEvalNotFound) {
 		t.Fatalf("Ack after flush: %v", err)
 	}
 

@@ -1,4 +1,4 @@
-package nomad
+package broker
 
 import (
 	"errors"
@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/opennomad/nomad/nomad/clock"
+	"github.com/opennomad/nomad/nomad/priorityheap"
 	"github.com/opennomad/nomad/structs"
 )
 
@@ -17,9 +18,9 @@ import (
 // from it to mark such evals failed and create their follow-ups.
 const FailedQueue = "_failed"
 
-// EvalBrokerConfig tunes an EvalBroker. DefaultEvalBrokerConfig returns
+// Config tunes an Broker. DefaultConfig returns
 // Nomad's defaults.
-type EvalBrokerConfig struct {
+type Config struct {
 	// NackTimeout is how long a delivery may stay outstanding without an
 	// Ack, Nack or OutstandingReset before it is nacked automatically.
 	NackTimeout time.Duration
@@ -39,10 +40,10 @@ type EvalBrokerConfig struct {
 	Logger hclog.Logger
 }
 
-// DefaultEvalBrokerConfig returns a 60 s nack timeout, a delivery limit of
+// DefaultConfig returns a 60 s nack timeout, a delivery limit of
 // 3 and redelivery delays of 1 s and 20 s, on the real clock.
-func DefaultEvalBrokerConfig() EvalBrokerConfig {
-	return EvalBrokerConfig{
+func DefaultConfig() Config {
+	return Config{
 		NackTimeout:         60 * time.Second,
 		DeliveryLimit:       3,
 		InitialNackDelay:    1 * time.Second,
@@ -51,7 +52,7 @@ func DefaultEvalBrokerConfig() EvalBrokerConfig {
 	}
 }
 
-func (c EvalBrokerConfig) validate() error {
+func (c Config) validate() error {
 	var errs []error
 	if c.NackTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("NackTimeout must be positive, got %v", c.NackTimeout))
@@ -71,7 +72,7 @@ func (c EvalBrokerConfig) validate() error {
 	return nil
 }
 
-// EvalBroker hands evaluations to scheduler workers. It lives on the leader
+// Broker hands evaluations to scheduler workers. It lives on the leader
 // only, is entirely in memory, and is rebuilt from the state store on every
 // leadership change (SetEnabled(true), then Restore for each pending eval).
 //
@@ -96,7 +97,7 @@ func (c EvalBrokerConfig) validate() error {
 // Evaluations passed in are shared, not copied: the broker never modifies
 // them, and callers (the FSM, the leader) must not modify an eval after
 // handing it over; Copy first.
-type EvalBroker struct {
+type Broker struct {
 	nackTimeout         time.Duration
 	deliveryLimit       int
 	initialNackDelay    time.Duration
@@ -121,9 +122,9 @@ type EvalBroker struct {
 	// jobEvals is the one eval per job that is ready or outstanding.
 	jobEvals map[structs.NamespacedID]string
 	// pending holds the job's other evals until that one is acked.
-	pending map[structs.NamespacedID]*priorityHeap[*structs.Evaluation]
+	pending map[structs.NamespacedID]*priorityheap.Heap[*structs.Evaluation]
 	// ready is one queue per scheduler type, FailedQueue included.
-	ready map[string]*priorityHeap[readyEval]
+	ready map[string]*priorityheap.Heap[readyEval]
 	// readySeq breaks ties in ready queues in arrival order.
 	readySeq uint64
 
@@ -139,7 +140,7 @@ type EvalBroker struct {
 	timeWait map[string]*waitingEval
 	// delayed holds evals whose WaitUntil lies in the future; one timer,
 	// armed for the earliest, releases them.
-	delayed      *priorityHeap[*delayedEval]
+	delayed      *priorityheap.Heap[*delayedEval]
 	delayedByID  map[string]*structs.Evaluation
 	delayTimer   clock.Timer
 	delayTimerAt time.Time
@@ -155,7 +156,7 @@ type EvalBroker struct {
 	waiters  map[string][]*dequeueWaiter
 	nWaiters int
 
-	stats BrokerStats
+	stats Stats
 }
 
 // readyEval is an eval in a ready queue. It is stored by value with its
@@ -180,8 +181,8 @@ type unackEval struct {
 	paused bool
 }
 
-// NewEvalBroker returns a disabled broker; the leader enables it.
-func NewEvalBroker(cfg EvalBrokerConfig) (*EvalBroker, error) {
+// New returns a disabled broker; the leader enables it.
+func New(cfg Config) (*Broker, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
@@ -191,7 +192,7 @@ func NewEvalBroker(cfg EvalBrokerConfig) (*EvalBroker, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = hclog.NewNullLogger()
 	}
-	b := &EvalBroker{
+	b := &Broker{
 		nackTimeout:         cfg.NackTimeout,
 		deliveryLimit:       cfg.DeliveryLimit,
 		initialNackDelay:    cfg.InitialNackDelay,
@@ -206,16 +207,16 @@ func NewEvalBroker(cfg EvalBrokerConfig) (*EvalBroker, error) {
 }
 
 // resetLocked empties every structure. Timers must be stopped first.
-func (b *EvalBroker) resetLocked() {
+func (b *Broker) resetLocked() {
 	b.evals = make(map[string]int)
 	b.enqueuedAt = make(map[string]time.Time)
 	b.jobEvals = make(map[structs.NamespacedID]string)
-	b.pending = make(map[structs.NamespacedID]*priorityHeap[*structs.Evaluation])
-	b.ready = make(map[string]*priorityHeap[readyEval])
+	b.pending = make(map[structs.NamespacedID]*priorityheap.Heap[*structs.Evaluation])
+	b.ready = make(map[string]*priorityheap.Heap[readyEval])
 	b.unack = make(map[string]*unackEval)
 	b.requeue = make(map[string]*structs.Evaluation)
 	b.timeWait = make(map[string]*waitingEval)
-	b.delayed = newPriorityHeap(delayedBefore)
+	b.delayed = priorityheap.New(delayedBefore)
 	b.delayedByID = make(map[string]*structs.Evaluation)
 	b.delayTimer = nil
 	b.delayTimerAt = time.Time{}
@@ -223,11 +224,11 @@ func (b *EvalBroker) resetLocked() {
 	b.cancelable = nil
 	b.waiters = make(map[string][]*dequeueWaiter)
 	b.nWaiters = 0
-	b.stats = BrokerStats{ByScheduler: make(map[string]*SchedulerStats)}
+	b.stats = Stats{ByScheduler: make(map[string]*SchedulerStats)}
 }
 
 // Enabled reports whether the broker accepts and hands out work.
-func (b *EvalBroker) Enabled() bool {
+func (b *Broker) Enabled() bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.enabled
@@ -238,7 +239,7 @@ func (b *EvalBroker) Enabled() bool {
 // returns structs.ErrBrokerDisabled, and all evals, deliveries and the
 // cancelable list are forgotten; the state store still has them and the
 // next leader restores them.
-func (b *EvalBroker) SetEnabled(enabled bool) {
+func (b *Broker) SetEnabled(enabled bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	was := b.enabled
@@ -257,13 +258,13 @@ func (b *EvalBroker) SetEnabled(enabled bool) {
 // EnabledNotify returns a channel that is closed once the broker is
 // enabled: already closed when it is. Eval.Dequeue waits on it while an
 // operator pauses the broker, so a resume hands out work at once.
-func (b *EvalBroker) EnabledNotify() <-chan struct{} {
+func (b *Broker) EnabledNotify() <-chan struct{} {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.enabledCh
 }
 
-func (b *EvalBroker) flushLocked() {
+func (b *Broker) flushLocked() {
 	for _, u := range b.unack {
 		if !u.paused {
 			u.timer.Stop()
@@ -290,7 +291,7 @@ func (b *EvalBroker) flushLocked() {
 // eval the broker already holds. An eval with Wait > 0 becomes ready after
 // Wait; one with a future WaitUntil at that time; otherwise at once
 // (behind the job's in-flight eval, if any).
-func (b *EvalBroker) Enqueue(eval *structs.Evaluation) {
+func (b *Broker) Enqueue(eval *structs.Evaluation) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.processEnqueueLocked(eval, "", b.clock.Now(), true)
@@ -299,7 +300,7 @@ func (b *EvalBroker) Enqueue(eval *structs.Evaluation) {
 // Restore is Enqueue for evals read back from the state store when the
 // broker is rebuilt on a new leader. It does not start the response-time
 // measurement, since the eval's real enqueue happened elsewhere.
-func (b *EvalBroker) Restore(eval *structs.Evaluation) {
+func (b *Broker) Restore(eval *structs.Evaluation) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.processEnqueueLocked(eval, "", b.clock.Now(), false)
@@ -312,7 +313,7 @@ func (b *EvalBroker) Restore(eval *structs.Evaluation) {
 // held back and enqueued only when that delivery is acked, and dropped if
 // it is nacked (the nack redelivers it anyway). Evals the broker already
 // holds under any other condition are ignored, as in Enqueue.
-func (b *EvalBroker) EnqueueAll(evals map[*structs.Evaluation]string) {
+func (b *Broker) EnqueueAll(evals map[*structs.Evaluation]string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	now := b.clock.Now()
@@ -321,7 +322,7 @@ func (b *EvalBroker) EnqueueAll(evals map[*structs.Evaluation]string) {
 	}
 }
 
-func (b *EvalBroker) processEnqueueLocked(eval *structs.Evaluation, token string, now time.Time, measure bool) {
+func (b *Broker) processEnqueueLocked(eval *structs.Evaluation, token string, now time.Time, measure bool) {
 	if !b.enabled || eval == nil {
 		return
 	}
@@ -351,14 +352,14 @@ func (b *EvalBroker) processEnqueueLocked(eval *structs.Evaluation, token string
 
 // enqueueLocked makes eval ready on queue, or pending if another eval of
 // its job is in flight.
-func (b *EvalBroker) enqueueLocked(eval *structs.Evaluation, queue string, now time.Time) {
+func (b *Broker) enqueueLocked(eval *structs.Evaluation, queue string, now time.Time) {
 	job := eval.NamespacedJobID()
 	if inFlight, ok := b.jobEvals[job]; !ok {
 		b.jobEvals[job] = eval.ID
 	} else if inFlight != eval.ID {
 		p := b.pending[job]
 		if p == nil {
-			p = newPriorityHeap(pendingBefore)
+			p = priorityheap.New(pendingBefore)
 			b.pending[job] = p
 		}
 		p.Push(eval)
@@ -368,7 +369,7 @@ func (b *EvalBroker) enqueueLocked(eval *structs.Evaluation, queue string, now t
 
 	q := b.ready[queue]
 	if q == nil {
-		q = newPriorityHeap(readyBefore)
+		q = priorityheap.New(readyBefore)
 		b.ready[queue] = q
 	}
 	b.readySeq++
@@ -407,7 +408,7 @@ func pendingBefore(a, b *structs.Evaluation) bool {
 	return a.ModifyIndex > b.ModifyIndex
 }
 
-func (b *EvalBroker) schedStatsLocked(queue string) *SchedulerStats {
+func (b *Broker) schedStatsLocked(queue string) *SchedulerStats {
 	s := b.stats.ByScheduler[queue]
 	if s == nil {
 		s = &SchedulerStats{}

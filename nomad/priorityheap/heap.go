@@ -1,32 +1,36 @@
-package nomad
+// Package priorityheap is the generic binary heap under the eval broker's
+// ready, pending and delayed sets and under the plan queue. It imports
+// nothing.
+package priorityheap
 
-// priorityHeap is a binary heap that yields the item for which less
+// Heap is a binary heap that yields the item for which less
 // reports true against every other first. It is the queue under the eval
 // broker's ready, pending and delayed sets and under the plan queue; being
 // generic over the item type it avoids container/heap's interface boxing
 // on the hot enqueue and dequeue paths.
 //
 // It is not safe for concurrent use; its owner's lock guards it.
-type priorityHeap[T any] struct {
+type Heap[T any] struct {
 	items []T
 	less  func(a, b T) bool
 }
 
-func newPriorityHeap[T any](less func(a, b T) bool) *priorityHeap[T] {
-	return &priorityHeap[T]{less: less}
+// New returns an empty heap ordered by less.
+func New[T any](less func(a, b T) bool) *Heap[T] {
+	return &Heap[T]{less: less}
 }
 
 // Len returns the number of items.
-func (h *priorityHeap[T]) Len() int { return len(h.items) }
+func (h *Heap[T]) Len() int { return len(h.items) }
 
 // Push adds x.
-func (h *priorityHeap[T]) Push(x T) {
+func (h *Heap[T]) Push(x T) {
 	h.items = append(h.items, x)
 	h.up(len(h.items) - 1)
 }
 
 // Peek returns the first item without removing it; ok is false when empty.
-func (h *priorityHeap[T]) Peek() (first T, ok bool) {
+func (h *Heap[T]) Peek() (first T, ok bool) {
 	if len(h.items) == 0 {
 		return first, false
 	}
@@ -34,7 +38,7 @@ func (h *priorityHeap[T]) Peek() (first T, ok bool) {
 }
 
 // Pop removes and returns the first item; ok is false when empty.
-func (h *priorityHeap[T]) Pop() (first T, ok bool) {
+func (h *Heap[T]) Pop() (first T, ok bool) {
 	n := len(h.items)
 	if n == 0 {
 		return first, false
@@ -52,13 +56,13 @@ func (h *priorityHeap[T]) Pop() (first T, ok bool) {
 }
 
 // Drain removes and returns every item, in no particular order.
-func (h *priorityHeap[T]) Drain() []T {
+func (h *Heap[T]) Drain() []T {
 	items := h.items
 	h.items = nil
 	return items
 }
 
-func (h *priorityHeap[T]) up(i int) {
+func (h *Heap[T]) up(i int) {
 	for i > 0 {
 		parent := (i - 1) / 2
 		if !h.less(h.items[i], h.items[parent]) {
@@ -69,7 +73,7 @@ func (h *priorityHeap[T]) up(i int) {
 	}
 }
 
-func (h *priorityHeap[T]) down(i int) {
+func (h *Heap[T]) down(i int) {
 	n := len(h.items)
 	for {
 		left := 2*i + 1

@@ -1,4 +1,4 @@
-package nomad
+package broker
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/opennomad/nomad/nomad/clock"
+	"github.com/opennomad/nomad/nomad/metricstest"
 	"github.com/opennomad/nomad/structs"
 )
 
@@ -628,7 +629,7 @@ func TestBlockedEvals_ReblockThroughBroker(t *testing.T) {
 }
 
 func TestBlockedEvals_StatsAndMetrics(t *testing.T) {
-	sink := withInmemMetrics(t)
+	sink := metricstest.WithInmem(t)
 	b, _, _ := newTestBlockedEvals(t)
 	failed := map[string]*structs.AllocMetric{
 		"web": {
@@ -671,7 +672,7 @@ func TestBlockedEvals_StatsAndMetrics(t *testing.T) {
 		"nomad.nomad.blocked_evals.cpu;datacenter=dc1;node_class=large":   1500,
 		"nomad.nomad.blocked_evals.memory;datacenter=dc2;node_class=":     1280,
 	} {
-		if v, ok := inmemGauge(t, sink, name); !ok || v != want {
+		if v, ok := metricstest.Gauge(t, sink, name); !ok || v != want {
 			t.Errorf("gauge %s = %v (present %v), want %v", name, v, ok, want)
 		}
 	}

@@ -1,4 +1,4 @@
-package nomad
+package broker
 
 import (
 	"context"
@@ -41,7 +41,7 @@ func (w *dequeueWaiter) wake() {
 // structs.ErrBrokerDisabled when the broker is or becomes disabled. Workers
 // (through the Eval.Dequeue endpoint) and the leader's failed-eval reaper
 // call it, from any number of goroutines.
-func (b *EvalBroker) Dequeue(ctx context.Context, schedulers []string, timeout time.Duration) (*structs.Evaluation, string, error) {
+func (b *Broker) Dequeue(ctx context.Context, schedulers []string, timeout time.Duration) (*structs.Evaluation, string, error) {
 	if len(schedulers) == 0 {
 		return nil, "", errNoSchedulers
 	}
@@ -93,7 +93,7 @@ func (b *EvalBroker) Dequeue(ctx context.Context, schedulers []string, timeout t
 
 // abandonWait unregisters a waiter that gives up. If it was woken in the
 // meantime, the wake-up it will not act on is passed to another waiter.
-func (b *EvalBroker) abandonWait(w *dequeueWaiter) {
+func (b *Broker) abandonWait(w *dequeueWaiter) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.removeWaiterLocked(w)
@@ -102,7 +102,7 @@ func (b *EvalBroker) abandonWait(w *dequeueWaiter) {
 
 // scanLocked dequeues the best ready eval among schedulers, if any, and
 // returns how long it waited in its ready queue.
-func (b *EvalBroker) scanLocked(schedulers []string, now time.Time) (*structs.Evaluation, string, time.Duration, bool) {
+func (b *Broker) scanLocked(schedulers []string, now time.Time) (*structs.Evaluation, string, time.Duration, bool) {
 	var (
 		best     string
 		bestPrio int
@@ -137,7 +137,7 @@ func (b *EvalBroker) scanLocked(schedulers []string, now time.Time) (*structs.Ev
 }
 
 // dequeueLocked pops queue's head and records the delivery.
-func (b *EvalBroker) dequeueLocked(queue string, now time.Time) (*structs.Evaluation, string, time.Duration) {
+func (b *Broker) dequeueLocked(queue string, now time.Time) (*structs.Evaluation, string, time.Duration) {
 	item, _ := b.ready[queue].Pop()
 	eval := item.eval
 	token := structs.GenerateUUID()
@@ -154,7 +154,7 @@ func (b *EvalBroker) dequeueLocked(queue string, now time.Time) (*structs.Evalua
 	return eval, token, now.Sub(item.readyAt)
 }
 
-func (b *EvalBroker) addWaiterLocked(w *dequeueWaiter) {
+func (b *Broker) addWaiterLocked(w *dequeueWaiter) {
 	if w.registered {
 		return
 	}
@@ -165,7 +165,7 @@ func (b *EvalBroker) addWaiterLocked(w *dequeueWaiter) {
 	b.nWaiters++
 }
 
-func (b *EvalBroker) removeWaiterLocked(w *dequeueWaiter) {
+func (b *Broker) removeWaiterLocked(w *dequeueWaiter) {
 	if !w.registered {
 		return
 	}
@@ -185,7 +185,7 @@ func (b *EvalBroker) removeWaiterLocked(w *dequeueWaiter) {
 }
 
 // wakeOneLocked wakes the longest-waiting Dequeue listening on sched.
-func (b *EvalBroker) wakeOneLocked(sched string) {
+func (b *Broker) wakeOneLocked(sched string) {
 	ws := b.waiters[sched]
 	if len(ws) == 0 {
 		return
@@ -199,7 +199,7 @@ func (b *EvalBroker) wakeOneLocked(sched string) {
 // may take an eval from another of its queues than the one that woke it,
 // or give up, leaving ready evals behind with other waiters asleep. After
 // each such step, every non-empty queue in schedulers wakes one waiter.
-func (b *EvalBroker) rewakeLocked(schedulers []string) {
+func (b *Broker) rewakeLocked(schedulers []string) {
 	if b.nWaiters == 0 {
 		return
 	}

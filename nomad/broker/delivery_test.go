@@ -1,4 +1,4 @@
-package nomad
+package broker
 
 import (
 	"errors"
@@ -70,10 +70,10 @@ func TestEvalBroker_AckNackErrors(t *testing.T) {
 		text  string
 		after func(t *testing.T)
 	}{
-		{name: "ack unknown", call: func() error { return b.Ack("nope", token) }, want: ErrBrokerEvalNotFound, text: "Evaluation ID not found"},
-		{name: "nack unknown", call: func() error { return b.Nack("nope", token) }, want: ErrBrokerEvalNotFound, text: "Evaluation ID not found"},
-		{name: "ack wrong token", call: func() error { return b.Ack(e.ID, "other") }, want: ErrBrokerTokenMismatch, text: "Token does not match for Evaluation ID"},
-		{name: "nack wrong token", call: func() error { return b.Nack(e.ID, "other") }, want: ErrBrokerTokenMismatch, text: "Token does not match for Evaluation ID"},
+		{name: "ack unknown", call: func() error { return b.Ack("nope", token) }, want: ErrEvalNotFound, text: "Evaluation ID not found"},
+		{name: "nack unknown", call: func() error { return b.Nack("nope", token) }, want: ErrEvalNotFound, text: "Evaluation ID not found"},
+		{name: "ack wrong token", call: func() error { return b.Ack(e.ID, "other") }, want: ErrTokenMismatch, text: "Token does not match for Evaluation ID"},
+		{name: "nack wrong token", call: func() error { return b.Nack(e.ID, "other") }, want: ErrTokenMismatch, text: "Token does not match for Evaluation ID"},
 		{name: "reset unknown", call: func() error { return b.OutstandingReset("nope", token) }, want: structs.ErrNotOutstanding, text: "evaluation is not outstanding"},
 		{name: "reset wrong token", call: func() error { return b.OutstandingReset(e.ID, "other") }, want: structs.ErrTokenMismatch, text: "evaluation token does not match"},
 		{name: "pause unknown", call: func() error { return b.PauseNackTimeout("nope", token) }, want: structs.ErrNotOutstanding},
@@ -81,8 +81,8 @@ func TestEvalBroker_AckNackErrors(t *testing.T) {
 		{name: "resume unknown", call: func() error { return b.ResumeNackTimeout("nope", token) }, want: structs.ErrNotOutstanding},
 		{name: "resume wrong token", call: func() error { return b.ResumeNackTimeout(e.ID, "other") }, want: structs.ErrTokenMismatch},
 		{name: "ack", call: func() error { return b.Ack(e.ID, token) }},
-		{name: "ack twice", call: func() error { return b.Ack(e.ID, token) }, want: ErrBrokerEvalNotFound},
-		{name: "nack after ack", call: func() error { return b.Nack(e.ID, token) }, want: ErrBrokerEvalNotFound},
+		{name: "ack twice", call: func() error { return b.Ack(e.ID, token) }, want: ErrEvalNotFound},
+		{name: "nack after ack", call: func() error { return b.Nack(e.ID, token) }, want: ErrEvalNotFound},
 	}
 	for _, tc := range cases {
 		err := tc.call()
@@ -123,9 +123,9 @@ func (firedTimer) Stop() bool               { return false }
 func (firedTimer) Reset(time.Duration) bool { return false }
 
 func TestEvalBroker_CallsAfterNackTimerFired(t *testing.T) {
-	cfg := DefaultEvalBrokerConfig()
+	cfg := DefaultConfig()
 	cfg.Clock = firedClock{clock.NewFake(brokerTestEpoch)}
-	b, err := NewEvalBroker(cfg)
+	b, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,8 +143,8 @@ func TestEvalBroker_CallsAfterNackTimerFired(t *testing.T) {
 		t.Fatalf("ResumeNackTimeout: %v, want %v", err, structs.ErrNackTimeoutReached)
 	}
 	err = b.Ack(e.ID, token)
-	if !errors.Is(err, ErrBrokerAckAfterNackTimeout) || err.Error() != "Evaluation ID Ack'd after Nack timer expiration" {
-		t.Fatalf("Ack: %v, want %v", err, ErrBrokerAckAfterNackTimeout)
+	if !errors.Is(err, ErrAckAfterNackTimeout) || err.Error() != "Evaluation ID Ack'd after Nack timer expiration" {
+		t.Fatalf("Ack: %v, want %v", err, ErrAckAfterNackTimeout)
 	}
 	// The delivery stays outstanding for the pending callback to nack.
 	if _, ok := b.Outstanding(e.ID); !ok {
@@ -178,8 +178,8 @@ func TestEvalBroker_NackTimeoutRedelivers(t *testing.T) {
 	}
 	// First delivery nacked: back after the 1 s initial delay.
 	wantStats(t, b, 0, 0, 0, 1, 0)
-	if err := b.Ack(e.ID, token); !errors.Is(err, ErrBrokerEvalNotFound) {
-		t.Fatalf("Ack after the timeout: %v, want %v", err, ErrBrokerEvalNotFound)
+	if err := b.Ack(e.ID, token); !errors.Is(err, ErrEvalNotFound) {
+		t.Fatalf("Ack after the timeout: %v, want %v", err, ErrEvalNotFound)
 	}
 	c.Advance(time.Second)
 	e2, token2 := mustDequeue(t, b, structs.JobTypeService)
@@ -313,10 +313,10 @@ func TestEvalBroker_ConfigurableNackDelays(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			c := clock.NewFake(brokerTestEpoch)
-			cfg := DefaultEvalBrokerConfig()
+			cfg := DefaultConfig()
 			cfg.Clock = c
 			cfg.InitialNackDelay, cfg.SubsequentNackDelay, cfg.DeliveryLimit = tc.initial, tc.subsequent, tc.deliveryLimit
-			b, err := NewEvalBroker(cfg)
+			b, err := New(cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -348,11 +348,11 @@ func TestEvalBroker_EnqueueAllRequeuesOnAck(t *testing.T) {
 	cases := []struct {
 		name string
 		// settle finishes the outstanding delivery.
-		settle      func(b *EvalBroker, id, token string) error
+		settle      func(b *Broker, id, token string) error
 		wantRequeue bool
 	}{
-		{name: "ack enqueues the parked eval", settle: (*EvalBroker).Ack, wantRequeue: true},
-		{name: "nack drops the parked eval", settle: (*EvalBroker).Nack, wantRequeue: false},
+		{name: "ack enqueues the parked eval", settle: (*Broker).Ack, wantRequeue: true},
+		{name: "nack drops the parked eval", settle: (*Broker).Nack, wantRequeue: false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

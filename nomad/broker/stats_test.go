@@ -1,10 +1,11 @@
-package nomad
+package broker
 
 import (
 	"context"
 	"testing"
 	"time"
 
+	"github.com/opennomad/nomad/nomad/metricstest"
 	"github.com/opennomad/nomad/structs"
 )
 
@@ -20,7 +21,7 @@ func TestEvalBroker_StatsAreCopies(t *testing.T) {
 }
 
 func TestEvalBroker_Metrics(t *testing.T) {
-	sink := withInmemMetrics(t)
+	sink := metricstest.WithInmem(t)
 	b, c := newTestEvalBroker(t)
 
 	e := newPendingEval(evJob("web"))
@@ -56,7 +57,7 @@ func TestEvalBroker_Metrics(t *testing.T) {
 		{"nomad.nomad.broker.eval_waiting", 85},
 	}
 	for _, g := range gauges {
-		v, ok := inmemGauge(t, sink, g.name)
+		v, ok := metricstest.Gauge(t, sink, g.name)
 		if !ok || v != g.want {
 			t.Errorf("gauge %s = %v (present %v), want %v", g.name, v, ok, g.want)
 		}
@@ -72,7 +73,7 @@ func TestEvalBroker_Metrics(t *testing.T) {
 		{"nomad.nomad.broker.response_time", 1, 5000},
 	}
 	for _, s := range samples {
-		n, sum := inmemSample(t, sink, s.name)
+		n, sum := metricstest.Sample(t, sink, s.name)
 		if n != s.count || sum != s.sumMS {
 			t.Errorf("sample %s: %d samples summing to %v ms, want %d summing to %v", s.name, n, sum, s.count, s.sumMS)
 		}
@@ -80,7 +81,7 @@ func TestEvalBroker_Metrics(t *testing.T) {
 }
 
 func TestEvalBroker_EmitStatsRunsOnClock(t *testing.T) {
-	sink := withInmemMetrics(t)
+	sink := metricstest.WithInmem(t)
 	b, c := newTestEvalBroker(t)
 	b.Enqueue(newPendingEval())
 
@@ -95,7 +96,7 @@ func TestEvalBroker_EmitStatsRunsOnClock(t *testing.T) {
 	if err := c.BlockUntil(wait, 1); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := inmemGauge(t, sink, "nomad.nomad.broker.total_ready"); ok {
+	if _, ok := metricstest.Gauge(t, sink, "nomad.nomad.broker.total_ready"); ok {
 		t.Fatal("emitted before the first period")
 	}
 	c.Advance(time.Second)
@@ -103,7 +104,7 @@ func TestEvalBroker_EmitStatsRunsOnClock(t *testing.T) {
 	if err := c.BlockUntil(wait, 1); err != nil {
 		t.Fatal(err)
 	}
-	if v, ok := inmemGauge(t, sink, "nomad.nomad.broker.total_ready"); !ok || v != 1 {
+	if v, ok := metricstest.Gauge(t, sink, "nomad.nomad.broker.total_ready"); !ok || v != 1 {
 		t.Fatalf("total_ready = %v (present %v) after one period", v, ok)
 	}
 	cancel()

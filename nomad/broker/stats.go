@@ -1,4 +1,4 @@
-package nomad
+package broker
 
 import (
 	"context"
@@ -19,8 +19,8 @@ var (
 	metricBrokerEvalWaiting  = []string{"nomad", "broker", "eval_waiting"}
 )
 
-// BrokerStats is a snapshot of the broker's queues.
-type BrokerStats struct {
+// Stats is a snapshot of the broker's queues.
+type Stats struct {
 	// TotalReady counts evals ready to be dequeued.
 	TotalReady int
 	// TotalUnacked counts outstanding deliveries.
@@ -45,10 +45,10 @@ type SchedulerStats struct {
 }
 
 // Stats returns a copy of the broker's counters.
-func (b *EvalBroker) Stats() *BrokerStats {
+func (b *Broker) Stats() *Stats {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	s := &BrokerStats{
+	s := &Stats{
 		TotalReady:      b.stats.TotalReady,
 		TotalUnacked:    b.stats.TotalUnacked,
 		TotalPending:    b.stats.TotalPending,
@@ -70,14 +70,14 @@ func (b *EvalBroker) Stats() *BrokerStats {
 // EmitStats publishes the broker's gauges every period until ctx ends
 // (at once if period <= 0). The leader runs it in its own goroutine while
 // it leads.
-func (b *EvalBroker) EmitStats(ctx context.Context, period time.Duration) {
-	runPeriodically(ctx, b.clock, period, b.emitStats)
+func (b *Broker) EmitStats(ctx context.Context, period time.Duration) {
+	clock.Every(ctx, b.clock, period, b.emitStats)
 }
 
 // emitStats publishes nomad.broker.total_* gauges, per-queue ready and
 // unacked gauges, and for each delayed eval the seconds left until it is
 // released (nomad.broker.eval_waiting).
-func (b *EvalBroker) emitStats() {
+func (b *Broker) emitStats() {
 	s := b.Stats()
 	metrics.SetGauge([]string{"nomad", "broker", "total_ready"}, float32(s.TotalReady))
 	metrics.SetGauge([]string{"nomad", "broker", "total_unacked"}, float32(s.TotalUnacked))
@@ -113,23 +113,4 @@ func evalMetricLabels(e *structs.Evaluation) []metrics.Label {
 // measured on the broker's clock rather than the wall clock.
 func emitDuration(key []string, d time.Duration, labels []metrics.Label) {
 	metrics.AddSampleWithLabels(key, float32(d)/float32(time.Millisecond), labels)
-}
-
-// runPeriodically calls f every period, on the given clock, until ctx ends.
-// A period <= 0 returns at once rather than spin.
-func runPeriodically(ctx context.Context, c clock.Clock, period time.Duration, f func()) {
-	if period <= 0 {
-		return
-	}
-	tick := make(chan struct{}, 1)
-	for {
-		t := c.AfterFunc(period, func() { tick <- struct{}{} })
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return
-		case <-tick:
-			f()
-		}
-	}
 }

@@ -1,4 +1,4 @@
-package nomad
+package broker
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 
 	metrics "github.com/hashicorp/go-metrics"
 
+	"github.com/opennomad/nomad/nomad/clock"
 	"github.com/opennomad/nomad/structs"
 )
 
@@ -146,7 +147,7 @@ func (b *BlockedEvals) Stats() *BlockedStats {
 // EmitStats publishes the tracker's gauges every period until ctx ends
 // (at once if period <= 0). The leader runs it in its own goroutine.
 func (b *BlockedEvals) EmitStats(ctx context.Context, period time.Duration) {
-	runPeriodically(ctx, b.clock, period, b.emitStats)
+	clock.Every(ctx, b.clock, period, b.emitStats)
 }
 
 // emitStats publishes nomad.blocked_evals.total_* and the blocked CPU and
