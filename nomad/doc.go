@@ -1,12 +1,12 @@
 // Package nomad is the server: Raft and the FSM, the RPC endpoints, the
 // scheduling workers, and the leader's duties.
 //
-// A Server (server.go) runs Raft over the replicated FSM (fsm*.go), which
-// is the only writer of the state store. Every write an endpoint accepts
-// is validated, encoded as one Raft entry and applied by the FSM on every
-// server; after each entry the FSM hands new pending and blocked
-// evaluations to the leader's broker and blocked-evals tracker (ignored
-// elsewhere). Endpoints (*_endpoint.go) are reached in process through
+// A Server (server.go) runs Raft over the replicated FSM (package
+// nomad/fsm), which is the only writer of the state store. Every write an
+// endpoint accepts is validated, encoded as one Raft entry and applied by
+// the FSM on every server; after each entry the FSM hands new pending and
+// blocked evaluations to the leader's broker and blocked-evals tracker
+// (ignored elsewhere). Endpoints (*_endpoint.go) are reached in process through
 // Server.RPC and over connections through Server.ServeRPCConn; each first
 // asks forward where the request must be served. While a server leads
 // (leader.go) it also keeps the nodes' heartbeat timers (heartbeat.go),

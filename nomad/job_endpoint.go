@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/go-memdb"
 	"github.com/hashicorp/go-metrics"
 
+	"github.com/opennomad/nomad/nomad/fsm"
 	"github.com/opennomad/nomad/nomad/state"
 	"github.com/opennomad/nomad/structs"
 )
@@ -132,7 +133,7 @@ func (j *JobEndpoint) Register(args *structs.JobRegisterRequest, reply *structs.
 		return structs.ErrJobRegistrationOff
 	}
 	if args.EnforceIndex {
-		if err := checkEnforceIndex(args.JobModifyIndex, existing); err != nil {
+		if err := fsm.CheckEnforceIndex(args.JobModifyIndex, existing); err != nil {
 			return err
 		}
 	}

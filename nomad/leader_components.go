@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/opennomad/nomad/nomad/broker"
+	"github.com/opennomad/nomad/nomad/fsm"
 	"github.com/opennomad/nomad/structs"
 )
 
@@ -15,7 +16,7 @@ import (
 
 // evalBroker is the leader's queue of evaluations (broker.Broker).
 type evalBroker interface {
-	FSMEvalBroker
+	fsm.EvalBroker
 	Enabled() bool
 	// SetEnabled(false) flushes everything; the state store still holds
 	// every eval and the next leader restores them.
@@ -41,7 +42,7 @@ type evalBroker interface {
 // blockedEvalTracker is the leader's set of evals waiting for capacity
 // (broker.BlockedEvals).
 type blockedEvalTracker interface {
-	FSMBlockedEvals
+	fsm.BlockedEvals
 	SetEnabled(enabled bool)
 	// Reblock re-tracks the eval a worker holds under token.
 	Reblock(eval *structs.Evaluation, token string)

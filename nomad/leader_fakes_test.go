@@ -228,9 +228,9 @@ func (b *fakeEvalBroker) snapshot() (enqueued, restored []*structs.Evaluation, a
 }
 
 type fakeBlockedEvals struct {
-	fsmEffects
 	mu        sync.Mutex
 	enabled   bool
+	blocked   []string // eval IDs blocked while enabled
 	reblocked []string
 	dups      chan []*structs.Evaluation
 }
@@ -254,10 +254,19 @@ func (b *fakeBlockedEvals) isEnabled() bool {
 // Block records the eval only while enabled, as the real tracker ignores
 // calls then (the FSM calls it on every server, leader or not).
 func (b *fakeBlockedEvals) Block(e *structs.Evaluation) {
-	if b.isEnabled() {
-		b.fsmEffects.Block(e)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.enabled {
+		b.blocked = append(b.blocked, e.ID)
 	}
 }
+
+// The releases are not recorded: no test of the server reads them (the
+// FSM's own tests do).
+func (b *fakeBlockedEvals) Untrack(jobID, namespace string)                        {}
+func (b *fakeBlockedEvals) Unblock(class string, index uint64)                     {}
+func (b *fakeBlockedEvals) UnblockClassAndQuota(class, quota string, index uint64) {}
+func (b *fakeBlockedEvals) UnblockNode(nodeID string, index uint64)                {}
 
 func (b *fakeBlockedEvals) Reblock(e *structs.Evaluation, token string) {
 	b.mu.Lock()

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/raft"
 	"github.com/shoenig/test/must"
 
+	"github.com/opennomad/nomad/nomad/state/statetest"
 	"github.com/opennomad/nomad/structs/mock"
 )
 
@@ -247,7 +248,7 @@ func TestServer_RestartWithDamagedSnapshot(t *testing.T) {
 		id := damageNewestSnapshot(t, dir)
 
 		s2 := newTestServer(t, onDisk)
-		sameState(t, s1.State(), s2.State())
+		statetest.SameState(t, s1.State(), s2.State())
 		_, err := os.Stat(filepath.Join(dir, "raft", damagedSnapshotsDir, id, "state.bin"))
 		must.NoError(t, err)
 		registerJob(t, s2, mock.Job())

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/raft"
 
 	"github.com/opennomad/nomad/nomad/clock"
+	"github.com/opennomad/nomad/nomad/fsm"
 	"github.com/opennomad/nomad/nomad/state"
 	"github.com/opennomad/nomad/scheduler"
 	"github.com/opennomad/nomad/structs"
@@ -28,7 +29,7 @@ type Server struct {
 	// id is the server's Raft ID, stable across restarts.
 	id string
 
-	fsm           *FSM
+	fsm           *fsm.FSM
 	raft          *raft.Raft
 	raftStores    *raftStores
 	raftTransport raft.Transport
@@ -123,14 +124,14 @@ func newServer(cfg *Config, components func(*Config) (pipeline, error)) (*Server
 		shutdownCtx:    ctx,
 		shutdownCancel: cancel,
 	}
-	fsmCfg := FSMConfig{
+	fsmCfg := fsm.Config{
 		EvalBroker:   p.broker,
 		BlockedEvals: p.blocked,
 		StateConfig:  state.Config{Logger: c.Logger, Publisher: c.EventPublisher},
 		Logger:       c.Logger,
 		OnRestore:    s.rebuildAfterRestore,
 	}
-	if s.fsm, err = NewFSM(fsmCfg); err != nil {
+	if s.fsm, err = fsm.New(fsmCfg); err != nil {
 		cancel()
 		return nil, err
 	}

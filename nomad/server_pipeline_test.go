@@ -9,6 +9,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/opennomad/nomad/nomad/state"
+	"github.com/opennomad/nomad/nomad/state/statetest"
 	"github.com/opennomad/nomad/structs"
 	"github.com/opennomad/nomad/structs/mock"
 )
@@ -274,7 +275,7 @@ func TestServerPipeline_RestartFromDataDirFindsPlacements(t *testing.T) {
 	must.NoError(t, s1.Shutdown())
 
 	s2 := newPipelineServer(t, 2, onDisk)
-	sameState(t, s1.State(), s2.State())
+	statetest.SameState(t, s1.State(), s2.State())
 	allocs, err := s2.State().Allocs(nil, structs.AllNamespaces)
 	must.NoError(t, err)
 	must.Len(t, 2+jobs[1].TaskGroups[0].Count+2+1, allocs)
@@ -300,7 +301,7 @@ func TestServerPipeline_SnapshotRestoreHasThePlacements(t *testing.T) {
 
 	s2 := newPipelineServer(t, 2, nil)
 	must.NoError(t, s2.raft.Restore(meta, rc, 10*time.Second))
-	sameState(t, s1.State(), s2.State())
+	statetest.SameState(t, s1.State(), s2.State())
 	must.Len(t, 2, liveAllocs(t, nil, s2.State(), job))
 }
 

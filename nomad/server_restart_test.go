@@ -9,6 +9,7 @@ import (
 	msgpackrpc "github.com/hashicorp/net-rpc-msgpackrpc/v2"
 	"github.com/shoenig/test/must"
 
+	"github.com/opennomad/nomad/nomad/state/statetest"
 	"github.com/opennomad/nomad/structs"
 	"github.com/opennomad/nomad/structs/mock"
 )
@@ -55,7 +56,7 @@ func TestServer_RestartFromDataDirKeepsEverything(t *testing.T) {
 
 	s2 := newTestServer(t, onDisk)
 	must.Eq(t, id, s2.ID())
-	sameState(t, s1.State(), s2.State())
+	statetest.SameState(t, s1.State(), s2.State())
 	jobs, err := s2.State().Jobs(nil, structs.AllNamespaces)
 	must.NoError(t, err)
 	must.Len(t, 8, jobs)
@@ -85,7 +86,7 @@ func TestServer_RaftSnapshotRestoresIntoFreshServer(t *testing.T) {
 	default:
 		t.Fatal("the fresh server's old store must be abandoned")
 	}
-	sameState(t, s1.State(), s2.State())
+	statetest.SameState(t, s1.State(), s2.State())
 
 	// The leader's broker now holds the restored pending evals, not its own.
 	pending, err := s2.State().EvalsByStatus(nil, structs.EvalStatusPending)

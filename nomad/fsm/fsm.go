@@ -1,4 +1,4 @@
-package nomad
+package fsm
 
 import (
 	"fmt"
@@ -14,23 +14,23 @@ import (
 	"github.com/opennomad/nomad/structs"
 )
 
-// FSMEvalBroker is what the FSM needs of the leader's eval broker
-// (EvalBroker): somewhere to put evals that are ready to be scheduled.
+// EvalBroker is what the FSM needs of the leader's eval broker
+// (broker.Broker): somewhere to put evals that are ready to be scheduled.
 //
 // Enqueue is called from Raft's FSM goroutine after the eval is committed
 // to the state store, on every server; only the leader's broker is enabled,
 // so followers ignore it. It must not block and must not modify the eval,
 // which is shared with the state store.
-type FSMEvalBroker interface {
+type EvalBroker interface {
 	Enqueue(eval *structs.Evaluation)
 }
 
-// FSMBlockedEvals is what the FSM needs of the leader's blocked-evals
-// tracker (BlockedEvals). Like FSMEvalBroker its methods are called from
+// BlockedEvals is what the FSM needs of the leader's blocked-evals
+// tracker (broker.BlockedEvals). Like EvalBroker its methods are called from
 // the FSM goroutine after each commit, on every server, are no-ops unless
 // the tracker is enabled (the leader), must not block, and must not modify
 // the evals they are given.
-type FSMBlockedEvals interface {
+type BlockedEvals interface {
 	// Block tracks an eval written with status blocked.
 	Block(eval *structs.Evaluation)
 	// Untrack forgets the job's blocked eval: an eval of the job completed
@@ -46,13 +46,13 @@ type FSMBlockedEvals interface {
 	UnblockNode(nodeID string, index uint64)
 }
 
-// FSMConfig configures an FSM.
-type FSMConfig struct {
+// Config configures an FSM.
+type Config struct {
 	// EvalBroker and BlockedEvals receive the FSM's side effects; either
 	// may be nil (a server without a scheduling pipeline, a tool reading a
 	// snapshot).
-	EvalBroker   FSMEvalBroker
-	BlockedEvals FSMBlockedEvals
+	EvalBroker   EvalBroker
+	BlockedEvals BlockedEvals
 	// StateConfig configures every state store the FSM creates (the
 	// first, and each one a snapshot restore builds).
 	StateConfig state.Config
@@ -81,8 +81,8 @@ type FSMConfig struct {
 type FSM struct {
 	logger      hclog.Logger
 	stateConfig state.Config
-	broker      FSMEvalBroker
-	blocked     FSMBlockedEvals
+	broker      EvalBroker
+	blocked     BlockedEvals
 	onRestore   func()
 
 	// store is swapped whole by Restore; readers load it per request.
@@ -123,8 +123,8 @@ var appliers = map[structs.MessageType]applyFunc{
 	structs.ClusterMetadataRequestType:              (*FSM).applyClusterMetadata,
 }
 
-// NewFSM returns an FSM over a new, empty state store.
-func NewFSM(cfg FSMConfig) (*FSM, error) {
+// New returns an FSM over a new, empty state store.
+func New(cfg Config) (*FSM, error) {
 	logger := cfg.Logger
 	if logger == nil {
 		logger = hclog.NewNullLogger()

@@ -1,4 +1,4 @@
-package nomad
+package fsm
 
 import (
 	"fmt"
@@ -17,11 +17,13 @@ import (
 // its EnforceIndex check; the CLI recognises it.
 const EnforceIndexErrPrefix = "Enforcing job modify index"
 
-// checkEnforceIndex applies a registration's check-and-set on the job's
+// CheckEnforceIndex applies a registration's check-and-set on the job's
 // modify index: 0 means the job must not exist, any other value must be
 // the current JobModifyIndex. A failed check is the caller's stale view:
-// an error of kind structs.ErrConflict.
-func checkEnforceIndex(want uint64, existing *structs.Job) error {
+// an error of kind structs.ErrConflict. The Job.Register endpoint runs it
+// too, before it writes; the FSM checks again against the state the entry
+// lands on.
+func CheckEnforceIndex(want uint64, existing *structs.Job) error {
 	switch {
 	case existing != nil && want == 0:
 		return structs.KindErrorf(structs.ErrConflict, "%s 0: job already exists", EnforceIndexErrPrefix)
@@ -51,7 +53,7 @@ func (f *FSM) applyJobRegister(body []byte, index uint64) interface{} {
 			if err != nil {
 				return err
 			}
-			if err := checkEnforceIndex(req.JobModifyIndex, existing); err != nil {
+			if err := CheckEnforceIndex(req.JobModifyIndex, existing); err != nil {
 				return err
 			}
 		}

@@ -1,11 +1,10 @@
-package nomad
+package fsm
 
 import (
 	"bytes"
 	"errors"
 	"fmt"
 	"io"
-	"reflect"
 	"sync"
 	"testing"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/opennomad/nomad/nomad/state"
+	"github.com/opennomad/nomad/nomad/state/statetest"
 	"github.com/opennomad/nomad/structs"
 	"github.com/opennomad/nomad/structs/mock"
 )
@@ -70,7 +70,7 @@ var testEpochTime = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 func newTestFSM(t *testing.T) (*FSM, *fsmEffects) {
 	t.Helper()
 	fx := &fsmEffects{}
-	f, err := NewFSM(FSMConfig{EvalBroker: fx, BlockedEvals: fx})
+	f, err := New(Config{EvalBroker: fx, BlockedEvals: fx})
 	must.NoError(t, err)
 	return f, fx
 }
@@ -193,7 +193,10 @@ func TestFSM_JobRegisterEnforceIndex(t *testing.T) {
 				&structs.JobRegisterRequest{Job: update, EnforceIndex: true, JobModifyIndex: tc.index})
 			// The FSM names the kind; the RPC layer gives it its status.
 			must.ErrorIs(t, err, structs.ErrConflict)
-			mustCoded(t, structs.ClassifyError(err), 400, tc.wantErr)
+			code, msg, ok := structs.ErrorCode(structs.ClassifyError(err))
+			must.True(t, ok)
+			must.Eq(t, 400, code)
+			must.Eq(t, tc.wantErr, msg)
 		})
 	}
 	update := job.Copy()
@@ -659,67 +662,6 @@ func (s *memSink) ID() string    { return "mem" }
 func (s *memSink) Cancel() error { s.canceled = true; return nil }
 func (s *memSink) Close() error  { return nil }
 
-// stateDump lists everything a store holds, for comparing two stores.
-func stateDump(t *testing.T, s *state.StateStore) map[string]interface{} {
-	t.Helper()
-	out := map[string]interface{}{}
-	var err error
-	add := func(name string, v interface{}, e error) {
-		if e != nil {
-			err = e
-		}
-		out[name] = v
-	}
-	nodes, e := s.Nodes(nil)
-	add("nodes", nodes, e)
-	jobs, e := s.Jobs(nil, structs.AllNamespaces)
-	add("jobs", jobs, e)
-	evals, e := s.Evals(nil, structs.AllNamespaces)
-	add("evals", evals, e)
-	allocs, e := s.Allocs(nil, structs.AllNamespaces)
-	add("allocs", allocs, e)
-	summaries, e := s.JobSummaries(nil)
-	add("summaries", summaries, e)
-	_, cfg, e := s.SchedulerConfig(nil)
-	add("scheduler_config", cfg, e)
-	meta, e := s.ClusterMetadata(nil)
-	add("cluster_meta", meta, e)
-	indexes, e := s.Indexes()
-	add("indexes", indexes, e)
-	for _, j := range jobs {
-		versions, e := s.JobVersionsByID(nil, j.Namespace, j.ID)
-		add("versions/"+j.ID, versions, e)
-		deployments, e := s.DeploymentsByJobID(nil, j.Namespace, j.ID, true)
-		add("deployments/"+j.ID, deployments, e)
-	}
-	must.NoError(t, err)
-	return out
-}
-
-// sameState fails unless two stores hold equal objects. Both sides go
-// through the msgpack codec first, so that times (decoded in UTC) and
-// shared pointers do not count as differences.
-func sameState(t *testing.T, want, got *state.StateStore) {
-	t.Helper()
-	a, b := stateDump(t, want), stateDump(t, got)
-	must.Eq(t, len(a), len(b))
-	for k, v := range a {
-		if !reflect.DeepEqual(viaCodec(t, v), viaCodec(t, b[k])) {
-			t.Errorf("%s differs after restore:\nwant %#v\n got %#v", k, v, b[k])
-		}
-	}
-}
-
-// viaCodec returns v after a msgpack round trip.
-func viaCodec(t *testing.T, v interface{}) interface{} {
-	t.Helper()
-	buf, err := structs.Encode(0, v)
-	must.NoError(t, err)
-	out := reflect.New(reflect.TypeOf(v))
-	must.NoError(t, structs.Decode(buf[1:], out.Interface()))
-	return out.Elem().Interface()
-}
-
 func TestFSM_SnapshotRestore(t *testing.T) {
 	f, _ := newTestFSM(t)
 	_, job, _ := allocFixture(t, f)
@@ -751,7 +693,7 @@ func TestFSM_SnapshotRestore(t *testing.T) {
 	}
 	want, err := state.Restore(bytes.NewReader(sink.Bytes()), nil)
 	must.NoError(t, err)
-	sameState(t, want, fresh.State())
+	statetest.SameState(t, want, fresh.State())
 
 	nodes, _ := fresh.State().Nodes(nil)
 	must.Len(t, 1, nodes, must.Sprint("the node written after the snapshot must be missing"))
@@ -779,7 +721,7 @@ func TestFSM_RestoredEqualsOriginal(t *testing.T) {
 	must.NoError(t, snap.Persist(sink))
 	fresh, _ := newTestFSM(t)
 	must.NoError(t, fresh.Restore(io.NopCloser(&sink.Buffer)))
-	sameState(t, f.State(), fresh.State())
+	statetest.SameState(t, f.State(), fresh.State())
 }
 
 // Alloc health verdicts (16) and canary promotion (15) apply through the
@@ -862,6 +804,6 @@ func TestFSM_EntryThatCannotBeAppliedIsSkippedEverywhere(t *testing.T) {
 		servers = append(servers, f)
 	}
 	for _, f := range servers[1:] {
-		sameState(t, servers[0].State(), f.State())
+		statetest.SameState(t, servers[0].State(), f.State())
 	}
 }
