@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/opennomad/nomad/api"
-	"github.com/opennomad/nomad/nomad"
+	"github.com/opennomad/nomad/nomad/worker"
 )
 
 // fakeAgent is an in-memory stand-in for an agent's HTTP API, answering
@@ -111,7 +111,7 @@ func newFakeAgent(t testing.TB) *fakeAgent {
 		},
 		workerConfig: api.AgentSchedulerWorkerConfigResponse{
 			ServerID: "server-1.global", NumSchedulers: 2,
-			EnabledSchedulers: nomad.AllSchedulers(), Paused: new(false),
+			EnabledSchedulers: worker.AllSchedulers(), Paused: new(false),
 		},
 		leader: "10.0.0.1:4647",
 		members: []*api.AgentMember{

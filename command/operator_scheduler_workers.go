@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/opennomad/nomad/api"
-	"github.com/opennomad/nomad/nomad"
+	"github.com/opennomad/nomad/nomad/worker"
 )
 
 // OperatorSchedulerWorkersCommand lists and controls the scheduler workers
@@ -200,8 +200,8 @@ func parseSchedulerList(s string) ([]string, error) {
 		if name == "" || seen[name] {
 			continue
 		}
-		if !contains(nomad.AllSchedulers(), name) {
-			return nil, fmt.Errorf("invalid -schedulers: unknown scheduler %q (known: %s)", name, strings.Join(nomad.AllSchedulers(), ", "))
+		if !contains(worker.AllSchedulers(), name) {
+			return nil, fmt.Errorf("invalid -schedulers: unknown scheduler %q (known: %s)", name, strings.Join(worker.AllSchedulers(), ", "))
 		}
 		seen[name] = true
 		out = append(out, name)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/opennomad/nomad/nomad/clock"
 	"github.com/opennomad/nomad/nomad/state"
+	"github.com/opennomad/nomad/nomad/worker"
 	"github.com/opennomad/nomad/scheduler"
 	"github.com/opennomad/nomad/structs"
 )
@@ -157,8 +158,8 @@ func DefaultConfig() *Config {
 		Cluster:               ClusterConfig{RPCHoldTimeout: DefaultRPCHoldTimeout},
 
 		NumSchedulers:        runtime.NumCPU(),
-		EnabledSchedulers:    AllSchedulers(),
-		LeaderPausedFraction: DefaultLeaderPausedFraction,
+		EnabledSchedulers:    worker.AllSchedulers(),
+		LeaderPausedFraction: worker.DefaultLeaderPausedFraction,
 		PlanApplyPipeline:    DefaultPlanApplyPipeline,
 
 		MinHeartbeatTTL:        10 * time.Second,
@@ -188,15 +189,6 @@ func DefaultConfig() *Config {
 
 		AllocUpdateBatchInterval: 50 * time.Millisecond,
 	}
-}
-
-// AllSchedulers lists every eval type a worker can process: the builtin
-// job types (those of scheduler.Builtin) and the garbage collector. It is
-// the one list of them: the agent's configuration and the CLI check
-// names against it.
-func AllSchedulers() []string {
-	return []string{structs.JobTypeService, structs.JobTypeBatch, structs.JobTypeSystem,
-		structs.JobTypeSysBatch, structs.JobTypeCore}
 }
 
 // DefaultRaftConfig is hashicorp/raft's configuration tuned for
@@ -333,8 +325,8 @@ func (c *Config) SettingProblems() []ConfigProblem {
 		add("enabled_schedulers", "must include %q (garbage collection), got %q", structs.JobTypeCore, c.EnabledSchedulers)
 	}
 	for _, name := range c.EnabledSchedulers {
-		if !slices.Contains(AllSchedulers(), name) {
-			add("enabled_schedulers", "unknown scheduler %q (have %s)", name, strings.Join(AllSchedulers(), ", "))
+		if !slices.Contains(worker.AllSchedulers(), name) {
+			add("enabled_schedulers", "unknown scheduler %q (have %s)", name, strings.Join(worker.AllSchedulers(), ", "))
 		}
 	}
 	for _, d := range []struct {

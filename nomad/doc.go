@@ -36,13 +36,13 @@
 // preemption evals to the broker and releases blocked evals on the nodes
 // where allocs stopped.
 //
-// Every server runs a WorkerPool of Workers from NewServer to Shutdown.
-// Each takes evaluations from the leader through WorkerEndpoints (on a
-// server, rpcWorkerEndpoints: the Eval.* and Plan.Submit RPCs), waits
-// until its own state store has caught up, runs the scheduler on a
-// snapshot (the garbage collector, CoreScheduler, for "_core" evals) and
-// acts as its Planner. A leader pauses LeaderPausedFraction of its own
-// workers.
+// Every server runs a worker.Pool (package nomad/worker) from NewServer
+// to Shutdown. Each worker takes evaluations from the leader through
+// worker.Endpoints (on a server, rpcWorkerEndpoints: the Eval.* and
+// Plan.Submit RPCs), waits until its own state store has caught up, runs
+// the scheduler on a snapshot (the garbage collector, CoreScheduler, for
+// "_core" evals) and acts as its Planner. A leader pauses
+// LeaderPausedFraction of its own workers.
 //
 // The leader's duties (leader_duties.go) are the node drainer, the
 // deployment watcher and the periodic dispatcher of the sub-packages.

@@ -15,6 +15,7 @@ import (
 	"github.com/opennomad/nomad/nomad/clock"
 	"github.com/opennomad/nomad/nomad/fsm"
 	"github.com/opennomad/nomad/nomad/state"
+	"github.com/opennomad/nomad/nomad/worker"
 	"github.com/opennomad/nomad/scheduler"
 	"github.com/opennomad/nomad/structs"
 )
@@ -45,7 +46,7 @@ type Server struct {
 	// duties are the leader's watchers (drainer, deployments, periodic).
 	duties *leaderDuties
 	// workers schedule evals on every server.
-	workers *WorkerPool
+	workers *worker.Pool
 	// peers names the servers of the Raft configuration.
 	peers peerBook
 	// net is the listener, the pool to other servers and gossip.
@@ -194,12 +195,12 @@ func (s *Server) buildLeaderParts(p pipeline) error {
 		return err
 	}
 	s.duties = duties
-	s.workers, err = NewWorkerPool(WorkerPoolConfig{
+	s.workers, err = worker.NewPool(worker.PoolConfig{
 		NumSchedulers:        c.NumSchedulers,
 		EnabledSchedulers:    c.EnabledSchedulers,
 		MaxSchedulers:        max(runtime.NumCPU(), c.NumSchedulers),
 		LeaderPausedFraction: c.LeaderPausedFraction,
-		Worker: WorkerConfig{
+		Worker: worker.Config{
 			Endpoints: &rpcWorkerEndpoints{s: s},
 			State:     s.State,
 			Factories: s.workerSchedulers(),
@@ -239,7 +240,7 @@ func (f failingScheduler) Process(*structs.Evaluation) error { return f.err }
 
 // Workers returns the server's scheduling worker pool, which operators
 // pause, resume and resize at run time.
-func (s *Server) Workers() *WorkerPool { return s.workers }
+func (s *Server) Workers() *worker.Pool { return s.workers }
 
 // Shutdown stops the server: it gives up leadership duties, stops Raft and
 // closes the Raft stores and transport. It is safe to call more than once.

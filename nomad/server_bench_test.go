@@ -10,6 +10,7 @@ import (
 
 	"github.com/hashicorp/go-memdb"
 
+	"github.com/opennomad/nomad/nomad/worker"
 	"github.com/opennomad/nomad/structs"
 	"github.com/opennomad/nomad/structs/mock"
 )
@@ -155,7 +156,7 @@ func BenchmarkServerPipeline(b *testing.B) {
 	for _, c := range []struct {
 		workers int
 		paused  float64
-	}{{cpus, DefaultLeaderPausedFraction}, {cpus, 0}, {8, 0}} {
+	}{{cpus, worker.DefaultLeaderPausedFraction}, {cpus, 0}, {8, 0}} {
 		b.Run(fmt.Sprintf("workers=%d/leader_paused=%v", c.workers, c.paused), func(b *testing.B) {
 			benchServerPipeline(b, c.workers, c.paused)
 		})

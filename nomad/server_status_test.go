@@ -10,6 +10,7 @@ import (
 	msgpackrpc "github.com/hashicorp/net-rpc-msgpackrpc/v2"
 	"github.com/shoenig/test/must"
 
+	"github.com/opennomad/nomad/nomad/worker"
 	"github.com/opennomad/nomad/structs"
 	"github.com/opennomad/nomad/structs/mock"
 )
@@ -180,7 +181,7 @@ func TestServer_WorkerPoolFollowsLeadership(t *testing.T) {
 	waitFor(t, func() bool {
 		paused := 0
 		for _, w := range s.Workers().Workers() {
-			if w.Status == WorkerPaused.String() {
+			if w.Status == worker.Paused.String() {
 				paused++
 			}
 		}
@@ -188,7 +189,7 @@ func TestServer_WorkerPoolFollowsLeadership(t *testing.T) {
 	})
 	num, enabled := s.Workers().SchedulerConfig()
 	must.Eq(t, 4, num)
-	must.Eq(t, AllSchedulers(), enabled)
+	must.Eq(t, worker.AllSchedulers(), enabled)
 	// The one working worker schedules.
 	registerNode(t, s, mock.Node())
 	job := mock.Job(mock.Count(1))

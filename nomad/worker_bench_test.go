@@ -11,6 +11,7 @@ import (
 
 	"github.com/opennomad/nomad/nomad/clock"
 	"github.com/opennomad/nomad/nomad/state"
+	"github.com/opennomad/nomad/nomad/worker"
 	"github.com/opennomad/nomad/scheduler"
 	"github.com/opennomad/nomad/structs"
 	"github.com/opennomad/nomad/structs/mock"
@@ -37,7 +38,7 @@ func benchWorkers(b *testing.B, workers int) {
 	}
 	j := s.job()
 	acked := make(chan struct{}, b.N)
-	ep := &signalEndpoints{WorkerEndpoints: leader, ch: acked}
+	ep := &signalEndpoints{Endpoints: leader, ch: acked}
 	var next atomic.Int64
 	place := factoryOf(func(_ scheduler.State, p scheduler.Planner, eval *structs.Evaluation) error {
 		plan := eval.MakePlan(j)
@@ -47,13 +48,13 @@ func benchWorkers(b *testing.B, workers int) {
 		}
 		return completeEval(p, eval)
 	})
-	cfg := DefaultWorkerPoolConfig(WorkerConfig{
+	cfg := worker.DefaultPoolConfig(worker.Config{
 		Endpoints: ep,
 		State:     func() *state.StateStore { return s.store },
 		Factories: map[string]scheduler.Factory{structs.JobTypeService: place},
 	})
 	cfg.NumSchedulers, cfg.MaxSchedulers = workers, workers
-	pool, err := NewWorkerPool(cfg)
+	pool, err := worker.NewPool(cfg)
 	must.NoError(b, err)
 
 	// One job per eval, so the broker hands them out in parallel.
@@ -77,4 +78,23 @@ func benchWorkers(b *testing.B, workers int) {
 	b.StopTimer()
 	pool.Shutdown()
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "evals/s")
+}
+
+// schedulerFunc is a scheduler made of one function, for tests.
+type schedulerFunc func(eval *structs.Evaluation) error
+
+func (f schedulerFunc) Process(eval *structs.Evaluation) error { return f(eval) }
+
+// factoryOf builds a Factory whose schedulers run fn.
+func factoryOf(fn func(st scheduler.State, p scheduler.Planner, eval *structs.Evaluation) error) scheduler.Factory {
+	return func(_ *scheduler.Config, st scheduler.State, p scheduler.Planner) scheduler.Scheduler {
+		return schedulerFunc(func(eval *structs.Evaluation) error { return fn(st, p, eval) })
+	}
+}
+
+// completeEval marks the eval complete through the planner.
+func completeEval(p scheduler.Planner, eval *structs.Evaluation) error {
+	e := eval.Copy()
+	e.Status = structs.EvalStatusComplete
+	return p.UpdateEval(e)
 }

@@ -3,10 +3,11 @@ package nomad
 import (
 	"context"
 
+	"github.com/opennomad/nomad/nomad/worker"
 	"github.com/opennomad/nomad/structs"
 )
 
-// rpcWorkerEndpoints are the server's own WorkerEndpoints: every call is
+// rpcWorkerEndpoints are the server's own worker.Endpoints: every call is
 // the RPC a remote worker would make (Eval.*, Plan.Submit), through
 // Server.RPC, so it is forwarded to the leader wherever the worker runs
 // and its errors keep their text ("No cluster leader", "plan queue is
@@ -16,7 +17,7 @@ type rpcWorkerEndpoints struct {
 	s *Server
 }
 
-var _ WorkerEndpoints = (*rpcWorkerEndpoints)(nil)
+var _ worker.Endpoints = (*rpcWorkerEndpoints)(nil)
 
 func (e *rpcWorkerEndpoints) Dequeue(ctx context.Context, req *structs.EvalDequeueRequest) (*structs.EvalDequeueResponse, error) {
 	var reply structs.EvalDequeueResponse

@@ -10,6 +10,7 @@ import (
 	"github.com/opennomad/nomad/nomad/broker"
 	"github.com/opennomad/nomad/nomad/clock"
 	"github.com/opennomad/nomad/nomad/state"
+	"github.com/opennomad/nomad/nomad/worker"
 	"github.com/opennomad/nomad/structs"
 )
 
@@ -204,4 +205,4 @@ func (l *localLeader) SubmitPlan(req *structs.PlanRequest) (*structs.PlanRespons
 	return &structs.PlanResponse{Result: result}, nil
 }
 
-var _ WorkerEndpoints = (*localLeader)(nil)
+var _ worker.Endpoints = (*localLeader)(nil)

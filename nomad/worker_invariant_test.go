@@ -12,6 +12,7 @@ import (
 
 	"github.com/opennomad/nomad/nomad/clock"
 	"github.com/opennomad/nomad/nomad/state"
+	"github.com/opennomad/nomad/nomad/worker"
 	"github.com/opennomad/nomad/scheduler"
 	"github.com/opennomad/nomad/structs"
 	"github.com/opennomad/nomad/structs/mock"
@@ -43,14 +44,14 @@ func TestSchedulingInvariants(t *testing.T) {
 // signalEndpoints pings a channel after every ack and nack, so the test
 // can wait for the broker to drain without polling.
 type signalEndpoints struct {
-	WorkerEndpoints
+	worker.Endpoints
 	ch chan struct{}
 	// plans and rejections count submitted plans and rejected nodes.
 	plans, rejections atomic.Int64
 }
 
 func (s *signalEndpoints) SubmitPlan(req *structs.PlanRequest) (*structs.PlanResponse, error) {
-	resp, err := s.WorkerEndpoints.SubmitPlan(req)
+	resp, err := s.Endpoints.SubmitPlan(req)
 	s.plans.Add(1)
 	if err == nil && resp.Result != nil {
 		s.rejections.Add(int64(len(resp.Result.RejectedNodes)))
@@ -60,12 +61,12 @@ func (s *signalEndpoints) SubmitPlan(req *structs.PlanRequest) (*structs.PlanRes
 
 func (s *signalEndpoints) Ack(req *structs.EvalAckRequest) error {
 	defer s.signal()
-	return s.WorkerEndpoints.Ack(req)
+	return s.Endpoints.Ack(req)
 }
 
 func (s *signalEndpoints) Nack(req *structs.EvalAckRequest) error {
 	defer s.signal()
-	return s.WorkerEndpoints.Nack(req)
+	return s.Endpoints.Nack(req)
 }
 
 func (s *signalEndpoints) signal() {
@@ -81,15 +82,15 @@ func runSchedulingInvariants(t *testing.T, service scheduler.Factory, mustRace b
 	for range invariantNodes {
 		s.node()
 	}
-	ep := &signalEndpoints{WorkerEndpoints: leader, ch: make(chan struct{}, 1)}
-	cfg := DefaultWorkerPoolConfig(WorkerConfig{
+	ep := &signalEndpoints{Endpoints: leader, ch: make(chan struct{}, 1)}
+	cfg := worker.DefaultPoolConfig(worker.Config{
 		Endpoints: ep,
 		State:     func() *state.StateStore { return s.store },
 		Factories: map[string]scheduler.Factory{structs.JobTypeService: service},
 		Clock:     clock.NewFake(testEpoch),
 	})
 	cfg.NumSchedulers, cfg.MaxSchedulers = invariantWorkers, invariantWorkers
-	pool, err := NewWorkerPool(cfg)
+	pool, err := worker.NewPool(cfg)
 	must.NoError(t, err)
 	pool.Start(context.Background())
 	t.Cleanup(pool.Shutdown)

@@ -7,7 +7,7 @@ import (
 	"strconv"
 
 	"github.com/opennomad/nomad/api"
-	"github.com/opennomad/nomad/nomad"
+	"github.com/opennomad/nomad/nomad/worker"
 	"github.com/opennomad/nomad/structs"
 	"github.com/opennomad/nomad/version"
 )
@@ -209,7 +209,7 @@ func validWorkerConfig(c api.AgentSchedulerWorkerConfigRequest) bool {
 		return false
 	}
 	for _, name := range c.EnabledSchedulers {
-		if !slices.Contains(nomad.AllSchedulers(), name) {
+		if !slices.Contains(worker.AllSchedulers(), name) {
 			return false
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/opennomad/nomad/api"
 	"github.com/opennomad/nomad/nomad"
 	"github.com/opennomad/nomad/nomad/stream"
+	"github.com/opennomad/nomad/nomad/worker"
 	"github.com/opennomad/nomad/structs"
 )
 
@@ -167,7 +168,7 @@ func (l *localServer) SchedulerWorkerConfig() (api.AgentSchedulerWorkerConfigReq
 func (l *localServer) SetSchedulerWorkerConfig(req api.AgentSchedulerWorkerConfigRequest) (api.AgentSchedulerWorkerConfigRequest, error) {
 	pool := l.srv.Workers()
 	if err := pool.SetSchedulerConfig(req.NumSchedulers, req.EnabledSchedulers); err != nil {
-		if errors.Is(err, nomad.ErrInvalidSchedulerConfig) {
+		if errors.Is(err, worker.ErrInvalidSchedulerConfig) {
 			return api.AgentSchedulerWorkerConfigRequest{}, codedError(http.StatusBadRequest, "Invalid request: "+err.Error())
 		}
 		return api.AgentSchedulerWorkerConfigRequest{}, err

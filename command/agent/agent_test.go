@@ -15,7 +15,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/opennomad/nomad/api"
-	"github.com/opennomad/nomad/nomad"
+	"github.com/opennomad/nomad/nomad/worker"
 	"github.com/opennomad/nomad/structs/mock"
 )
 
@@ -42,7 +42,7 @@ func newTestBackend(t *testing.T, a *Agent) *testBackend {
 	rpc.broker = a.broker
 	rpc.state = stateWithPublisher(t, a.broker)
 	return &testBackend{testRPC: rpc, testServer: &testServer{broker: a.broker,
-		workers: api.AgentSchedulerWorkerConfigRequest{NumSchedulers: 1, EnabledSchedulers: nomad.AllSchedulers()}}}
+		workers: api.AgentSchedulerWorkerConfigRequest{NumSchedulers: 1, EnabledSchedulers: worker.AllSchedulers()}}}
 }
 
 // syncBuffer is a log sink safe for the agent's goroutines.

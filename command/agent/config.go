@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/opennomad/nomad/nomad"
+	"github.com/opennomad/nomad/nomad/worker"
 	"github.com/opennomad/nomad/structs"
 )
 
@@ -275,7 +276,7 @@ func DefaultConfig() *Config {
 		Ports:      Ports{HTTP: DefaultHTTPPort, RPC: DefaultRPCPort, Serf: DefaultSerfPort},
 		Server: ServerConfig{
 			NumSchedulers:          runtime.NumCPU(),
-			EnabledSchedulers:      nomad.AllSchedulers(),
+			EnabledSchedulers:      worker.AllSchedulers(),
 			HeartbeatGrace:         10 * time.Second,
 			MinHeartbeatTTL:        10 * time.Second,
 			MaxHeartbeatsPerSecond: 50.0,

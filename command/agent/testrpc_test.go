@@ -16,9 +16,9 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/opennomad/nomad/api"
-	"github.com/opennomad/nomad/nomad"
 	"github.com/opennomad/nomad/nomad/state"
 	"github.com/opennomad/nomad/nomad/stream"
+	"github.com/opennomad/nomad/nomad/worker"
 	"github.com/opennomad/nomad/structs"
 )
 
@@ -349,7 +349,7 @@ func newTestHTTP(t *testing.T, opts ...func(*HTTPServerConfig)) *testHTTP {
 	t.Helper()
 	rpc := newTestRPC(t)
 	ls := &testServer{broker: rpc.broker, workers: api.AgentSchedulerWorkerConfigRequest{
-		NumSchedulers: 2, EnabledSchedulers: nomad.AllSchedulers(),
+		NumSchedulers: 2, EnabledSchedulers: worker.AllSchedulers(),
 	}}
 	agentCfg := DevConfig()
 	agentCfg.Name = "n1"

@@ -1,4 +1,4 @@
-package nomad
+package worker
 
 import (
 	"context"
@@ -32,36 +32,36 @@ func factoryOf(fn func(st scheduler.State, p scheduler.Planner, eval *structs.Ev
 // recordingEndpoints passes calls through and reports acks, nacks and
 // plans on channels.
 type recordingEndpoints struct {
-	WorkerEndpoints
+	Endpoints
 	acks  chan string
 	nacks chan string
 	plans chan *structs.Plan
 }
 
-func newRecordingEndpoints(inner WorkerEndpoints) *recordingEndpoints {
+func newRecordingEndpoints(inner Endpoints) *recordingEndpoints {
 	return &recordingEndpoints{
-		WorkerEndpoints: inner,
-		acks:            make(chan string, 100),
-		nacks:           make(chan string, 100),
-		plans:           make(chan *structs.Plan, 100),
+		Endpoints: inner,
+		acks:      make(chan string, 100),
+		nacks:     make(chan string, 100),
+		plans:     make(chan *structs.Plan, 100),
 	}
 }
 
 func (r *recordingEndpoints) Ack(req *structs.EvalAckRequest) error {
-	err := r.WorkerEndpoints.Ack(req)
+	err := r.Endpoints.Ack(req)
 	r.acks <- req.EvalID
 	return err
 }
 
 func (r *recordingEndpoints) Nack(req *structs.EvalAckRequest) error {
-	err := r.WorkerEndpoints.Nack(req)
+	err := r.Endpoints.Nack(req)
 	r.nacks <- req.EvalID
 	return err
 }
 
 func (r *recordingEndpoints) SubmitPlan(req *structs.PlanRequest) (*structs.PlanResponse, error) {
 	r.plans <- req.Plan
-	return r.WorkerEndpoints.SubmitPlan(req)
+	return r.Endpoints.SubmitPlan(req)
 }
 
 // receive waits for a value on ch.
@@ -90,7 +90,7 @@ type workerHarness struct {
 
 func newWorkerHarness(t *testing.T) *workerHarness {
 	s := newTestState(t)
-	l := newLocalLeader(t, s, clock.NewFake(testEpoch), 2)
+	l := newLocalLeader(t, s, clock.NewFake(testEpoch))
 	return &workerHarness{t: t, s: s, clock: clock.NewFake(testEpoch), leader: l, ep: newRecordingEndpoints(l)}
 }
 
@@ -100,9 +100,9 @@ func (h *workerHarness) worker(fn func(st scheduler.State, p scheduler.Planner, 
 	return h.workerWith(h.ep, fn)
 }
 
-func (h *workerHarness) workerWith(ep WorkerEndpoints, fn func(st scheduler.State, p scheduler.Planner, eval *structs.Evaluation) error) *Worker {
+func (h *workerHarness) workerWith(ep Endpoints, fn func(st scheduler.State, p scheduler.Planner, eval *structs.Evaluation) error) *Worker {
 	h.t.Helper()
-	w, err := NewWorker(WorkerConfig{
+	w, err := New(Config{
 		Endpoints:         ep,
 		State:             func() *state.StateStore { return h.s.store },
 		EnabledSchedulers: []string{structs.JobTypeService, structs.JobTypeCore},
@@ -132,7 +132,7 @@ func (h *workerHarness) register(job *structs.Job) *structs.Evaluation {
 }
 
 // waitFor waits until the worker's status and workload satisfy ok.
-func waitForWorker(t *testing.T, w *Worker, what string, ok func(WorkerStatus, WorkloadStatus) bool) {
+func waitForWorker(t *testing.T, w *Worker, what string, ok func(Status, WorkloadStatus) bool) {
 	t.Helper()
 	deadline := time.After(10 * time.Second)
 	for {
@@ -148,8 +148,8 @@ func waitForWorker(t *testing.T, w *Worker, what string, ok func(WorkerStatus, W
 	}
 }
 
-func idle(st WorkerStatus, wl WorkloadStatus) bool {
-	return st == WorkerStarted && wl == WorkloadWaitingToDequeue
+func idle(st Status, wl WorkloadStatus) bool {
+	return st == Started && wl == WorkloadWaitingToDequeue
 }
 
 func completeEval(p scheduler.Planner, eval *structs.Evaluation) error {
@@ -224,7 +224,7 @@ func TestWorker_NacksOnFailure(t *testing.T) {
 func TestWorker_WaitsForTheEvalsIndex(t *testing.T) {
 	h := newWorkerHarness(t)
 	j := h.s.job()
-	ahead := &laggingEndpoints{WorkerEndpoints: h.ep, extra: 1}
+	ahead := &laggingEndpoints{Endpoints: h.ep, extra: 1}
 	scheduled := make(chan uint64, 1)
 	w := h.workerWith(ahead, func(st scheduler.State, p scheduler.Planner, eval *structs.Evaluation) error {
 		idx, _ := st.LatestIndex()
@@ -232,7 +232,7 @@ func TestWorker_WaitsForTheEvalsIndex(t *testing.T) {
 		return completeEval(p, eval)
 	})
 	e := h.register(j)
-	waitForWorker(t, w, "waiting for raft", func(_ WorkerStatus, wl WorkloadStatus) bool { return wl == WorkloadWaitingForRaft })
+	waitForWorker(t, w, "waiting for raft", func(_ Status, wl WorkloadStatus) bool { return wl == WorkloadWaitingForRaft })
 	want := h.s.latest() + 1
 	h.s.job() // the store reaches the wait index
 	must.GreaterEq(t, want, receive(t, scheduled, "scheduling"))
@@ -241,7 +241,7 @@ func TestWorker_WaitsForTheEvalsIndex(t *testing.T) {
 	// Now a wait index the store never reaches.
 	ahead.extra = 1000
 	e2 := h.register(h.s.job())
-	waitForWorker(t, w, "waiting for raft", func(_ WorkerStatus, wl WorkloadStatus) bool { return wl == WorkloadWaitingForRaft })
+	waitForWorker(t, w, "waiting for raft", func(_ Status, wl WorkloadStatus) bool { return wl == WorkloadWaitingForRaft })
 	must.NoError(t, h.clock.BlockUntil(context.Background(), 1))
 	h.clock.Advance(workerRaftSyncLimit)
 	must.Eq(t, e2.ID, receive(t, h.ep.nacks, "nack"))
@@ -249,12 +249,12 @@ func TestWorker_WaitsForTheEvalsIndex(t *testing.T) {
 
 // laggingEndpoints hands out wait indexes beyond the store's.
 type laggingEndpoints struct {
-	WorkerEndpoints
+	Endpoints
 	extra uint64
 }
 
 func (l *laggingEndpoints) Dequeue(ctx context.Context, req *structs.EvalDequeueRequest) (*structs.EvalDequeueResponse, error) {
-	resp, err := l.WorkerEndpoints.Dequeue(ctx, req)
+	resp, err := l.Endpoints.Dequeue(ctx, req)
 	if resp != nil && resp.Eval != nil {
 		resp.WaitIndex += l.extra
 	}
@@ -319,23 +319,23 @@ func TestWorker_PauseResumeStop(t *testing.T) {
 
 	// Paused while idle: parks at once, takes nothing.
 	w.Pause()
-	waitForWorker(t, w, "paused", func(st WorkerStatus, wl WorkloadStatus) bool {
-		return st == WorkerPaused && wl == WorkloadPaused
+	waitForWorker(t, w, "paused", func(st Status, wl WorkloadStatus) bool {
+		return st == Paused && wl == WorkloadPaused
 	})
 	e1 := h.register(j)
 	w.Resume()
 	must.Eq(t, e1.ID, receive(t, inScheduler, "scheduling"))
-	waitForWorker(t, w, "started", func(st WorkerStatus, wl WorkloadStatus) bool {
-		return st == WorkerStarted && wl == WorkloadScheduling
+	waitForWorker(t, w, "started", func(st Status, wl WorkloadStatus) bool {
+		return st == Started && wl == WorkloadScheduling
 	})
 
 	// Paused mid-eval: finishes it, then parks.
 	w.Pause()
-	must.Eq(t, WorkerPausing, w.Status())
+	must.Eq(t, Pausing, w.Status())
 	e2 := h.register(h.s.job())
 	release <- struct{}{}
 	must.Eq(t, e1.ID, receive(t, h.ep.acks, "ack"))
-	waitForWorker(t, w, "paused", func(st WorkerStatus, _ WorkloadStatus) bool { return st == WorkerPaused })
+	waitForWorker(t, w, "paused", func(st Status, _ WorkloadStatus) bool { return st == Paused })
 	select {
 	case id := <-inScheduler:
 		t.Fatalf("a paused worker took eval %s", id)
@@ -346,11 +346,11 @@ func TestWorker_PauseResumeStop(t *testing.T) {
 
 	// Stopped mid-eval: finishes it and exits.
 	w.Stop()
-	must.Eq(t, WorkerStopping, w.Status())
+	must.Eq(t, Stopping, w.Status())
 	release <- struct{}{}
 	must.Eq(t, e2.ID, receive(t, h.ep.acks, "ack"))
 	<-w.Done()
-	must.Eq(t, WorkerStopped, w.Status())
+	must.Eq(t, Stopped, w.Status())
 	must.Eq(t, WorkloadStopped, w.WorkloadStatus())
 	w.Pause() // no effect once stopped
 	must.Eq(t, "Stopped", w.Info().Status)
@@ -413,7 +413,7 @@ func TestWorker_DequeueBackoff(t *testing.T) {
 	w := h.workerWith(ep, nil)
 	for _, d := range []time.Duration{20 * time.Millisecond, 40 * time.Millisecond, 80 * time.Millisecond} {
 		receive(t, ep.dequeueCall, "dequeue")
-		waitForWorker(t, w, "backoff", func(_ WorkerStatus, wl WorkloadStatus) bool { return wl == WorkloadBackoff })
+		waitForWorker(t, w, "backoff", func(_ Status, wl WorkloadStatus) bool { return wl == WorkloadBackoff })
 		h.clock.Advance(d - time.Millisecond)
 		select {
 		case <-ep.dequeueCall:
@@ -488,15 +488,15 @@ func TestWorker_ReblockWritesChangedQueuedCounts(t *testing.T) {
 
 func TestWorkerStatusStrings(t *testing.T) {
 	must.Eq(t, []string{"Unknown", "Starting", "Started", "Pausing", "Paused", "Resuming", "Stopping", "Stopped"},
-		[]string{WorkerUnknownStatus.String(), WorkerStarting.String(), WorkerStarted.String(), WorkerPausing.String(),
-			WorkerPaused.String(), WorkerResuming.String(), WorkerStopping.String(), WorkerStopped.String()})
+		[]string{UnknownStatus.String(), Starting.String(), Started.String(), Pausing.String(),
+			Paused.String(), Resuming.String(), Stopping.String(), Stopped.String()})
 	must.Eq(t, []string{"UnknownStatus", "Running", "WaitingToDequeue", "WaitingForRaft", "Scheduling", "Submitting", "Backoff", "Stopped", "Paused"},
 		[]string{WorkloadUnknownStatus.String(), WorkloadRunning.String(), WorkloadWaitingToDequeue.String(), WorkloadWaitingForRaft.String(),
 			WorkloadScheduling.String(), WorkloadSubmitting.String(), WorkloadBackoff.String(), WorkloadStopped.String(), WorkloadPaused.String()})
 }
 
-func TestNewWorker_Validates(t *testing.T) {
-	_, err := NewWorker(WorkerConfig{})
+func TestNew_Validates(t *testing.T) {
+	_, err := New(Config{})
 	must.ErrorContains(t, err, "Endpoints is required")
 	must.ErrorContains(t, err, "EnabledSchedulers must not be empty")
 }

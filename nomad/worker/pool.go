@@ -1,4 +1,4 @@
-package nomad
+package worker
 
 import (
 	"context"
@@ -22,8 +22,8 @@ var ErrInvalidSchedulerConfig = errors.New("invalid scheduler worker configurati
 // applier.
 const DefaultLeaderPausedFraction = 0.75
 
-// WorkerPoolConfig configures a WorkerPool.
-type WorkerPoolConfig struct {
+// PoolConfig configures a Pool.
+type PoolConfig struct {
 	// NumSchedulers is how many workers run (num_schedulers).
 	NumSchedulers int
 	// EnabledSchedulers are the eval types every worker takes; they must
@@ -36,13 +36,22 @@ type WorkerPoolConfig struct {
 	LeaderPausedFraction float64
 	// Worker is the template every worker is built from; its
 	// EnabledSchedulers is ignored.
-	Worker WorkerConfig
+	Worker Config
 }
 
-// DefaultWorkerPoolConfig returns one worker per CPU enabled for every
+// AllSchedulers lists every eval type a worker can process: the builtin
+// job types (those of scheduler.Builtin) and the garbage collector. It is
+// the one list of them: the agent's configuration and the CLI check
+// names against it.
+func AllSchedulers() []string {
+	return []string{structs.JobTypeService, structs.JobTypeBatch, structs.JobTypeSystem,
+		structs.JobTypeSysBatch, structs.JobTypeCore}
+}
+
+// DefaultPoolConfig returns one worker per CPU enabled for every
 // builtin scheduler, and the leader pausing three quarters of them.
-func DefaultWorkerPoolConfig(w WorkerConfig) WorkerPoolConfig {
-	return WorkerPoolConfig{
+func DefaultPoolConfig(w Config) PoolConfig {
+	return PoolConfig{
 		NumSchedulers:        runtime.NumCPU(),
 		EnabledSchedulers:    AllSchedulers(),
 		LeaderPausedFraction: DefaultLeaderPausedFraction,
@@ -50,11 +59,11 @@ func DefaultWorkerPoolConfig(w WorkerConfig) WorkerPoolConfig {
 	}
 }
 
-// WorkerPool runs the scheduling workers of a server and lets operators
+// Pool runs the scheduling workers of a server and lets operators
 // and leadership changes shape it at run time. All methods are safe for
 // concurrent use.
-type WorkerPool struct {
-	template WorkerConfig
+type Pool struct {
+	template Config
 	max      int
 	fraction float64
 
@@ -69,9 +78,9 @@ type WorkerPool struct {
 	paused  bool
 }
 
-// NewWorkerPool checks cfg and returns a pool with no worker running.
-func NewWorkerPool(cfg WorkerPoolConfig) (*WorkerPool, error) {
-	p := &WorkerPool{template: cfg.Worker, max: cfg.MaxSchedulers, fraction: cfg.LeaderPausedFraction}
+// NewPool checks cfg and returns a pool with no worker running.
+func NewPool(cfg PoolConfig) (*Pool, error) {
+	p := &Pool{template: cfg.Worker, max: cfg.MaxSchedulers, fraction: cfg.LeaderPausedFraction}
 	if p.max == 0 {
 		p.max = runtime.NumCPU()
 	}
@@ -84,7 +93,7 @@ func NewWorkerPool(cfg WorkerPoolConfig) (*WorkerPool, error) {
 	// The template must be usable; build one worker to find out now.
 	probe := cfg.Worker
 	probe.EnabledSchedulers = cfg.EnabledSchedulers
-	if _, err := NewWorker(probe); err != nil {
+	if _, err := New(probe); err != nil {
 		return nil, fmt.Errorf("worker pool config: %w", err)
 	}
 	p.num, p.enabled = cfg.NumSchedulers, slices.Clone(cfg.EnabledSchedulers)
@@ -92,7 +101,7 @@ func NewWorkerPool(cfg WorkerPoolConfig) (*WorkerPool, error) {
 }
 
 // validate applies the rules of /v1/agent/schedulers/config.
-func (p *WorkerPool) validate(num int, enabled []string) error {
+func (p *Pool) validate(num int, enabled []string) error {
 	var errs []error
 	if num < 0 || num > p.max {
 		errs = append(errs, fmt.Errorf("num_schedulers must be between 0 and %d, got %d", p.max, num))
@@ -113,7 +122,7 @@ func (p *WorkerPool) validate(num int, enabled []string) error {
 
 // Start starts the configured workers; they run until Shutdown or until
 // ctx ends. Later calls do nothing.
-func (p *WorkerPool) Start(ctx context.Context) {
+func (p *Pool) Start(ctx context.Context) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.ctx != nil {
@@ -128,7 +137,7 @@ func (p *WorkerPool) Start(ctx context.Context) {
 // every worker; a change of number only starts or stops the difference.
 // Stopped workers finish the eval in hand first. The leader's and the
 // operator's pauses carry over to the new workers.
-func (p *WorkerPool) SetSchedulerConfig(num int, enabled []string) error {
+func (p *Pool) SetSchedulerConfig(num int, enabled []string) error {
 	if err := p.validate(num, enabled); err != nil {
 		return err
 	}
@@ -149,7 +158,7 @@ func (p *WorkerPool) SetSchedulerConfig(num int, enabled []string) error {
 }
 
 // SchedulerConfig returns the configuration in effect.
-func (p *WorkerPool) SchedulerConfig() (num int, enabled []string) {
+func (p *Pool) SchedulerConfig() (num int, enabled []string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.num, slices.Clone(p.enabled)
@@ -158,7 +167,7 @@ func (p *WorkerPool) SchedulerConfig() (num int, enabled []string) {
 // SetLeader pauses floor(LeaderPausedFraction * n) of the workers while
 // this server leads (the server calls it with true when it gains
 // leadership and false when it loses it).
-func (p *WorkerPool) SetLeader(leader bool) {
+func (p *Pool) SetLeader(leader bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.leader = leader
@@ -167,7 +176,7 @@ func (p *WorkerPool) SetLeader(leader bool) {
 
 // Pause pauses every worker: each finishes the eval in hand and takes no
 // other until Resume.
-func (p *WorkerPool) Pause() {
+func (p *Pool) Pause() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.paused = true
@@ -175,7 +184,7 @@ func (p *WorkerPool) Pause() {
 }
 
 // Resume undoes Pause; workers the leader keeps paused stay paused.
-func (p *WorkerPool) Resume() {
+func (p *Pool) Resume() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.paused = false
@@ -184,18 +193,18 @@ func (p *WorkerPool) Resume() {
 
 // Paused reports whether an operator paused the pool (the leader's own
 // pauses do not count).
-func (p *WorkerPool) Paused() bool {
+func (p *Pool) Paused() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.paused
 }
 
 // Workers describes the current workers, for /v1/agent/schedulers.
-func (p *WorkerPool) Workers() []WorkerInfo {
+func (p *Pool) Workers() []Info {
 	p.mu.Lock()
 	workers := slices.Clone(p.workers)
 	p.mu.Unlock()
-	out := make([]WorkerInfo, len(workers))
+	out := make([]Info, len(workers))
 	for i, w := range workers {
 		out[i] = w.Info()
 	}
@@ -203,15 +212,15 @@ func (p *WorkerPool) Workers() []WorkerInfo {
 }
 
 // LeadershipGained pauses the leader's share of the workers
-// (LeadershipObserver).
-func (p *WorkerPool) LeadershipGained(context.Context) { p.SetLeader(true) }
+// (package nomad's LeadershipObserver).
+func (p *Pool) LeadershipGained(context.Context) { p.SetLeader(true) }
 
-// LeadershipLost resumes them (LeadershipObserver).
-func (p *WorkerPool) LeadershipLost() { p.SetLeader(false) }
+// LeadershipLost resumes them (LeadershipObserver too).
+func (p *Pool) LeadershipLost() { p.SetLeader(false) }
 
 // Shutdown stops every worker and waits until all have exited, including
 // those stopped earlier that were still finishing an eval.
-func (p *WorkerPool) Shutdown() {
+func (p *Pool) Shutdown() {
 	p.mu.Lock()
 	for _, w := range p.workers {
 		p.retireLocked(w)
@@ -225,7 +234,7 @@ func (p *WorkerPool) Shutdown() {
 	}
 }
 
-func (p *WorkerPool) resizeLocked() {
+func (p *Pool) resizeLocked() {
 	for len(p.workers) > p.num {
 		last := len(p.workers) - 1
 		p.retireLocked(p.workers[last])
@@ -234,7 +243,7 @@ func (p *WorkerPool) resizeLocked() {
 	for len(p.workers) < p.num {
 		cfg := p.template
 		cfg.EnabledSchedulers = p.enabled
-		w := newWorker(cfg) // NewWorkerPool checked the template
+		w := newWorker(cfg) // NewPool checked the template
 		w.Start(p.ctx)
 		p.workers = append(p.workers, w)
 	}
@@ -243,7 +252,7 @@ func (p *WorkerPool) resizeLocked() {
 
 // applyPausesLocked pauses the first floor(fraction*n) workers while
 // leading, and all of them while the operator paused the pool.
-func (p *WorkerPool) applyPausesLocked() {
+func (p *Pool) applyPausesLocked() {
 	leaderPaused := 0
 	if p.leader {
 		leaderPaused = int(math.Floor(p.fraction * float64(len(p.workers))))
@@ -257,7 +266,7 @@ func (p *WorkerPool) applyPausesLocked() {
 	}
 }
 
-func (p *WorkerPool) retireLocked(w *Worker) {
+func (p *Pool) retireLocked(w *Worker) {
 	w.Stop()
 	// Forget those that are gone already, so the list stays short.
 	p.retired = slices.DeleteFunc(p.retired, func(r *Worker) bool {
@@ -277,5 +286,3 @@ func sameSet(a, b []string) bool {
 	slices.Sort(b)
 	return slices.Equal(slices.Compact(a), slices.Compact(b))
 }
-
-var _ LeadershipObserver = (*WorkerPool)(nil)

@@ -1,4 +1,4 @@
-package nomad
+package worker
 
 import (
 	"context"
@@ -40,11 +40,11 @@ const (
 	backoffSchedulerVersionMismatch = 30 * time.Second
 )
 
-// WorkerConfig wires a Worker. Everything but the schedulers is shared by
+// Config wires a Worker. Everything but the schedulers is shared by
 // the workers of a pool.
-type WorkerConfig struct {
+type Config struct {
 	// Endpoints reach the leader.
-	Endpoints WorkerEndpoints
+	Endpoints Endpoints
 	// State returns this server's state store; called anew for every
 	// wait, because a snapshot restore replaces the store.
 	State func() *state.StateStore
@@ -72,7 +72,7 @@ type WorkerConfig struct {
 // eval in hand first.
 type Worker struct {
 	id        string
-	endpoints WorkerEndpoints
+	endpoints Endpoints
 	state     func() *state.StateStore
 	enabled   []string
 	factories scheduler.Factories
@@ -86,7 +86,7 @@ type Worker struct {
 
 	mu       sync.Mutex
 	started  time.Time
-	status   WorkerStatus
+	status   Status
 	workload WorkloadStatus
 	pause    bool
 	stopping bool
@@ -104,8 +104,8 @@ type Worker struct {
 	dequeueFailingAt time.Time
 }
 
-// NewWorker checks cfg and returns a worker that is not started.
-func NewWorker(cfg WorkerConfig) (*Worker, error) {
+// New checks cfg and returns a worker that is not started.
+func New(cfg Config) (*Worker, error) {
 	var errs []error
 	if cfg.Endpoints == nil {
 		errs = append(errs, errors.New("Endpoints is required"))
@@ -123,7 +123,7 @@ func NewWorker(cfg WorkerConfig) (*Worker, error) {
 }
 
 // newWorker builds a worker from a config already checked.
-func newWorker(cfg WorkerConfig) *Worker {
+func newWorker(cfg Config) *Worker {
 	if cfg.Factories == nil {
 		cfg.Factories = scheduler.Builtin()
 	}
@@ -158,13 +158,13 @@ func (w *Worker) ID() string { return w.id }
 // broker redelivers it). Start may be called once.
 func (w *Worker) Start(ctx context.Context) {
 	w.mu.Lock()
-	if w.status != WorkerUnknownStatus {
+	if w.status != UnknownStatus {
 		w.mu.Unlock()
 		return
 	}
 	w.ctx = ctx
 	w.started = w.clock.Now().UTC()
-	w.status = WorkerStarting
+	w.status = Starting
 	w.noteLocked()
 	w.mu.Unlock()
 	go w.run()
@@ -178,7 +178,7 @@ func (w *Worker) Pause() {
 		return
 	}
 	w.pause = true
-	w.status = WorkerPausing
+	w.status = Pausing
 	w.noteLocked()
 	w.rouseLocked()
 }
@@ -191,7 +191,7 @@ func (w *Worker) Resume() {
 		return
 	}
 	w.pause = false
-	w.status = WorkerResuming
+	w.status = Resuming
 	w.noteLocked()
 	w.rouseLocked()
 }
@@ -205,15 +205,15 @@ func (w *Worker) Stop() {
 		return
 	}
 	w.stopping = true
-	if w.status != WorkerStopped {
-		w.status = WorkerStopping
+	if w.status != Stopped {
+		w.status = Stopping
 		w.noteLocked()
 	}
 	close(w.stop)
 	w.rouseLocked()
 	if w.ctx == nil {
 		// Never started: nothing will run to close done.
-		w.status, w.workload = WorkerStopped, WorkloadStopped
+		w.status, w.workload = Stopped, WorkloadStopped
 		w.noteLocked()
 		close(w.done)
 	}
@@ -229,7 +229,7 @@ func (w *Worker) noteLocked() {
 
 // watch returns the current status and a channel closed at the next
 // change of status or workload.
-func (w *Worker) watch() (WorkerStatus, WorkloadStatus, <-chan struct{}) {
+func (w *Worker) watch() (Status, WorkloadStatus, <-chan struct{}) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.status, w.workload, w.changed
@@ -244,7 +244,7 @@ func (w *Worker) rouseLocked() {
 }
 
 // Status returns the lifecycle status.
-func (w *Worker) Status() WorkerStatus {
+func (w *Worker) Status() Status {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.status
@@ -257,9 +257,9 @@ func (w *Worker) WorkloadStatus() WorkloadStatus {
 	return w.workload
 }
 
-// WorkerInfo describes a worker for /v1/agent/schedulers; the JSON names
+// Info describes a worker for /v1/agent/schedulers; the JSON names
 // are that endpoint's (snake_case, unlike the rest of the API).
-type WorkerInfo struct {
+type Info struct {
 	ID                string    `json:"id"`
 	EnabledSchedulers []string  `json:"enabled_schedulers"`
 	Started           time.Time `json:"started"`
@@ -268,10 +268,10 @@ type WorkerInfo struct {
 }
 
 // Info returns the worker's description.
-func (w *Worker) Info() WorkerInfo {
+func (w *Worker) Info() Info {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return WorkerInfo{
+	return Info{
 		ID:                w.id,
 		EnabledSchedulers: slices.Clone(w.enabled),
 		Started:           w.started,
@@ -291,14 +291,14 @@ func (w *Worker) setWorkload(s WorkloadStatus) {
 func (w *Worker) run() {
 	defer func() {
 		w.mu.Lock()
-		w.status, w.workload = WorkerStopped, WorkloadStopped
+		w.status, w.workload = Stopped, WorkloadStopped
 		w.noteLocked()
 		w.mu.Unlock()
 		close(w.done)
 	}()
 	w.mu.Lock()
-	if w.status == WorkerStarting {
-		w.status = WorkerStarted
+	if w.status == Starting {
+		w.status = Started
 	}
 	w.workload = WorkloadRunning
 	w.noteLocked()
@@ -322,15 +322,15 @@ func (w *Worker) waitWhilePaused() bool {
 			return false
 		}
 		if !w.pause {
-			if w.status != WorkerStarted {
-				w.status = WorkerStarted
+			if w.status != Started {
+				w.status = Started
 				w.workload = WorkloadRunning
 				w.noteLocked()
 			}
 			return true
 		}
-		if w.status != WorkerPaused {
-			w.status, w.workload = WorkerPaused, WorkloadPaused
+		if w.status != Paused {
+			w.status, w.workload = Paused, WorkloadPaused
 			w.noteLocked()
 		}
 		wake := w.wake

@@ -1,4 +1,4 @@
-package nomad
+package worker
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 	"github.com/opennomad/nomad/structs"
 )
 
-// WorkerEndpoints are the leader-side calls a scheduling worker makes. The
+// Endpoints are the leader-side calls a scheduling worker makes. The
 // server implements each with RPC to the leader (Eval.Dequeue, Eval.Ack,
 // Eval.Nack, Eval.Update, Eval.Create, Eval.Reblock, Plan.Submit), which
 // forwards when this server is not the leader; tests use an in-memory
@@ -18,7 +18,7 @@ import (
 // retries the eval-writing calls and SubmitPlan only when the text
 // contains structs.ErrNoLeader or structs.ErrPlanQueueDisabled, so
 // implementations must keep those texts intact.
-type WorkerEndpoints interface {
+type Endpoints interface {
 	// Dequeue asks for an evaluation of one of req.Schedulers, waiting up
 	// to req.Timeout. A response without an Eval means the wait timed
 	// out. ctx is cancelled when the worker is paused or stopped, so an

@@ -1,46 +1,46 @@
-package nomad
+package worker
 
-// WorkerStatus is where a scheduling worker is in its lifecycle. Its
+// Status is where a scheduling worker is in its lifecycle. Its
 // strings are what /v1/agent/schedulers reports.
-type WorkerStatus int
+type Status int
 
 // Worker lifecycle statuses.
 const (
-	WorkerUnknownStatus WorkerStatus = iota
-	// WorkerStarting: Start was called; the goroutine is not running yet.
-	WorkerStarting
-	// WorkerStarted: the worker takes evaluations.
-	WorkerStarted
-	// WorkerPausing: Pause was called; the worker finishes the eval in
+	UnknownStatus Status = iota
+	// Starting: Start was called; the goroutine is not running yet.
+	Starting
+	// Started: the worker takes evaluations.
+	Started
+	// Pausing: Pause was called; the worker finishes the eval in
 	// hand and then parks.
-	WorkerPausing
-	// WorkerPaused: parked; it takes no evaluation.
-	WorkerPaused
-	// WorkerResuming: Resume was called; the worker is about to take
+	Pausing
+	// Paused: parked; it takes no evaluation.
+	Paused
+	// Resuming: Resume was called; the worker is about to take
 	// evaluations again.
-	WorkerResuming
-	// WorkerStopping: Stop was called; the worker finishes the eval in
+	Resuming
+	// Stopping: Stop was called; the worker finishes the eval in
 	// hand and exits.
-	WorkerStopping
-	// WorkerStopped: the goroutine has exited.
-	WorkerStopped
+	Stopping
+	// Stopped: the goroutine has exited.
+	Stopped
 )
 
-func (s WorkerStatus) String() string {
+func (s Status) String() string {
 	switch s {
-	case WorkerStarting:
+	case Starting:
 		return "Starting"
-	case WorkerStarted:
+	case Started:
 		return "Started"
-	case WorkerPausing:
+	case Pausing:
 		return "Pausing"
-	case WorkerPaused:
+	case Paused:
 		return "Paused"
-	case WorkerResuming:
+	case Resuming:
 		return "Resuming"
-	case WorkerStopping:
+	case Stopping:
 		return "Stopping"
-	case WorkerStopped:
+	case Stopped:
 		return "Stopped"
 	}
 	return "Unknown"

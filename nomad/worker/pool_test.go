@@ -1,4 +1,4 @@
-package nomad
+package worker
 
 import (
 	"context"
@@ -14,10 +14,10 @@ import (
 )
 
 // newTestPool starts a pool of n workers against a local leader.
-func newTestPool(t *testing.T, n int) (*WorkerPool, *workerHarness) {
+func newTestPool(t *testing.T, n int) (*Pool, *workerHarness) {
 	t.Helper()
 	h := newWorkerHarness(t)
-	cfg := DefaultWorkerPoolConfig(WorkerConfig{
+	cfg := DefaultPoolConfig(Config{
 		Endpoints: h.ep,
 		State:     func() *state.StateStore { return h.s.store },
 		Factories: map[string]scheduler.Factory{structs.JobTypeService: factoryOf(
@@ -28,7 +28,7 @@ func newTestPool(t *testing.T, n int) (*WorkerPool, *workerHarness) {
 	})
 	cfg.NumSchedulers = n
 	cfg.MaxSchedulers = 16
-	p, err := NewWorkerPool(cfg)
+	p, err := NewPool(cfg)
 	must.NoError(t, err)
 	p.Start(context.Background())
 	t.Cleanup(p.Shutdown)
@@ -36,7 +36,7 @@ func newTestPool(t *testing.T, n int) (*WorkerPool, *workerHarness) {
 }
 
 // poolWorkers returns the pool's current workers.
-func poolWorkers(p *WorkerPool) []*Worker {
+func poolWorkers(p *Pool) []*Worker {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return slices.Clone(p.workers)
@@ -46,14 +46,14 @@ func waitPaused(t *testing.T, ws []*Worker, paused int) {
 	t.Helper()
 	for i, w := range ws {
 		if i < paused {
-			waitForWorker(t, w, "paused", func(st WorkerStatus, _ WorkloadStatus) bool { return st == WorkerPaused })
+			waitForWorker(t, w, "paused", func(st Status, _ WorkloadStatus) bool { return st == Paused })
 		} else {
-			waitForWorker(t, w, "started", func(st WorkerStatus, _ WorkloadStatus) bool { return st == WorkerStarted })
+			waitForWorker(t, w, "started", func(st Status, _ WorkloadStatus) bool { return st == Started })
 		}
 	}
 }
 
-func TestWorkerPool_StartsAndLists(t *testing.T) {
+func TestPool_StartsAndLists(t *testing.T) {
 	p, h := newTestPool(t, 3)
 	infos := p.Workers()
 	must.Len(t, 3, infos)
@@ -71,8 +71,8 @@ func TestWorkerPool_StartsAndLists(t *testing.T) {
 	must.Eq(t, e.ID, receive(t, h.ep.acks, "ack"))
 }
 
-// TestWorkerPool_LeaderPausesThreeQuarters: floor(3n/4) of n workers.
-func TestWorkerPool_LeaderPausesThreeQuarters(t *testing.T) {
+// TestPool_LeaderPausesThreeQuarters: floor(3n/4) of n workers.
+func TestPool_LeaderPausesThreeQuarters(t *testing.T) {
 	for n, paused := range map[int]int{1: 0, 2: 1, 4: 3, 5: 3, 8: 6} {
 		p, _ := newTestPool(t, n)
 		p.SetLeader(true)
@@ -82,7 +82,7 @@ func TestWorkerPool_LeaderPausesThreeQuarters(t *testing.T) {
 	}
 }
 
-func TestWorkerPool_OperatorPause(t *testing.T) {
+func TestPool_OperatorPause(t *testing.T) {
 	p, h := newTestPool(t, 4)
 	p.SetLeader(true)
 	must.False(t, p.Paused())
@@ -95,7 +95,7 @@ func TestWorkerPool_OperatorPause(t *testing.T) {
 	must.Eq(t, e.ID, receive(t, h.ep.acks, "ack"))
 }
 
-func TestWorkerPool_Resize(t *testing.T) {
+func TestPool_Resize(t *testing.T) {
 	p, _ := newTestPool(t, 2)
 	p.SetLeader(true)
 	before := poolWorkers(p)
@@ -130,7 +130,7 @@ func TestWorkerPool_Resize(t *testing.T) {
 	must.SliceEmpty(t, p.Workers())
 }
 
-func TestWorkerPool_RejectsBadConfig(t *testing.T) {
+func TestPool_RejectsBadConfig(t *testing.T) {
 	p, _ := newTestPool(t, 1)
 	cases := map[string]struct {
 		num     int
@@ -151,13 +151,13 @@ func TestWorkerPool_RejectsBadConfig(t *testing.T) {
 			must.Eq(t, 1, num) // unchanged
 		})
 	}
-	_, err := NewWorkerPool(WorkerPoolConfig{NumSchedulers: 1, EnabledSchedulers: AllSchedulers(), LeaderPausedFraction: 2})
+	_, err := NewPool(PoolConfig{NumSchedulers: 1, EnabledSchedulers: AllSchedulers(), LeaderPausedFraction: 2})
 	must.ErrorContains(t, err, "LeaderPausedFraction")
-	_, err = NewWorkerPool(WorkerPoolConfig{NumSchedulers: 1, EnabledSchedulers: AllSchedulers()})
+	_, err = NewPool(PoolConfig{NumSchedulers: 1, EnabledSchedulers: AllSchedulers()})
 	must.ErrorContains(t, err, "Endpoints is required")
 }
 
-func TestWorkerPool_LeadershipObserver(t *testing.T) {
+func TestPool_LeadershipObserver(t *testing.T) {
 	p, _ := newTestPool(t, 4)
 	p.LeadershipGained(context.Background())
 	waitPaused(t, poolWorkers(p), 3)
