@@ -154,6 +154,9 @@ func (c *Command) Run(args []string) int {
 	if cfg.DevMode {
 		c.Ui.Warn("==> Dev mode: state is kept in memory and lost when the agent stops.")
 	}
+	if cfg.Consul.set() {
+		c.Ui.Warn("==> The consul block is ignored: this agent has no Consul integration; services use the built-in provider.")
+	}
 	c.Ui.Output("==> Nomad agent started! Log data will stream in below:\n")
 	gate.Flush()
 	if c.started != nil {

@@ -29,6 +29,10 @@ type Config struct {
 	LogJSON  bool   `hcl:"log_json"`
 	// EnableDebug serves /v1/agent/pprof/.
 	EnableDebug bool `hcl:"enable_debug"`
+	// DisableUpdateCheck is accepted for Nomad's files: this agent never
+	// contacts anyone to check for updates, so there is nothing to turn
+	// off.
+	DisableUpdateCheck bool `hcl:"disable_update_check"`
 
 	Ports     Ports     `hcl:"ports,block"`
 	Addresses Addresses `hcl:"addresses,block"`
@@ -39,6 +43,8 @@ type Config struct {
 	Plugins   map[string]*PluginConfig `hcl:"plugin,block"`
 	Telemetry Telemetry                `hcl:"telemetry,block"`
 	ACL       ACLConfig                `hcl:"acl,block"`
+	Consul    ConsulConfig             `hcl:"consul,block"`
+	Vault     VaultConfig              `hcl:"vault,block"`
 
 	// DevMode runs a server and a client in one process with in-memory
 	// state; set by -dev only.
@@ -257,6 +263,29 @@ type ACLConfig struct {
 	Enabled bool `hcl:"enabled"`
 }
 
+// ConsulConfig is the `consul` block. There is no Consul integration:
+// services register with the built-in provider only. The block is read so
+// that Nomad's files load; an agent given one says at start-up that it is
+// ignored.
+type ConsulConfig struct {
+	Address    string `hcl:"address"`
+	Auth       string `hcl:"auth"`
+	Token      string `hcl:"token"`
+	SSL        bool   `hcl:"ssl"`
+	ServerAuto bool   `hcl:"server_auto_join"`
+	ClientAuto bool   `hcl:"client_auto_join"`
+}
+
+// set reports whether the block asks for anything.
+func (c ConsulConfig) set() bool { return c != ConsulConfig{} }
+
+// VaultConfig is the `vault` block. There is no Vault integration, so it
+// may only say `enabled = false`.
+type VaultConfig struct {
+	Enabled bool   `hcl:"enabled"`
+	Address string `hcl:"address"`
+}
+
 // Default listening ports.
 const (
 	DefaultHTTPPort = 4646
@@ -326,6 +355,8 @@ func DevConfig() *Config {
 	c.BindAddr = "127.0.0.1"
 	c.LogLevel = "DEBUG"
 	c.EnableDebug = true
+	// As Nomad's dev agent: /v1/metrics?format=prometheus answers.
+	c.Telemetry.PrometheusMetrics = true
 	c.Server.Enabled = true
 	c.Server.BootstrapExpect = 1
 	c.Client.Enabled = true

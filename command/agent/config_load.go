@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -40,7 +41,10 @@ func LoadConfigFiles(c *Config, paths []string) error {
 }
 
 // ParseConfig decodes one file's content onto c; name is used in error
-// positions and a ".json" suffix selects JSON syntax.
+// positions. A ".json" suffix selects JSON syntax, and so does content
+// that opens with "{" (Nomad reads a JSON file of any name, and tools
+// such as the api package's test harness write one without an
+// extension); HCL's native syntax cannot start with a brace.
 func ParseConfig(c *Config, name string, src []byte) error {
 	return diagsError(decodeConfigSource(c, name, src))
 }
@@ -48,7 +52,10 @@ func ParseConfig(c *Config, name string, src []byte) error {
 func decodeConfigSource(c *Config, name string, src []byte) hcl.Diagnostics {
 	var file *hcl.File
 	var diags hcl.Diagnostics
-	if strings.HasSuffix(name, ".json") {
+	// Editors on some systems start a file with a byte order mark, which
+	// neither parser accepts.
+	src = bytes.TrimPrefix(src, []byte("\ufeff"))
+	if isJSONConfig(name, src) {
 		file, diags = hcljson.Parse(src, name)
 	} else {
 		file, diags = hclsyntax.ParseConfig(src, name, hcl.InitialPos)
@@ -87,4 +94,17 @@ func configFilesAt(path string) ([]string, error) {
 	}
 	sort.Strings(out)
 	return out, nil
+}
+
+// isJSONConfig reports whether a configuration file is JSON: by its
+// extension, or by its first non-blank byte when it has none we know.
+func isJSONConfig(name string, src []byte) bool {
+	switch filepath.Ext(name) {
+	case ".json":
+		return true
+	case ".hcl":
+		return false
+	}
+	trimmed := bytes.TrimLeft(src, " \t\r\n")
+	return len(trimmed) > 0 && trimmed[0] == '{'
 }

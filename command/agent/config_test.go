@@ -222,6 +222,43 @@ func TestConfig_JSONFile(t *testing.T) {
 	must.Eq[any](t, map[string]any{"x": int64(1)}, c.Plugins["raw_exec"].Config["nested"])
 }
 
+// TestConfig_JSONWithoutExtension loads the file Nomad's api package test
+// harness writes: JSON in a file without an extension, with the blocks it
+// always sends (vault and acl disabled, client options, telemetry).
+func TestConfig_JSONWithoutExtension(t *testing.T) {
+	cases := []struct {
+		name    string
+		file    string
+		content string
+	}{
+		{"no extension", "nomad123", `{"name":"node-1","data_dir":"/tmp/n","disable_update_check":true,` +
+			`"log_level":"ERROR","ports":{"http":1,"rpc":2,"serf":3},` +
+			`"server":{"enabled":true,"bootstrap_expect":1},` +
+			`"client":{"enabled":false,"options":{"test.tighten_network_timeouts":"true"}},` +
+			`"vault":{"enabled":false},"acl":{"enabled":false},"telemetry":{"prometheus_metrics":true}}`},
+		{"leading blank lines and a byte order mark", "agent.conf", "\ufeff\n\n  " +
+			`{"name":"node-1","data_dir":"/tmp/n","ports":{"http":1,"rpc":2,"serf":3},"server":{"enabled":true,"bootstrap_expect":1},"telemetry":{"prometheus_metrics":true},"client":{"options":{"test.tighten_network_timeouts":"true"}}}`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := writeFiles(t, map[string]string{tc.file: tc.content})
+			c, err := LoadConfig([]string{"-config", filepath.Join(dir, tc.file)}, io.Discard)
+			must.NoError(t, err)
+			must.Eq(t, "node-1", c.Name)
+			must.Eq(t, Ports{HTTP: 1, RPC: 2, Serf: 3}, c.Ports)
+			must.True(t, c.Server.Enabled)
+			must.True(t, c.Telemetry.PrometheusMetrics)
+			must.Eq(t, "true", c.Client.Options["test.tighten_network_timeouts"])
+		})
+	}
+
+	// A file without an extension that is not JSON is HCL.
+	dir := writeFiles(t, map[string]string{"agent": "name = \"node-2\"\ndata_dir = \"/tmp/n\"\nserver { enabled = true }\n"})
+	c, err := LoadConfig([]string{"-config", filepath.Join(dir, "agent")}, io.Discard)
+	must.NoError(t, err)
+	must.Eq(t, "node-2", c.Name)
+}
+
 func TestConfig_PluginNestedBlocks(t *testing.T) {
 	c := DefaultConfig()
 	err := ParseConfig(c, "p.hcl", []byte(`
@@ -333,6 +370,7 @@ func TestConfig_Dev(t *testing.T) {
 	must.Eq(t, "", c.DataDir)
 	must.True(t, c.PluginEnabled("raw_exec"))
 	must.True(t, c.EnableDebug)
+	must.True(t, c.Telemetry.PrometheusMetrics)
 
 	// -dev combines with a file and flags; both win over the dev defaults.
 	dir := writeFiles(t, map[string]string{"dev.hcl": `
@@ -374,8 +412,8 @@ func TestConfig_FileErrors(t *testing.T) {
 		{
 			name:    "unknown block",
 			file:    "a.hcl",
-			content: "vault {\n  enabled = true\n}\n",
-			want:    []string{`a.hcl:1:1: Unsupported block type: Blocks of type "vault" are not expected here.`},
+			content: "sentinel {\n  enabled = true\n}\n",
+			want:    []string{`a.hcl:1:1: Unsupported block type: Blocks of type "sentinel" are not expected here.`},
 		},
 		{
 			name:    "unknown key in nested block",
@@ -538,6 +576,12 @@ func TestConfig_ValidationErrors(t *testing.T) {
 			content: "acl {\n  enabled = true\n}\n",
 			args:    []string{"-dev"},
 			want:    []string{"FILE:2:3: acl.enabled: ACLs are not supported"},
+		},
+		{
+			name:    "vault enabled",
+			content: "vault {\n  enabled = true\n}\n",
+			args:    []string{"-dev"},
+			want:    []string{"FILE:2:3: vault.enabled: Vault integration is not built"},
 		},
 		{
 			name:    "dev requires bootstrap_expect 1",

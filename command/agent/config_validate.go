@@ -95,6 +95,9 @@ func (c *Config) Validate() error {
 	if c.ACL.Enabled {
 		p.add("acl.enabled", "ACLs are not supported by this server; remove the acl block or set enabled = false")
 	}
+	if c.Vault.Enabled {
+		p.add("vault.enabled", "Vault integration is not built; remove the vault block or set enabled = false")
+	}
 	if len(p.list) == 0 {
 		return nil
 	}
