@@ -83,6 +83,12 @@ var (
 	ErrUnknownEval       error = &kindedSentinel{msg: "eval not found", kind: ErrNotFound}
 	ErrUnknownAlloc      error = &kindedSentinel{msg: "alloc not found", kind: ErrNotFound}
 	ErrUnknownDeployment error = &kindedSentinel{msg: "deployment not found", kind: ErrNotFound}
+
+	// ErrRootKeyNotFound: no root key has the ID; of kind ErrNotFound.
+	ErrRootKeyNotFound error = &kindedSentinel{msg: "root key not found", kind: ErrNotFound}
+	// ErrRootKeyActive: the active root key cannot be removed; of kind
+	// ErrInvalid.
+	ErrRootKeyActive error = &kindedSentinel{msg: "active root key cannot be deleted - call rotate first", kind: ErrInvalid}
 )
 
 // recognised are the kinds RecoverError finds by text, most specific
@@ -91,7 +97,7 @@ var recognised = []error{
 	ErrNoLeader, ErrNoRegionPath, ErrBrokerDisabled, ErrPlanQueueDisabled, ErrSchedulerVersion,
 	ErrNotOutstanding, ErrTokenMismatch, ErrNackTimeoutReached, ErrUnknownMethod,
 	ErrJobRegistrationOff, ErrUnknownNode, ErrUnknownJob, ErrUnknownEval, ErrUnknownAlloc,
-	ErrUnknownDeployment, ErrPermissionDenied,
+	ErrUnknownDeployment, ErrRootKeyNotFound, ErrRootKeyActive, ErrPermissionDenied,
 }
 
 // kinds is every kind, most specific first: KindOf returns the first err

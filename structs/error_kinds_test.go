@@ -38,6 +38,8 @@ func TestErrorKinds(t *testing.T) {
 		{kind: ErrUnknownEval, status: http.StatusNotFound},
 		{kind: ErrUnknownAlloc, status: http.StatusNotFound},
 		{kind: ErrUnknownDeployment, status: http.StatusNotFound},
+		{kind: ErrRootKeyNotFound, status: http.StatusNotFound},
+		{kind: ErrRootKeyActive, status: http.StatusBadRequest},
 		{kind: ErrPermissionDenied, status: http.StatusForbidden},
 		{kind: ErrNotFound, status: http.StatusNotFound},
 		{kind: ErrInvalid, status: http.StatusBadRequest},

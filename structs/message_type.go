@@ -35,6 +35,10 @@ const (
 	SchedulerConfigRequestType              MessageType = 30
 	NodeBatchDeregisterRequestType          MessageType = 31
 	ClusterMetadataRequestType              MessageType = 32
+	// Keyring entries. Nomad numbers its own keyring entries elsewhere;
+	// these are ours, well above Nomad's.
+	RootKeyUpsertRequestType MessageType = 100
+	RootKeyDeleteRequestType MessageType = 101
 )
 
 // IgnoreUnknownTypeFlag marks a message type that an older server may skip
@@ -66,6 +70,8 @@ var messageTypeNames = map[MessageType]string{
 	SchedulerConfigRequestType:              "SchedulerConfig",
 	NodeBatchDeregisterRequestType:          "NodeBatchDeregister",
 	ClusterMetadataRequestType:              "ClusterMetadata",
+	RootKeyUpsertRequestType:                "RootKeyUpsert",
+	RootKeyDeleteRequestType:                "RootKeyDelete",
 }
 
 // String names the message type for logs and metrics.

@@ -40,6 +40,8 @@ func TestMessageTypeNumbers(t *testing.T) {
 		{structs.SchedulerConfigRequestType, 30, "SchedulerConfig"},
 		{structs.NodeBatchDeregisterRequestType, 31, "NodeBatchDeregister"},
 		{structs.ClusterMetadataRequestType, 32, "ClusterMetadata"},
+		{structs.RootKeyUpsertRequestType, 100, "RootKeyUpsert"},
+		{structs.RootKeyDeleteRequestType, 101, "RootKeyDelete"},
 	}
 	seen := map[uint8]string{}
 	for _, p := range pinned {

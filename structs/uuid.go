@@ -41,3 +41,25 @@ func ShortID(id string) string {
 	}
 	return id
 }
+
+// IsUUID reports whether s has the form GenerateUUID returns: 36
+// characters, hex digits with dashes at 8, 13, 18 and 23.
+func IsUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+				return false
+			}
+		}
+	}
+	return true
+}

@@ -121,6 +121,8 @@ var appliers = map[structs.MessageType]applyFunc{
 	structs.DeploymentDeleteRequestType:             (*FSM).applyDeploymentDelete,
 	structs.SchedulerConfigRequestType:              (*FSM).applySchedulerConfig,
 	structs.ClusterMetadataRequestType:              (*FSM).applyClusterMetadata,
+	structs.RootKeyUpsertRequestType:                (*FSM).applyRootKeyUpsert,
+	structs.RootKeyDeleteRequestType:                (*FSM).applyRootKeyDelete,
 }
 
 // New returns an FSM over a new, empty state store.

@@ -38,6 +38,9 @@ const (
 	// numbered far above Nomad's so that the two never meet, and below
 	// 128 so that the type byte reads as one msgpack positive fixint.
 	NodeAllocIndexSnapshot SnapshotType = 100
+	// RootKeySnapshot is ours too: Nomad keeps its keys' metadata and
+	// wrapped material in two records of other shapes.
+	RootKeySnapshot SnapshotType = 101
 )
 
 // SnapshotHeader opens a persisted store. It is empty today; fields may
@@ -63,6 +66,7 @@ var persistOrder = []struct {
 	{TableSchedulerConfig, SchedulerConfigSnapshot},
 	{TableClusterMeta, ClusterMetadataSnapshot},
 	{TableNodeAllocIndex, NodeAllocIndexSnapshot},
+	{TableRootKeys, RootKeySnapshot},
 }
 
 // Persist writes the whole snapshot to w: a msgpack SnapshotHeader, then
@@ -204,6 +208,8 @@ func (rs *restorer) restore(dec *codec.Decoder, typ SnapshotType) error {
 		table, obj = TableClusterMeta, new(structs.ClusterMetadata)
 	case NodeAllocIndexSnapshot:
 		table, obj = TableNodeAllocIndex, new(NodeAllocIndex)
+	case RootKeySnapshot:
+		table, obj = TableRootKeys, new(structs.RootKey)
 	default:
 		return fmt.Errorf("unknown snapshot record type %d", typ)
 	}

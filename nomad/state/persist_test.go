@@ -111,6 +111,8 @@ func populatedStore(t testing.TB, numAllocs int) *StateStore {
 		SchedulerAlgorithm: structs.SchedulerAlgorithmSpread, PauseEvalBroker: true,
 		PreemptionConfig: structs.PreemptionConfig{SystemSchedulerEnabled: true}}))
 	must.NoError(t, s.ClusterSetMetadata(next(), &structs.ClusterMetadata{ClusterID: "cluster-1", CreateTime: 12345}))
+	must.NoError(t, s.UpsertRootKeys(next(), []*structs.RootKey{
+		mockRootKey(structs.RootKeyStateInactive, 1), mockRootKey(structs.RootKeyStateActive, 2)}))
 	return s
 }
 

@@ -23,6 +23,7 @@ const (
 	TableClusterMeta     = "cluster_meta"
 	TablePeriodicLaunch  = "periodic_launch"
 	TableNodeAllocIndex  = "node_alloc_index"
+	TableRootKeys        = "root_keys"
 )
 
 // Index names used by more than one table. There is no namespace index:
@@ -55,6 +56,7 @@ func stateSchema() *memdb.DBSchema {
 		singletonTableSchema[*structs.ClusterMetadata](TableClusterMeta),
 		periodicLaunchTableSchema(),
 		nodeAllocIndexTableSchema(),
+		rootKeysTableSchema(),
 	}
 	s := &memdb.DBSchema{Tables: make(map[string]*memdb.TableSchema, len(tables))}
 	for _, t := range tables {
