@@ -66,7 +66,7 @@ func benchWorkers(b *testing.B, workers int) {
 			TriggeredBy: structs.EvalTriggerJobRegister, JobID: job.ID, Status: structs.EvalStatusPending,
 		}
 	}
-	must.NoError(b, leader.writeEvals(evals...))
+	must.NoError(b, leader.WriteEvals(evals...))
 
 	b.ResetTimer()
 	start := time.Now()

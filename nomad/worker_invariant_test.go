@@ -13,6 +13,7 @@ import (
 	"github.com/opennomad/nomad/nomad/clock"
 	"github.com/opennomad/nomad/nomad/state"
 	"github.com/opennomad/nomad/nomad/worker"
+	"github.com/opennomad/nomad/nomad/worker/workertest"
 	"github.com/opennomad/nomad/scheduler"
 	"github.com/opennomad/nomad/structs"
 	"github.com/opennomad/nomad/structs/mock"
@@ -98,7 +99,7 @@ func runSchedulingInvariants(t *testing.T, service scheduler.Factory, mustRace b
 	jobs := make([]*structs.Job, invariantJobs)
 	for i := range jobs {
 		jobs[i] = s.job(mock.Count(invariantCount), mock.TaskResources(invariantTaskCPU, 256))
-		must.NoError(t, leader.writeEvals(&structs.Evaluation{
+		must.NoError(t, leader.WriteEvals(&structs.Evaluation{
 			ID: structs.GenerateUUID(), Namespace: jobs[i].Namespace, Priority: jobs[i].Priority,
 			Type: jobs[i].Type, TriggeredBy: structs.EvalTriggerJobRegister, JobID: jobs[i].ID,
 			Status: structs.EvalStatusPending,
@@ -153,7 +154,7 @@ func runSchedulingInvariants(t *testing.T, service scheduler.Factory, mustRace b
 // invariantSettled reports whether every eval in state is terminal or
 // blocked and the broker holds nothing; otherwise it says what is left.
 // It registers the evals table in ws.
-func invariantSettled(t *testing.T, s *testState, l *localLeader, ws memdb.WatchSet) (bool, string) {
+func invariantSettled(t *testing.T, s *testState, l *workertest.Leader, ws memdb.WatchSet) (bool, string) {
 	t.Helper()
 	evals, err := s.store.Evals(ws, structs.AllNamespaces)
 	must.NoError(t, err)
@@ -163,7 +164,7 @@ func invariantSettled(t *testing.T, s *testState, l *localLeader, ws memdb.Watch
 			open++
 		}
 	}
-	st := l.broker.Stats()
+	st := l.Broker.Stats()
 	busy := st.TotalReady + st.TotalUnacked + st.TotalPending + st.TotalWaiting
 	if open == 0 && busy == 0 {
 		return true, ""

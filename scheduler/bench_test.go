@@ -5,8 +5,8 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/opennomad/nomad/scheduler/schedtest"
 	"github.com/opennomad/nomad/structs"
+	"github.com/opennomad/nomad/structs/mock"
 )
 
 // Benchmarks of evaluations other than W1: the small jobs that make up
@@ -18,7 +18,7 @@ func benchCluster(b *testing.B, n int, job *structs.Job, allocs func(nodes []*st
 	h := NewHarness(b)
 	nodes := make([]*structs.Node, n)
 	for i := range nodes {
-		nodes[i] = schedtest.MakeNode().ID(schedtest.IDFor(uint64(2_000_000+i))).Meta("rack", fmt.Sprintf("r%d", i%20)).Obj()
+		nodes[i] = mock.Node(mock.Unreserved(), mock.NodeID(mock.IDFor(uint64(2_000_000+i))), mock.Meta("rack", fmt.Sprintf("r%d", i%20)))
 	}
 	h.UpsertNode(nodes...)
 	h.UpsertJob(job)
@@ -30,7 +30,7 @@ func benchCluster(b *testing.B, n int, job *structs.Job, allocs func(nodes []*st
 
 func benchProcess(b *testing.B, snap State, job *structs.Job) {
 	planner := &recordingPlanner{}
-	eval := schedtest.Eval(job, structs.EvalTriggerJobRegister)
+	eval := mock.Eval(mock.EvalForJob(job), mock.TriggeredBy(structs.EvalTriggerJobRegister))
 	runtime.GC()
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -49,7 +49,7 @@ func BenchmarkServiceSmallJob(b *testing.B) {
 	for _, nodes := range []int{1000, 5000} {
 		for _, count := range []int{1, 10} {
 			b.Run(fmt.Sprintf("nodes=%d/count=%d", nodes, count), func(b *testing.B) {
-				job := schedtest.Job()
+				job := mock.Job(mock.Count(10), mock.NoPorts())
 				job.TaskGroups[0].Count = count
 				benchProcess(b, benchCluster(b, nodes, job, nil), job)
 			})
@@ -62,12 +62,12 @@ func BenchmarkServiceSmallJob(b *testing.B) {
 func BenchmarkServiceNoChange(b *testing.B) {
 	for _, count := range []int{100, 1000} {
 		b.Run(fmt.Sprintf("nodes=5000/count=%d", count), func(b *testing.B) {
-			job := schedtest.Job()
+			job := mock.Job(mock.Count(10), mock.NoPorts())
 			job.TaskGroups[0].Count = count
 			snap := benchCluster(b, 5000, job, func(nodes []*structs.Node) []*structs.Allocation {
 				var out []*structs.Allocation
 				for i := range count {
-					out = append(out, schedtest.Alloc(job, nodes[i], i))
+					out = append(out, mock.Alloc(mock.ForJob(job, i), mock.OnNode(nodes[i]), mock.ClientStatus(structs.AllocClientStatusRunning)))
 				}
 				return out
 			})
@@ -77,7 +77,7 @@ func BenchmarkServiceNoChange(b *testing.B) {
 }
 
 func BenchmarkServiceSpreadAffinity(b *testing.B) {
-	job := schedtest.Job()
+	job := mock.Job(mock.Count(10), mock.NoPorts())
 	job.TaskGroups[0].Count = 500
 	job.Spreads = []*structs.Spread{{Attribute: "${meta.rack}", Weight: 50}}
 	job.Affinities = []*structs.Affinity{{LTarget: "${meta.rack}", RTarget: "r1,r2,r3", Operand: structs.ConstraintSetContainsAny, Weight: 50}}
@@ -87,15 +87,15 @@ func BenchmarkServiceSpreadAffinity(b *testing.B) {
 func BenchmarkSystemJob(b *testing.B) {
 	for _, nodes := range []int{1000, 5000} {
 		b.Run(fmt.Sprintf("nodes=%d", nodes), func(b *testing.B) {
-			job := schedtest.SystemJob()
+			job := mock.SystemJob(mock.GroupName("web"))
 			benchProcess(b, benchCluster(b, nodes, job, nil), job)
 		})
 	}
 }
 
 func BenchmarkReconcile(b *testing.B) {
-	node := schedtest.Node()
-	old := versioned(schedtest.Job(), 0, 10)
+	node := mock.Node(mock.Unreserved())
+	old := versioned(mock.Job(mock.Count(10), mock.NoPorts()), 0, 10)
 	old.TaskGroups[0].Count = 1000
 	allocs := allocsOn(old, node, 1000)
 	job := versioned(old.Copy(), 1, 20)

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/opennomad/nomad/scheduler/schedtest"
 	"github.com/opennomad/nomad/structs"
+	"github.com/opennomad/nomad/structs/mock"
 )
 
 // W1 (see the benchmark workloads reference): one service eval over N
@@ -24,17 +24,16 @@ var (
 
 // w1Node is node i of a W1 cluster with R racks.
 func w1Node(i, racks int) *structs.Node {
-	n := schedtest.MakeNode().
-		ID(schedtest.IDFor(uint64(1_000_000+i))).
-		Name(fmt.Sprintf("w1-%d", i)).
-		DC(fmt.Sprintf("dc-%d", i%2+1)).
-		Meta("rack", fmt.Sprintf("r%d", i%racks)).
-		CPU(4*3500).Cores(4).Memory(32000).Disk(100*1024).
-		Reserved(100, 256, 4*1024).
-		Attr("kernel.name", "linux").
-		Attr("unique.network.ip-address", fmt.Sprintf("10.%d.%d.%d", i>>16&255, i>>8&255, i&255)).
-		NoDriver("raw_exec").NoDriver("mock").
-		Obj()
+	n := mock.Node(mock.Unreserved(),
+		mock.NodeID(mock.IDFor(uint64(1_000_000+i))),
+		mock.NodeName(fmt.Sprintf("w1-%d", i)),
+		mock.Datacenter(fmt.Sprintf("dc-%d", i%2+1)),
+		mock.Meta("rack", fmt.Sprintf("r%d", i%racks)),
+		mock.CPUShares(4*3500), mock.Cores(4), mock.MemoryMB(32000), mock.DiskMB(100*1024),
+		mock.Reserved(100, 256, 4*1024),
+		mock.Attr("kernel.name", "linux"),
+		mock.Attr("unique.network.ip-address", fmt.Sprintf("10.%d.%d.%d", i>>16&255, i>>8&255, i&255)),
+		mock.NoNodeDriver("raw_exec"), mock.NoNodeDriver("mock"))
 	return n
 }
 
@@ -44,7 +43,7 @@ func w1Job(racks, count int, spread bool) *structs.Job {
 	for i := range half {
 		half[i] = fmt.Sprintf("r%d", i)
 	}
-	job := schedtest.Job()
+	job := mock.Job(mock.Count(10), mock.NoPorts(), mock.TaskDriver("exec"))
 	job.ID, job.Name = "w1", "w1"
 	job.Datacenters = []string{"dc-1", "dc-2"}
 	job.Constraints = []*structs.Constraint{{LTarget: "${meta.rack}", RTarget: strings.Join(half, ","), Operand: structs.ConstraintSetContainsAny}}
@@ -104,7 +103,7 @@ type w1Result struct {
 
 // processW1 runs the W1 eval once; this is what the benchmark times.
 func processW1(c *w1Cluster, planner *recordingPlanner) error {
-	eval := schedtest.Eval(c.job, structs.EvalTriggerJobRegister)
+	eval := mock.Eval(mock.EvalForJob(c.job), mock.TriggeredBy(structs.EvalTriggerJobRegister))
 	eval.ID = "w1-eval"
 	s, err := NewScheduler(structs.JobTypeService, &Config{}, c.snap, planner)
 	if err != nil {

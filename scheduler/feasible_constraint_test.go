@@ -3,13 +3,13 @@ package scheduler
 import (
 	"testing"
 
-	"github.com/opennomad/nomad/scheduler/schedtest"
 	"github.com/opennomad/nomad/structs"
+	"github.com/opennomad/nomad/structs/mock"
 )
 
 func TestResolveTarget(t *testing.T) {
-	n := schedtest.MakeNode().ID("node-id").Name("node-name").DC("dc7").Pool("gpu").Class("large").
-		Attr("kernel.name", "linux").Meta("rack", "r3").Obj()
+	n := mock.Node(mock.Unreserved(), mock.NodeID("node-id"), mock.NodeName("node-name"), mock.Datacenter("dc7"),
+		mock.NodePool("gpu"), mock.NodeClass("large"), mock.Attr("kernel.name", "linux"), mock.Meta("rack", "r3"))
 	cases := []struct {
 		target string
 		want   string
@@ -114,7 +114,7 @@ func TestCheckOperator(t *testing.T) {
 }
 
 func TestCompiledConstraint(t *testing.T) {
-	n := schedtest.MakeNode().Meta("rack", "r3").Attr("unique.hostname", "h1").Obj()
+	n := mock.Node(mock.Unreserved(), mock.Meta("rack", "r3"), mock.Attr("unique.hostname", "h1"))
 	c := compileConstraint(&structs.Constraint{LTarget: "${meta.rack}", RTarget: "r0,r3", Operand: "set_contains_any"})
 	if !c.holds(n) {
 		t.Fatal("rack r3 should satisfy set_contains_any r0,r3")

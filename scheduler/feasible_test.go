@@ -3,8 +3,8 @@ package scheduler
 import (
 	"testing"
 
-	"github.com/opennomad/nomad/scheduler/schedtest"
 	"github.com/opennomad/nomad/structs"
+	"github.com/opennomad/nomad/structs/mock"
 )
 
 func TestCandidateSetFilters(t *testing.T) {
@@ -14,27 +14,27 @@ func TestCandidateSetFilters(t *testing.T) {
 		job  func(*structs.Job)
 		want bool
 	}{
-		{"ready node", schedtest.Node(), nil, true},
-		{"initializing", schedtest.MakeNode().Status(structs.NodeStatusInit).Obj(), nil, false},
-		{"down", schedtest.MakeNode().Status(structs.NodeStatusDown).Obj(), nil, false},
-		{"disconnected", schedtest.MakeNode().Status(structs.NodeStatusDisconnected).Obj(), nil, false},
-		{"ineligible", schedtest.MakeNode().Ineligible().Obj(), nil, false},
-		{"draining", schedtest.MakeNode().Draining().Obj(), nil, false},
-		{"other datacenter", schedtest.MakeNode().DC("dc9").Obj(), nil, false},
-		{"datacenter glob", schedtest.MakeNode().DC("us-east-1").Obj(),
+		{"ready node", mock.Node(mock.Unreserved()), nil, true},
+		{"initializing", mock.Node(mock.Unreserved(), mock.NodeStatus(structs.NodeStatusInit)), nil, false},
+		{"down", mock.Node(mock.Unreserved(), mock.NodeStatus(structs.NodeStatusDown)), nil, false},
+		{"disconnected", mock.Node(mock.Unreserved(), mock.NodeStatus(structs.NodeStatusDisconnected)), nil, false},
+		{"ineligible", mock.Node(mock.Unreserved(), mock.Ineligible()), nil, false},
+		{"draining", mock.Node(mock.Unreserved(), mock.Draining()), nil, false},
+		{"other datacenter", mock.Node(mock.Unreserved(), mock.Datacenter("dc9")), nil, false},
+		{"datacenter glob", mock.Node(mock.Unreserved(), mock.Datacenter("us-east-1")),
 			func(j *structs.Job) { j.Datacenters = []string{"us-*"} }, true},
-		{"datacenter wildcard", schedtest.MakeNode().DC("anything").Obj(),
+		{"datacenter wildcard", mock.Node(mock.Unreserved(), mock.Datacenter("anything")),
 			func(j *structs.Job) { j.Datacenters = []string{"*"} }, true},
-		{"other pool", schedtest.MakeNode().Pool("gpu").Obj(), nil, false},
-		{"job in that pool", schedtest.MakeNode().Pool("gpu").Obj(),
+		{"other pool", mock.Node(mock.Unreserved(), mock.NodePool("gpu")), nil, false},
+		{"job in that pool", mock.Node(mock.Unreserved(), mock.NodePool("gpu")),
 			func(j *structs.Job) { j.NodePool = "gpu" }, true},
-		{"pool all", schedtest.MakeNode().Pool("gpu").Obj(),
+		{"pool all", mock.Node(mock.Unreserved(), mock.NodePool("gpu")),
 			func(j *structs.Job) { j.NodePool = structs.NodePoolAll }, true},
-		{"node without pool is in default", schedtest.MakeNode().Pool("").Obj(), nil, true},
+		{"node without pool is in default", mock.Node(mock.Unreserved(), mock.NodePool("")), nil, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			job := schedtest.Job()
+			job := mock.Job(mock.Count(10), mock.NoPorts())
 			if tc.job != nil {
 				tc.job(job)
 			}
@@ -48,15 +48,15 @@ func TestCandidateSetFilters(t *testing.T) {
 
 func TestCandidateSetCounts(t *testing.T) {
 	nodes := []*structs.Node{
-		schedtest.MakeNode().DC("dc1").Obj(),
-		schedtest.MakeNode().DC("dc1").Obj(),
-		schedtest.MakeNode().DC("dc2").Obj(),
-		schedtest.MakeNode().DC("dc3").Obj(),                                // in the pool, not a job DC
-		schedtest.MakeNode().DC("dc1").Ineligible().Obj(),                   // not ready
-		schedtest.MakeNode().DC("dc1").Pool("other").Obj(),                  // other pool
-		schedtest.MakeNode().DC("dc2").Status(structs.NodeStatusDown).Obj(), // not ready
+		mock.Node(mock.Unreserved(), mock.Datacenter("dc1")),
+		mock.Node(mock.Unreserved(), mock.Datacenter("dc1")),
+		mock.Node(mock.Unreserved(), mock.Datacenter("dc2")),
+		mock.Node(mock.Unreserved(), mock.Datacenter("dc3")),                                          // in the pool, not a job DC
+		mock.Node(mock.Unreserved(), mock.Datacenter("dc1"), mock.Ineligible()),                       // not ready
+		mock.Node(mock.Unreserved(), mock.Datacenter("dc1"), mock.NodePool("other")),                  // other pool
+		mock.Node(mock.Unreserved(), mock.Datacenter("dc2"), mock.NodeStatus(structs.NodeStatusDown)), // not ready
 	}
-	job := schedtest.Job()
+	job := mock.Job(mock.Count(10), mock.NoPorts())
 	job.Datacenters = []string{"dc1", "dc2"}
 	ctx := newTestContext(t, job, nodes)
 	cs := ctx.cands
@@ -71,13 +71,13 @@ func TestDriverChecks(t *testing.T) {
 		node *structs.Node
 		want bool
 	}{
-		{"healthy", schedtest.Node(), true},
-		{"unhealthy", schedtest.MakeNode().Driver("exec", true, false).Obj(), false},
-		{"not detected", schedtest.MakeNode().Driver("exec", false, false).Obj(), false},
-		{"absent", schedtest.MakeNode().NoDriver("exec").Obj(), false},
-		{"legacy attribute", schedtest.MakeNode().NoDriver("exec").Attr("driver.exec", "1").Obj(), true},
+		{"healthy", mock.Node(mock.Unreserved()), true},
+		{"unhealthy", mock.Node(mock.Unreserved(), mock.NodeDriver("exec", true, false)), false},
+		{"not detected", mock.Node(mock.Unreserved(), mock.NodeDriver("exec", false, false)), false},
+		{"absent", mock.Node(mock.Unreserved(), mock.NoNodeDriver("exec")), false},
+		{"legacy attribute", mock.Node(mock.Unreserved(), mock.NoNodeDriver("exec"), mock.Attr("driver.exec", "1")), true},
 	}
-	tg := schedtest.Job().TaskGroups[0]
+	tg := mock.Job(mock.Count(10), mock.NoPorts(), mock.TaskDriver("exec")).TaskGroups[0]
 	checks := groupChecks(tg)
 	for _, tc := range cases {
 		got := firstFailure(checks.perClass, tc.node)
@@ -95,10 +95,10 @@ func TestFeasibilityCachesPerClass(t *testing.T) {
 	// class is checked; the unique attribute differs but is not read.
 	var nodes []*structs.Node
 	for range 3 {
-		nodes = append(nodes, schedtest.MakeNode().Meta("rack", "r1").Obj())
+		nodes = append(nodes, mock.Node(mock.Unreserved(), mock.Meta("rack", "r1")))
 	}
-	nodes = append(nodes, schedtest.MakeNode().Meta("rack", "r2").Obj())
-	job := schedtest.Job()
+	nodes = append(nodes, mock.Node(mock.Unreserved(), mock.Meta("rack", "r2")))
+	job := mock.Job(mock.Count(10), mock.NoPorts())
 	job.Constraints = []*structs.Constraint{{LTarget: "${meta.rack}", RTarget: "r1", Operand: "="}}
 	ctx := newTestContext(t, job, nodes)
 	cs := ctx.cands
@@ -137,9 +137,9 @@ func TestFeasibilityCachesPerClass(t *testing.T) {
 }
 
 func TestEscapedConstraintsCheckedPerNode(t *testing.T) {
-	a := schedtest.MakeNode().Name("alpha").Obj()
-	b := schedtest.MakeNode().Name("beta").Obj()
-	job := schedtest.Job()
+	a := mock.Node(mock.Unreserved(), mock.NodeName("alpha"))
+	b := mock.Node(mock.Unreserved(), mock.NodeName("beta"))
+	job := mock.Job(mock.Count(10), mock.NoPorts())
 	job.Constraints = []*structs.Constraint{{LTarget: "${node.unique.name}", RTarget: "alpha", Operand: "="}}
 	ctx := newTestContext(t, job, []*structs.Node{a, b})
 	if a.ComputedClass != b.ComputedClass {

@@ -4,8 +4,8 @@ import (
 	"math"
 	"testing"
 
-	"github.com/opennomad/nomad/scheduler/schedtest"
 	"github.com/opennomad/nomad/structs"
+	"github.com/opennomad/nomad/structs/mock"
 )
 
 // A pass asks to place at most MaxPlacementsPerPass new allocs of a group,
@@ -38,10 +38,10 @@ func TestServiceCountBeyondOnePass(t *testing.T) {
 			h := NewHarness(t)
 			h.MaxPlacementsPerPass = tc.bound
 			addNodes(h, tc.nodes)
-			job := schedtest.Job()
+			job := mock.Job(mock.Count(10), mock.NoPorts())
 			job.TaskGroups[0].Count = tc.count
 			h.UpsertJob(job)
-			eval := schedtest.Eval(job, structs.EvalTriggerJobRegister)
+			eval := mock.Eval(mock.EvalForJob(job), mock.TriggeredBy(structs.EvalTriggerJobRegister))
 			if err := h.Process(eval); err != nil {
 				t.Fatal(err)
 			}
@@ -95,10 +95,10 @@ func TestServiceCountPlacedByContinuations(t *testing.T) {
 	h := NewHarness(t)
 	h.MaxPlacementsPerPass = 7
 	addNodes(h, 10)
-	job := schedtest.Job()
+	job := mock.Job(mock.Count(10), mock.NoPorts())
 	job.TaskGroups[0].Count = 30
 	h.UpsertJob(job)
-	eval := schedtest.Eval(job, structs.EvalTriggerJobRegister)
+	eval := mock.Eval(mock.EvalForJob(job), mock.TriggeredBy(structs.EvalTriggerJobRegister))
 	passes := 0
 	for eval != nil {
 		passes++

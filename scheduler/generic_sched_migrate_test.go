@@ -3,8 +3,8 @@ package scheduler
 import (
 	"testing"
 
-	"github.com/opennomad/nomad/scheduler/schedtest"
 	"github.com/opennomad/nomad/structs"
+	"github.com/opennomad/nomad/structs/mock"
 )
 
 // markMigrate writes the alloc with DesiredTransition.Migrate set, as the
@@ -20,17 +20,17 @@ func markMigrate(a *structs.Allocation) *structs.Allocation {
 // replacement waits in a blocked eval until room appears.
 func TestServiceMigrationStopsWithoutRoom(t *testing.T) {
 	h := NewHarness(t)
-	draining := schedtest.Node()
-	full := schedtest.MakeNode().CPU(600).Obj() // room for one alloc of 500 MHz
+	draining := mock.Node(mock.Unreserved())
+	full := mock.Node(mock.Unreserved(), mock.CPUShares(600)) // room for one alloc of 500 MHz
 	h.UpsertNode(draining, full)
-	job := schedtest.Job()
+	job := mock.Job(mock.Count(10), mock.NoPorts())
 	job.TaskGroups[0].Count = 2
 	h.UpsertJob(job)
-	a0, a1 := schedtest.Alloc(job, full, 0), markMigrate(schedtest.Alloc(job, draining, 1))
+	a0, a1 := mock.Alloc(mock.ForJob(job, 0), mock.OnNode(full), mock.ClientStatus(structs.AllocClientStatusRunning)), markMigrate(mock.Alloc(mock.ForJob(job, 1), mock.OnNode(draining), mock.ClientStatus(structs.AllocClientStatusRunning)))
 	h.UpsertAllocs(a0, a1)
 	h.DrainNode(draining.ID)
 
-	if err := h.Process(schedtest.Eval(job, structs.EvalTriggerNodeDrain)); err != nil {
+	if err := h.Process(mock.Eval(mock.EvalForJob(job), mock.TriggeredBy(structs.EvalTriggerNodeDrain))); err != nil {
 		t.Fatal(err)
 	}
 	old := h.alloc(a1.ID)
@@ -46,7 +46,7 @@ func TestServiceMigrationStopsWithoutRoom(t *testing.T) {
 	}
 
 	// Room appears; the blocked eval places the missing name afresh.
-	h.UpsertNode(schedtest.Node())
+	h.UpsertNode(mock.Node(mock.Unreserved()))
 	blocked := h.Created[0].Copy()
 	if err := h.Process(blocked); err != nil {
 		t.Fatal(err)
@@ -67,12 +67,12 @@ func TestServiceMigrationStopsWithoutRoom(t *testing.T) {
 func TestServiceAllocStopOnReadyNode(t *testing.T) {
 	h := NewHarness(t)
 	nodes := addNodes(h, 2)
-	job := schedtest.Job()
+	job := mock.Job(mock.Count(10), mock.NoPorts())
 	job.TaskGroups[0].Count = 2
 	h.UpsertJob(job)
-	a0, a1 := schedtest.Alloc(job, nodes[0], 0), markMigrate(schedtest.Alloc(job, nodes[1], 1))
+	a0, a1 := mock.Alloc(mock.ForJob(job, 0), mock.OnNode(nodes[0]), mock.ClientStatus(structs.AllocClientStatusRunning)), markMigrate(mock.Alloc(mock.ForJob(job, 1), mock.OnNode(nodes[1]), mock.ClientStatus(structs.AllocClientStatusRunning)))
 	h.UpsertAllocs(a0, a1)
-	eval := schedtest.Eval(job, structs.EvalTriggerAllocStop)
+	eval := mock.Eval(mock.EvalForJob(job), mock.TriggeredBy(structs.EvalTriggerAllocStop))
 	eval.AnnotatePlan = true
 
 	if err := h.Process(eval); err != nil {
@@ -100,12 +100,12 @@ func TestServiceAllocStopOnReadyNode(t *testing.T) {
 func TestSystemMigrations(t *testing.T) {
 	h := NewHarness(t)
 	nodes := addNodes(h, 2)
-	job := schedtest.SystemJob()
+	job := mock.SystemJob(mock.GroupName("web"))
 	h.UpsertJob(job)
-	onReady, onDraining := markMigrate(schedtest.Alloc(job, nodes[0], 0)), markMigrate(schedtest.Alloc(job, nodes[1], 0))
+	onReady, onDraining := markMigrate(mock.Alloc(mock.ForJob(job, 0), mock.OnNode(nodes[0]), mock.ClientStatus(structs.AllocClientStatusRunning))), markMigrate(mock.Alloc(mock.ForJob(job, 0), mock.OnNode(nodes[1]), mock.ClientStatus(structs.AllocClientStatusRunning)))
 	h.UpsertAllocs(onReady, onDraining)
 	h.DrainNode(nodes[1].ID)
-	eval := schedtest.Eval(job, structs.EvalTriggerAllocStop)
+	eval := mock.Eval(mock.EvalForJob(job), mock.TriggeredBy(structs.EvalTriggerAllocStop))
 	eval.AnnotatePlan = true
 
 	if err := h.Process(eval); err != nil {

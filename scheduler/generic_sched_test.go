@@ -5,15 +5,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/opennomad/nomad/scheduler/schedtest"
 	"github.com/opennomad/nomad/structs"
+	"github.com/opennomad/nomad/structs/mock"
 )
 
 // addNodes registers n default nodes.
 func addNodes(h *Harness, n int) []*structs.Node {
 	var nodes []*structs.Node
 	for range n {
-		nodes = append(nodes, schedtest.Node())
+		nodes = append(nodes, mock.Node(mock.Unreserved()))
 	}
 	h.UpsertNode(nodes...)
 	return nodes
@@ -22,9 +22,9 @@ func addNodes(h *Harness, n int) []*structs.Node {
 func TestServiceRegisterPlacesAll(t *testing.T) {
 	h := NewHarness(t)
 	addNodes(h, 10)
-	job := schedtest.Job()
+	job := mock.Job(mock.Count(10), mock.NoPorts())
 	h.UpsertJob(job)
-	eval := schedtest.Eval(job, structs.EvalTriggerJobRegister)
+	eval := mock.Eval(mock.EvalForJob(job), mock.TriggeredBy(structs.EvalTriggerJobRegister))
 	eval.AnnotatePlan = true
 	if err := h.Process(eval); err != nil {
 		t.Fatal(err)
@@ -65,12 +65,12 @@ func TestServiceDeterministicPlacement(t *testing.T) {
 	run := func() []string {
 		h := NewHarness(t)
 		for i := range 20 {
-			h.UpsertNode(schedtest.MakeNode().ID(schedtest.IDFor(uint64(1000 + i))).Obj())
+			h.UpsertNode(mock.Node(mock.Unreserved(), mock.NodeID(mock.IDFor(uint64(1000+i)))))
 		}
-		job := schedtest.Job()
+		job := mock.Job(mock.Count(10), mock.NoPorts())
 		job.ID = "same"
 		h.UpsertJob(job)
-		eval := schedtest.Eval(job, structs.EvalTriggerJobRegister)
+		eval := mock.Eval(mock.EvalForJob(job), mock.TriggeredBy(structs.EvalTriggerJobRegister))
 		eval.ID = "same-eval"
 		if err := h.Process(eval); err != nil {
 			t.Fatal(err)
@@ -93,13 +93,13 @@ func TestServiceCapacityExhaustedBlocks(t *testing.T) {
 	h := NewHarness(t)
 	// Two nodes with room for two allocs each (1500 MHz of 4000).
 	for range 2 {
-		h.UpsertNode(schedtest.MakeNode().Class("c1").Obj())
+		h.UpsertNode(mock.Node(mock.Unreserved(), mock.NodeClass("c1")))
 	}
-	job := schedtest.Job()
+	job := mock.Job(mock.Count(10), mock.NoPorts())
 	job.TaskGroups[0].Count = 7
 	job.TaskGroups[0].Tasks[0].Resources.CPU = 1500
 	h.UpsertJob(job)
-	if err := h.Process(schedtest.Eval(job, structs.EvalTriggerJobRegister)); err != nil {
+	if err := h.Process(mock.Eval(mock.EvalForJob(job), mock.TriggeredBy(structs.EvalTriggerJobRegister))); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(h.liveAllocs(job)); n != 4 {
@@ -137,12 +137,12 @@ func TestServiceCapacityExhaustedBlocks(t *testing.T) {
 
 func TestServiceInfeasibleClassIneligible(t *testing.T) {
 	h := NewHarness(t)
-	n := schedtest.MakeNode().Attr("kernel.name", "darwin").Obj()
+	n := mock.Node(mock.Unreserved(), mock.Attr("kernel.name", "darwin"))
 	h.UpsertNode(n)
-	job := schedtest.Job()
+	job := mock.Job(mock.Count(10), mock.NoPorts())
 	job.Constraints = []*structs.Constraint{{LTarget: "${attr.kernel.name}", RTarget: "linux", Operand: "="}}
 	h.UpsertJob(job)
-	if err := h.Process(schedtest.Eval(job, structs.EvalTriggerJobRegister)); err != nil {
+	if err := h.Process(mock.Eval(mock.EvalForJob(job), mock.TriggeredBy(structs.EvalTriggerJobRegister))); err != nil {
 		t.Fatal(err)
 	}
 	b := h.Created[0]
@@ -158,10 +158,10 @@ func TestServiceInfeasibleClassIneligible(t *testing.T) {
 func TestServiceEscapedConstraint(t *testing.T) {
 	h := NewHarness(t)
 	addNodes(h, 2)
-	job := schedtest.Job()
+	job := mock.Job(mock.Count(10), mock.NoPorts())
 	job.Constraints = []*structs.Constraint{{LTarget: "${node.unique.name}", RTarget: "nope", Operand: "="}}
 	h.UpsertJob(job)
-	if err := h.Process(schedtest.Eval(job, structs.EvalTriggerJobRegister)); err != nil {
+	if err := h.Process(mock.Eval(mock.EvalForJob(job), mock.TriggeredBy(structs.EvalTriggerJobRegister))); err != nil {
 		t.Fatal(err)
 	}
 	b := h.Created[0]
@@ -172,11 +172,11 @@ func TestServiceEscapedConstraint(t *testing.T) {
 
 func TestBlockedEvalReblocks(t *testing.T) {
 	h := NewHarness(t)
-	h.UpsertNode(schedtest.MakeNode().CPU(1000).Obj())
-	job := schedtest.Job()
+	h.UpsertNode(mock.Node(mock.Unreserved(), mock.CPUShares(1000)))
+	job := mock.Job(mock.Count(10), mock.NoPorts())
 	job.TaskGroups[0].Count = 3
 	h.UpsertJob(job)
-	eval := schedtest.Eval(job, structs.EvalTriggerQueuedAllocs)
+	eval := mock.Eval(mock.EvalForJob(job), mock.TriggeredBy(structs.EvalTriggerQueuedAllocs))
 	eval.Status = structs.EvalStatusBlocked
 	if err := h.Process(eval); err != nil {
 		t.Fatal(err)
@@ -192,14 +192,14 @@ func TestBlockedEvalReblocks(t *testing.T) {
 func TestServiceStopJob(t *testing.T) {
 	h := NewHarness(t)
 	nodes := addNodes(h, 2)
-	job := schedtest.Job()
+	job := mock.Job(mock.Count(10), mock.NoPorts())
 	job.TaskGroups[0].Count = 2
 	h.UpsertJob(job)
-	h.UpsertAllocs(schedtest.Alloc(job, nodes[0], 0), schedtest.Alloc(job, nodes[1], 1))
+	h.UpsertAllocs(mock.Alloc(mock.ForJob(job, 0), mock.OnNode(nodes[0]), mock.ClientStatus(structs.AllocClientStatusRunning)), mock.Alloc(mock.ForJob(job, 1), mock.OnNode(nodes[1]), mock.ClientStatus(structs.AllocClientStatusRunning)))
 	stopped := job.Copy()
 	stopped.Stop = true
 	h.UpsertJob(stopped)
-	if err := h.Process(schedtest.Eval(stopped, structs.EvalTriggerJobDeregister)); err != nil {
+	if err := h.Process(mock.Eval(mock.EvalForJob(stopped), mock.TriggeredBy(structs.EvalTriggerJobDeregister))); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(h.liveAllocs(job)); n != 0 {
@@ -213,11 +213,11 @@ func TestServiceStopJob(t *testing.T) {
 func TestServicePurgedJob(t *testing.T) {
 	h := NewHarness(t)
 	nodes := addNodes(h, 1)
-	job := schedtest.Job()
+	job := mock.Job(mock.Count(10), mock.NoPorts())
 	h.UpsertJob(job)
-	h.UpsertAllocs(schedtest.Alloc(job, nodes[0], 0))
+	h.UpsertAllocs(mock.Alloc(mock.ForJob(job, 0), mock.OnNode(nodes[0]), mock.ClientStatus(structs.AllocClientStatusRunning)))
 	h.DeleteJob(job.Namespace, job.ID)
-	if err := h.Process(schedtest.Eval(job, structs.EvalTriggerJobDeregister)); err != nil {
+	if err := h.Process(mock.Eval(mock.EvalForJob(job), mock.TriggeredBy(structs.EvalTriggerJobDeregister))); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(h.liveAllocs(job)); n != 0 {
@@ -228,13 +228,13 @@ func TestServicePurgedJob(t *testing.T) {
 func TestServiceNodeDownReplacesLost(t *testing.T) {
 	h := NewHarness(t)
 	nodes := addNodes(h, 3)
-	job := schedtest.Job()
+	job := mock.Job(mock.Count(10), mock.NoPorts())
 	job.TaskGroups[0].Count = 2
 	h.UpsertJob(job)
-	lost := schedtest.Alloc(job, nodes[0], 0)
-	h.UpsertAllocs(lost, schedtest.Alloc(job, nodes[1], 1))
+	lost := mock.Alloc(mock.ForJob(job, 0), mock.OnNode(nodes[0]), mock.ClientStatus(structs.AllocClientStatusRunning))
+	h.UpsertAllocs(lost, mock.Alloc(mock.ForJob(job, 1), mock.OnNode(nodes[1]), mock.ClientStatus(structs.AllocClientStatusRunning)))
 	h.SetNodeStatus(nodes[0].ID, structs.NodeStatusDown)
-	eval := schedtest.Eval(job, structs.EvalTriggerNodeUpdate)
+	eval := mock.Eval(mock.EvalForJob(job), mock.TriggeredBy(structs.EvalTriggerNodeUpdate))
 	if err := h.Process(eval); err != nil {
 		t.Fatal(err)
 	}
@@ -260,15 +260,15 @@ func TestServiceNodeDownReplacesLost(t *testing.T) {
 func TestServiceDrainMigrates(t *testing.T) {
 	h := NewHarness(t)
 	nodes := addNodes(h, 2)
-	job := schedtest.Job()
+	job := mock.Job(mock.Count(10), mock.NoPorts())
 	job.TaskGroups[0].Count = 1
 	h.UpsertJob(job)
-	a := schedtest.Alloc(job, nodes[0], 0)
+	a := mock.Alloc(mock.ForJob(job, 0), mock.OnNode(nodes[0]), mock.ClientStatus(structs.AllocClientStatusRunning))
 	yes := true
 	a.DesiredTransition.Migrate = &yes
 	h.UpsertAllocs(a)
 	h.DrainNode(nodes[0].ID)
-	if err := h.Process(schedtest.Eval(job, structs.EvalTriggerNodeDrain)); err != nil {
+	if err := h.Process(mock.Eval(mock.EvalForJob(job), mock.TriggeredBy(structs.EvalTriggerNodeDrain))); err != nil {
 		t.Fatal(err)
 	}
 	live := h.liveAllocs(job)
@@ -284,19 +284,19 @@ func TestServiceDrainMigrates(t *testing.T) {
 func TestServiceRollingUpdate(t *testing.T) {
 	h := NewHarness(t)
 	nodes := addNodes(h, 4)
-	job := schedtest.Job()
+	job := mock.Job(mock.Count(10), mock.NoPorts())
 	job.TaskGroups[0].Count = 4
 	job.TaskGroups[0].Update = &structs.UpdateStrategy{MaxParallel: 2}
 	h.UpsertJob(job)
 	var allocs []*structs.Allocation
 	for i, n := range nodes {
-		allocs = append(allocs, schedtest.Alloc(job, n, i))
+		allocs = append(allocs, mock.Alloc(mock.ForJob(job, i), mock.OnNode(n), mock.ClientStatus(structs.AllocClientStatusRunning)))
 	}
 	h.UpsertAllocs(allocs...)
 	update := job.Copy()
 	update.TaskGroups[0].Tasks[0].Config["command"] = "/bin/new"
 	h.UpsertJob(update)
-	eval := schedtest.Eval(update, structs.EvalTriggerJobRegister)
+	eval := mock.Eval(mock.EvalForJob(update), mock.TriggeredBy(structs.EvalTriggerJobRegister))
 	eval.AnnotatePlan = true
 	if err := h.Process(eval); err != nil {
 		t.Fatal(err)
@@ -329,14 +329,14 @@ func TestServiceRollingUpdate(t *testing.T) {
 func TestServiceInPlaceUpdate(t *testing.T) {
 	h := NewHarness(t)
 	nodes := addNodes(h, 2)
-	job := schedtest.Job()
+	job := mock.Job(mock.Count(10), mock.NoPorts())
 	job.TaskGroups[0].Count = 2
 	h.UpsertJob(job)
-	h.UpsertAllocs(schedtest.Alloc(job, nodes[0], 0), schedtest.Alloc(job, nodes[1], 1))
+	h.UpsertAllocs(mock.Alloc(mock.ForJob(job, 0), mock.OnNode(nodes[0]), mock.ClientStatus(structs.AllocClientStatusRunning)), mock.Alloc(mock.ForJob(job, 1), mock.OnNode(nodes[1]), mock.ClientStatus(structs.AllocClientStatusRunning)))
 	update := job.Copy()
 	update.Priority = 70 // scheduling-only change
 	h.UpsertJob(update)
-	if err := h.Process(schedtest.Eval(update, structs.EvalTriggerJobRegister)); err != nil {
+	if err := h.Process(mock.Eval(mock.EvalForJob(update), mock.TriggeredBy(structs.EvalTriggerJobRegister))); err != nil {
 		t.Fatal(err)
 	}
 	plan := h.Plans[0]
@@ -354,7 +354,7 @@ func TestServiceInPlaceUpdate(t *testing.T) {
 func TestServiceRetriesPartialCommit(t *testing.T) {
 	h := NewHarness(t)
 	addNodes(h, 4)
-	job := schedtest.Job()
+	job := mock.Job(mock.Count(10), mock.NoPorts())
 	job.TaskGroups[0].Count = 4
 	h.UpsertJob(job)
 	// The applier rejects one node of the first plan, as when another
@@ -367,7 +367,7 @@ func TestServiceRetriesPartialCommit(t *testing.T) {
 		}
 		return nil
 	}
-	if err := h.Process(schedtest.Eval(job, structs.EvalTriggerJobRegister)); err != nil {
+	if err := h.Process(mock.Eval(mock.EvalForJob(job), mock.TriggeredBy(structs.EvalTriggerJobRegister))); err != nil {
 		t.Fatal(err)
 	}
 	if len(h.Plans) != 2 {
@@ -384,11 +384,11 @@ func TestServiceRetriesPartialCommit(t *testing.T) {
 func TestServiceMaxPlanAttempts(t *testing.T) {
 	h := NewHarness(t)
 	addNodes(h, 1)
-	job := schedtest.Job()
+	job := mock.Job(mock.Count(10), mock.NoPorts())
 	job.TaskGroups[0].Count = 1
 	h.UpsertJob(job)
 	h.Reject = func(_ int, plan *structs.Plan) []string { return plan.NodeIDs() }
-	if err := h.Process(schedtest.Eval(job, structs.EvalTriggerJobRegister)); err != nil {
+	if err := h.Process(mock.Eval(mock.EvalForJob(job), mock.TriggeredBy(structs.EvalTriggerJobRegister))); err != nil {
 		t.Fatal(err)
 	}
 	if len(h.Plans) != maxServiceScheduleAttempts {
@@ -410,11 +410,11 @@ func TestServiceMaxPlanAttempts(t *testing.T) {
 func TestBatchMaxPlanAttempts(t *testing.T) {
 	h := NewHarness(t)
 	addNodes(h, 1)
-	job := schedtest.BatchJob()
+	job := mock.BatchJob(mock.GroupName("web"), mock.Count(10))
 	job.TaskGroups[0].Count = 1
 	h.UpsertJob(job)
 	h.Reject = func(_ int, plan *structs.Plan) []string { return plan.NodeIDs() }
-	if err := h.Process(schedtest.Eval(job, structs.EvalTriggerJobRegister)); err != nil {
+	if err := h.Process(mock.Eval(mock.EvalForJob(job), mock.TriggeredBy(structs.EvalTriggerJobRegister))); err != nil {
 		t.Fatal(err)
 	}
 	if len(h.Plans) != maxBatchScheduleAttempts {
@@ -424,9 +424,9 @@ func TestBatchMaxPlanAttempts(t *testing.T) {
 
 func TestServiceUnknownTrigger(t *testing.T) {
 	h := NewHarness(t)
-	job := schedtest.Job()
+	job := mock.Job(mock.Count(10), mock.NoPorts())
 	h.UpsertJob(job)
-	if err := h.Process(schedtest.Eval(job, "bogus")); err != nil {
+	if err := h.Process(mock.Eval(mock.EvalForJob(job), mock.TriggeredBy("bogus"))); err != nil {
 		t.Fatal(err)
 	}
 	e := h.lastEval(t)
@@ -438,14 +438,14 @@ func TestServiceUnknownTrigger(t *testing.T) {
 func TestServiceReschedulesFailedAlloc(t *testing.T) {
 	h := NewHarness(t)
 	nodes := addNodes(h, 3)
-	job := schedtest.Job()
+	job := mock.Job(mock.Count(10), mock.NoPorts())
 	job.TaskGroups[0].Count = 1
 	job.TaskGroups[0].ReschedulePolicy = &structs.ReschedulePolicy{Delay: 5 * time.Second,
 		DelayFunction: structs.RescheduleDelayExponential, MaxDelay: time.Hour, Unlimited: true}
 	h.UpsertJob(job)
-	failed := schedtest.Failed(schedtest.Alloc(job, nodes[0], 0), h.Now.Add(-time.Minute))
+	failed := mock.MarkFailed(mock.Alloc(mock.ForJob(job, 0), mock.OnNode(nodes[0]), mock.ClientStatus(structs.AllocClientStatusRunning)), h.Now.Add(-time.Minute))
 	h.UpsertAllocs(failed)
-	if err := h.Process(schedtest.Eval(job, structs.EvalTriggerRetryFailedAlloc)); err != nil {
+	if err := h.Process(mock.Eval(mock.EvalForJob(job), mock.TriggeredBy(structs.EvalTriggerRetryFailedAlloc))); err != nil {
 		t.Fatal(err)
 	}
 	var repl *structs.Allocation
@@ -480,17 +480,17 @@ func TestServiceReschedulesFailedAlloc(t *testing.T) {
 func TestServiceRescheduleKeepsHistory(t *testing.T) {
 	h := NewHarness(t)
 	nodes := addNodes(h, 3)
-	job := schedtest.Job()
+	job := mock.Job(mock.Count(10), mock.NoPorts())
 	job.TaskGroups[0].Count = 1
 	job.TaskGroups[0].ReschedulePolicy = &structs.ReschedulePolicy{Attempts: 3, Interval: time.Hour,
 		Delay: 5 * time.Second, DelayFunction: structs.RescheduleDelayConstant}
 	h.UpsertJob(job)
-	failed := schedtest.Failed(schedtest.Alloc(job, nodes[0], 0), h.Now.Add(-time.Minute))
+	failed := mock.MarkFailed(mock.Alloc(mock.ForJob(job, 0), mock.OnNode(nodes[0]), mock.ClientStatus(structs.AllocClientStatusRunning)), h.Now.Add(-time.Minute))
 	earlier := &structs.RescheduleEvent{RescheduleTime: h.Now.Add(-10 * time.Minute).UnixNano(),
 		PrevAllocID: "earlier", PrevNodeID: nodes[1].ID, Delay: 5 * time.Second}
 	failed.RescheduleTracker = &structs.RescheduleTracker{Events: []*structs.RescheduleEvent{earlier}}
 	h.UpsertAllocs(failed)
-	if err := h.Process(schedtest.Eval(job, structs.EvalTriggerRetryFailedAlloc)); err != nil {
+	if err := h.Process(mock.Eval(mock.EvalForJob(job), mock.TriggeredBy(structs.EvalTriggerRetryFailedAlloc))); err != nil {
 		t.Fatal(err)
 	}
 
@@ -511,14 +511,14 @@ func TestServiceRescheduleKeepsHistory(t *testing.T) {
 func TestServiceDelayedRescheduleCreatesFollowup(t *testing.T) {
 	h := NewHarness(t)
 	nodes := addNodes(h, 2)
-	job := schedtest.Job()
+	job := mock.Job(mock.Count(10), mock.NoPorts())
 	job.TaskGroups[0].Count = 1
 	job.TaskGroups[0].ReschedulePolicy = &structs.ReschedulePolicy{Delay: 30 * time.Second,
 		DelayFunction: structs.RescheduleDelayConstant, Unlimited: true}
 	h.UpsertJob(job)
-	failed := schedtest.Failed(schedtest.Alloc(job, nodes[0], 0), h.Now.Add(-time.Second))
+	failed := mock.MarkFailed(mock.Alloc(mock.ForJob(job, 0), mock.OnNode(nodes[0]), mock.ClientStatus(structs.AllocClientStatusRunning)), h.Now.Add(-time.Second))
 	h.UpsertAllocs(failed)
-	if err := h.Process(schedtest.Eval(job, structs.EvalTriggerRetryFailedAlloc)); err != nil {
+	if err := h.Process(mock.Eval(mock.EvalForJob(job), mock.TriggeredBy(structs.EvalTriggerRetryFailedAlloc))); err != nil {
 		t.Fatal(err)
 	}
 	if len(h.Created) != 1 {
@@ -545,25 +545,25 @@ func TestServiceDelayedRescheduleCreatesFollowup(t *testing.T) {
 
 func TestServicePreemption(t *testing.T) {
 	h := NewHarness(t)
-	node := schedtest.MakeNode().CPU(2000).Obj()
+	node := mock.Node(mock.Unreserved(), mock.CPUShares(2000))
 	h.UpsertNode(node)
 	cfg := structs.DefaultSchedulerConfiguration()
 	cfg.PreemptionConfig.ServiceSchedulerEnabled = true
 	h.SetSchedulerConfig(cfg)
 
-	low := schedtest.Job()
+	low := mock.Job(mock.Count(10), mock.NoPorts())
 	low.Priority = 20
 	low.TaskGroups[0].Tasks[0].Resources.CPU = 800
 	h.UpsertJob(low)
-	lowAllocs := []*structs.Allocation{schedtest.Alloc(low, node, 0), schedtest.Alloc(low, node, 1)}
+	lowAllocs := []*structs.Allocation{mock.Alloc(mock.ForJob(low, 0), mock.OnNode(node), mock.ClientStatus(structs.AllocClientStatusRunning)), mock.Alloc(mock.ForJob(low, 1), mock.OnNode(node), mock.ClientStatus(structs.AllocClientStatusRunning))}
 	h.UpsertAllocs(lowAllocs...)
 
-	high := schedtest.Job()
+	high := mock.Job(mock.Count(10), mock.NoPorts())
 	high.Priority = 80
 	high.TaskGroups[0].Count = 1
 	high.TaskGroups[0].Tasks[0].Resources.CPU = 1000
 	h.UpsertJob(high)
-	eval := schedtest.Eval(high, structs.EvalTriggerJobRegister)
+	eval := mock.Eval(mock.EvalForJob(high), mock.TriggeredBy(structs.EvalTriggerJobRegister))
 	eval.AnnotatePlan = true
 	if err := h.Process(eval); err != nil {
 		t.Fatal(err)
@@ -586,20 +586,20 @@ func TestServicePreemption(t *testing.T) {
 
 func TestServiceNoPreemptionOfCloseOrHigherPriority(t *testing.T) {
 	h := NewHarness(t)
-	node := schedtest.MakeNode().CPU(1000).Obj()
+	node := mock.Node(mock.Unreserved(), mock.CPUShares(1000))
 	h.UpsertNode(node)
 	cfg := structs.DefaultSchedulerConfiguration()
 	cfg.PreemptionConfig.ServiceSchedulerEnabled = true
 	h.SetSchedulerConfig(cfg)
-	other := schedtest.Job()
+	other := mock.Job(mock.Count(10), mock.NoPorts())
 	other.Priority = 45 // only 5 below
 	other.TaskGroups[0].Tasks[0].Resources.CPU = 800
 	h.UpsertJob(other)
-	h.UpsertAllocs(schedtest.Alloc(other, node, 0))
-	job := schedtest.Job()
+	h.UpsertAllocs(mock.Alloc(mock.ForJob(other, 0), mock.OnNode(node), mock.ClientStatus(structs.AllocClientStatusRunning)))
+	job := mock.Job(mock.Count(10), mock.NoPorts())
 	job.TaskGroups[0].Count = 1
 	h.UpsertJob(job)
-	if err := h.Process(schedtest.Eval(job, structs.EvalTriggerJobRegister)); err != nil {
+	if err := h.Process(mock.Eval(mock.EvalForJob(job), mock.TriggeredBy(structs.EvalTriggerJobRegister))); err != nil {
 		t.Fatal(err)
 	}
 	if len(h.Plans) != 0 {
@@ -622,10 +622,10 @@ func sortedStrings(s []string) []string {
 func TestPeriodicTemplateNeverPlaced(t *testing.T) {
 	h := NewHarness(t)
 	addNodes(h, 1)
-	job := schedtest.BatchJob()
+	job := mock.BatchJob(mock.GroupName("web"), mock.Count(10))
 	job.Periodic = &structs.PeriodicConfig{Enabled: true, Spec: "*/5 * * * *", SpecType: "cron"}
 	h.UpsertJob(job)
-	if err := h.Process(schedtest.Eval(job, structs.EvalTriggerJobRegister)); err != nil {
+	if err := h.Process(mock.Eval(mock.EvalForJob(job), mock.TriggeredBy(structs.EvalTriggerJobRegister))); err != nil {
 		t.Fatal(err)
 	}
 	if len(h.Plans) != 0 || len(h.liveAllocs(job)) != 0 {
@@ -639,17 +639,17 @@ func TestPeriodicTemplateNeverPlaced(t *testing.T) {
 func TestServiceCanaryUpdate(t *testing.T) {
 	h := NewHarness(t)
 	nodes := addNodes(h, 3)
-	job := schedtest.Job()
+	job := mock.Job(mock.Count(10), mock.NoPorts())
 	job.TaskGroups[0].Count = 3
 	job.TaskGroups[0].Update = &structs.UpdateStrategy{MaxParallel: 1, Canary: 1}
 	h.UpsertJob(job)
 	for i, n := range nodes {
-		h.UpsertAllocs(schedtest.Alloc(job, n, i))
+		h.UpsertAllocs(mock.Alloc(mock.ForJob(job, i), mock.OnNode(n), mock.ClientStatus(structs.AllocClientStatusRunning)))
 	}
 	update := job.Copy()
 	update.TaskGroups[0].Tasks[0].Env["V"] = "2"
 	h.UpsertJob(update)
-	if err := h.Process(schedtest.Eval(update, structs.EvalTriggerJobRegister)); err != nil {
+	if err := h.Process(mock.Eval(mock.EvalForJob(update), mock.TriggeredBy(structs.EvalTriggerJobRegister))); err != nil {
 		t.Fatal(err)
 	}
 	p := h.Plans[0]

@@ -5,15 +5,15 @@ import (
 	"time"
 
 	"github.com/opennomad/nomad/nomad/state"
-	"github.com/opennomad/nomad/scheduler/schedtest"
 	"github.com/opennomad/nomad/structs"
+	"github.com/opennomad/nomad/structs/mock"
 )
 
 // unhealthyRollout stores a job of count 3 rolled out under a running
 // deployment with a progress deadline, one alloc per node, the alloc on
 // the first node judged unhealthy a minute ago while it keeps running.
 func unhealthyRollout(h *Harness, nodes []*structs.Node) (*structs.Job, *structs.Deployment, []*structs.Allocation) {
-	job := schedtest.Job()
+	job := mock.Job(mock.Count(10), mock.NoPorts())
 	tg := job.TaskGroups[0]
 	tg.Count = 3
 	tg.Update = &structs.UpdateStrategy{MaxParallel: 1, ProgressDeadline: 10 * time.Minute}
@@ -27,7 +27,7 @@ func unhealthyRollout(h *Harness, nodes []*structs.Node) (*structs.Job, *structs
 	yes, no := true, false
 	var allocs []*structs.Allocation
 	for i, n := range nodes[:3] {
-		a := schedtest.Alloc(job, n, i)
+		a := mock.Alloc(mock.ForJob(job, i), mock.OnNode(n), mock.ClientStatus(structs.AllocClientStatusRunning))
 		a.DeploymentID = d.ID
 		a.DeploymentStatus = &structs.AllocDeploymentStatus{Healthy: &yes, Timestamp: h.Now.Add(-time.Hour)}
 		allocs = append(allocs, a)
@@ -43,7 +43,7 @@ func TestServiceReplacesARunningUnhealthyAlloc(t *testing.T) {
 	job, d, allocs := unhealthyRollout(h, nodes)
 	bad := allocs[0]
 
-	if err := h.Process(schedtest.Eval(job, structs.EvalTriggerDeploymentWatcher)); err != nil {
+	if err := h.Process(mock.Eval(mock.EvalForJob(job), mock.TriggeredBy(structs.EvalTriggerDeploymentWatcher))); err != nil {
 		t.Fatal(err)
 	}
 	if old := h.alloc(bad.ID); old.DesiredStatus != structs.AllocDesiredStatusStop ||
@@ -77,14 +77,14 @@ func TestServiceKeepsAnUnhealthyAllocWithoutRoom(t *testing.T) {
 	// Every node is full: 3600 MHz of filler plus 500 leaves no room for
 	// another 500, not even on the bad alloc's own node once it stops
 	// (a node that failed an alloc is avoided, not excluded).
-	filler := schedtest.Job()
+	filler := mock.Job(mock.Count(10), mock.NoPorts())
 	filler.TaskGroups[0].Tasks[0].Resources.CPU = 3600
 	h.UpsertJob(filler)
 	for i, n := range nodes {
-		h.UpsertAllocs(schedtest.Alloc(filler, n, i))
+		h.UpsertAllocs(mock.Alloc(mock.ForJob(filler, i), mock.OnNode(n), mock.ClientStatus(structs.AllocClientStatusRunning)))
 	}
 
-	if err := h.Process(schedtest.Eval(job, structs.EvalTriggerDeploymentWatcher)); err != nil {
+	if err := h.Process(mock.Eval(mock.EvalForJob(job), mock.TriggeredBy(structs.EvalTriggerDeploymentWatcher))); err != nil {
 		t.Fatal(err)
 	}
 	if old := h.alloc(allocs[0].ID); old.DesiredStatus != structs.AllocDesiredStatusRun {

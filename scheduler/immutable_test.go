@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/opennomad/nomad/nomad/state"
-	"github.com/opennomad/nomad/scheduler/schedtest"
 	"github.com/opennomad/nomad/structs"
+	"github.com/opennomad/nomad/structs/mock"
 )
 
 // readRecorder is a State that remembers a deep copy of every object it
@@ -308,10 +308,10 @@ func TestReadRecorderCatchesWrites(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := NewHarness(t)
 			nodes := addNodes(h, 1)
-			job := schedtest.Job()
+			job := mock.Job(mock.Count(10), mock.NoPorts())
 			h.UpsertJob(job)
 			job, _ = h.Snapshot().JobByID(job.Namespace, job.ID)
-			h.UpsertAllocs(schedtest.Alloc(job, nodes[0], 0))
+			h.UpsertAllocs(mock.Alloc(mock.ForJob(job, 0), mock.OnNode(nodes[0]), mock.ClientStatus(structs.AllocClientStatusRunning)))
 			d := structs.NewDeployment(job, 50, h.Now)
 			d.TaskGroups["web"] = &structs.DeploymentState{DesiredTotal: 1}
 			h.write(func(tx *state.Txn) error { return tx.UpsertDeployment(d) })

@@ -5,17 +5,17 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/opennomad/nomad/scheduler/schedtest"
 	"github.com/opennomad/nomad/structs"
+	"github.com/opennomad/nomad/structs/mock"
 )
 
 func TestChooseVictims(t *testing.T) {
-	node := schedtest.Node()
+	node := mock.Node(mock.Unreserved())
 	mk := func(priority, cpu int) *structs.Allocation {
-		j := schedtest.Job()
+		j := mock.Job(mock.Count(10), mock.NoPorts())
 		j.Priority = priority
 		j.TaskGroups[0].Tasks[0].Resources = &structs.Resources{CPU: cpu, MemoryMB: 100}
-		return schedtest.Alloc(j, node, 0)
+		return mock.Alloc(mock.ForJob(j, 0), mock.OnNode(node), mock.ClientStatus(structs.AllocClientStatusRunning))
 	}
 	p20a, p20b, p30, p45, p60 := mk(20, 500), mk(20, 1500), mk(30, 2000), mk(45, 3000), mk(60, 3000)
 	all := []*structs.Allocation{p60, p45, p30, p20b, p20a}
@@ -64,10 +64,10 @@ func TestChooseVictims(t *testing.T) {
 }
 
 func TestChooseVictimsSkipsOwnJob(t *testing.T) {
-	node := schedtest.Node()
-	j := schedtest.Job()
+	node := mock.Node(mock.Unreserved())
+	j := mock.Job(mock.Count(10), mock.NoPorts())
 	j.Priority = 10
-	a := schedtest.Alloc(j, node, 0)
+	a := mock.Alloc(mock.ForJob(j, 0), mock.OnNode(node), mock.ClientStatus(structs.AllocClientStatusRunning))
 	if got := chooseVictims(demand{cpu: 100}, 90, j.NamespacedID(), []*structs.Allocation{a}, nil); got != nil {
 		t.Fatal("a job never preempts itself")
 	}
@@ -145,15 +145,15 @@ func TestParallelPenalty(t *testing.T) {
 // allocs to the plan is chosen only when nothing else covers the need:
 // its distance carries 50 per alloc over the bound.
 func TestChooseVictimsSpreadsOverGroups(t *testing.T) {
-	node := schedtest.Node()
+	node := mock.Node(mock.Unreserved())
 	mk := func(group string, maxParallel, cpu int) *structs.Allocation {
-		j := schedtest.Job()
+		j := mock.Job(mock.Count(10), mock.NoPorts())
 		j.Priority = 20
 		tg := j.TaskGroups[0]
 		tg.Name = group
 		tg.Migrate = &structs.MigrateStrategy{MaxParallel: maxParallel}
 		tg.Tasks[0].Resources = &structs.Resources{CPU: cpu, MemoryMB: 100}
-		return schedtest.GroupAlloc(j, group, node, 0)
+		return mock.Alloc(mock.ForGroup(j, group, 0), mock.OnNode(node), mock.ClientStatus(structs.AllocClientStatusRunning))
 	}
 	me := structs.NamespacedID{ID: "me", Namespace: "default"}
 	// a fits the need exactly (distance 0), b is half of it (0.5).
@@ -189,15 +189,15 @@ func TestChooseVictimsSpreadsOverGroups(t *testing.T) {
 // Victims chosen for one placement count for the next choice of the same
 // placement, not only those of earlier placements.
 func TestChooseVictimsCountsItsOwnChoices(t *testing.T) {
-	node := schedtest.Node()
-	j := schedtest.Job()
+	node := mock.Node(mock.Unreserved())
+	j := mock.Job(mock.Count(10), mock.NoPorts())
 	j.Priority = 20
 	j.TaskGroups[0].Migrate = &structs.MigrateStrategy{MaxParallel: 1}
 	j.TaskGroups[0].Tasks[0].Resources = &structs.Resources{CPU: 350, MemoryMB: 100}
-	o := schedtest.Job()
+	o := mock.Job(mock.Count(10), mock.NoPorts())
 	o.Priority = 20
 	o.TaskGroups[0].Tasks[0].Resources = &structs.Resources{CPU: 1400, MemoryMB: 100}
-	s1, s2, big := schedtest.Alloc(j, node, 0), schedtest.Alloc(j, node, 1), schedtest.Alloc(o, node, 0)
+	s1, s2, big := mock.Alloc(mock.ForJob(j, 0), mock.OnNode(node), mock.ClientStatus(structs.AllocClientStatusRunning)), mock.Alloc(mock.ForJob(j, 1), mock.OnNode(node), mock.ClientStatus(structs.AllocClientStatusRunning)), mock.Alloc(mock.ForJob(o, 0), mock.OnNode(node), mock.ClientStatus(structs.AllocClientStatusRunning))
 	me := structs.NamespacedID{ID: "me", Namespace: "default"}
 	// Need 700. First s1: (700-350)/700 = 0.5 against big's
 	// |700-1400|/700 = 1. Then 350 left: s2 would fit exactly (0) but is
@@ -218,7 +218,7 @@ func TestChooseVictimsCountsItsOwnChoices(t *testing.T) {
 // max_parallel of allocs is spared while another group can cover.
 func TestServicePreemptionSpreadsOverGroups(t *testing.T) {
 	h := NewHarness(t)
-	x, y := schedtest.MakeNode().CPU(4000).Obj(), schedtest.MakeNode().CPU(4000).Obj()
+	x, y := mock.Node(mock.Unreserved(), mock.CPUShares(4000)), mock.Node(mock.Unreserved(), mock.CPUShares(4000))
 	h.UpsertNode(x, y)
 	cfg := structs.DefaultSchedulerConfiguration()
 	cfg.PreemptionConfig.ServiceSchedulerEnabled = true
@@ -226,7 +226,7 @@ func TestServicePreemptionSpreadsOverGroups(t *testing.T) {
 
 	// Per node: an alloc of group a (1000 MHz, max_parallel 1), one of
 	// group b (1200 MHz), and 1800 MHz of a job too important to evict.
-	low := schedtest.Job()
+	low := mock.Job(mock.Count(10), mock.NoPorts())
 	low.Priority = 20
 	a := low.TaskGroups[0]
 	a.Name, a.Migrate = "a", &structs.MigrateStrategy{MaxParallel: 1}
@@ -235,20 +235,20 @@ func TestServicePreemptionSpreadsOverGroups(t *testing.T) {
 	b.Name, b.Tasks[0].Resources = "b", &structs.Resources{CPU: 1200, MemoryMB: 64}
 	low.TaskGroups = append(low.TaskGroups, b)
 	h.UpsertJob(low)
-	fill := schedtest.Job()
+	fill := mock.Job(mock.Count(10), mock.NoPorts())
 	fill.Priority = 90
 	fill.TaskGroups[0].Tasks[0].Resources = &structs.Resources{CPU: 1800, MemoryMB: 64}
 	h.UpsertJob(fill)
 	for _, n := range []*structs.Node{x, y} {
-		h.UpsertAllocs(schedtest.GroupAlloc(low, "a", n, 0), schedtest.GroupAlloc(low, "b", n, 0), schedtest.Alloc(fill, n, 0))
+		h.UpsertAllocs(mock.Alloc(mock.ForGroup(low, "a", 0), mock.OnNode(n), mock.ClientStatus(structs.AllocClientStatusRunning)), mock.Alloc(mock.ForGroup(low, "b", 0), mock.OnNode(n), mock.ClientStatus(structs.AllocClientStatusRunning)), mock.Alloc(mock.ForJob(fill, 0), mock.OnNode(n), mock.ClientStatus(structs.AllocClientStatusRunning)))
 	}
 
-	high := schedtest.Job()
+	high := mock.Job(mock.Count(10), mock.NoPorts())
 	high.Priority = 70
 	high.TaskGroups[0].Count = 2
 	high.TaskGroups[0].Tasks[0].Resources = &structs.Resources{CPU: 1000, MemoryMB: 64}
 	h.UpsertJob(high)
-	if err := h.Process(schedtest.Eval(high, structs.EvalTriggerJobRegister)); err != nil {
+	if err := h.Process(mock.Eval(mock.EvalForJob(high), mock.TriggeredBy(structs.EvalTriggerJobRegister))); err != nil {
 		t.Fatal(err)
 	}
 	// The first placement takes an a (distance 0 against b's

@@ -4,14 +4,14 @@ import (
 	"math"
 	"testing"
 
-	"github.com/opennomad/nomad/scheduler/schedtest"
 	"github.com/opennomad/nomad/structs"
+	"github.com/opennomad/nomad/structs/mock"
 )
 
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-4 }
 
 func TestBinPackScore(t *testing.T) {
-	node := schedtest.MakeNode().CPU(4000).Memory(8192).Reserved(0, 0, 0).Obj()
+	node := mock.Node(mock.Unreserved(), mock.CPUShares(4000), mock.MemoryMB(8192), mock.Reserved(0, 0, 0))
 	util := func(cpu, mem int64) *structs.ComparableResources {
 		u := &structs.ComparableResources{}
 		u.Flattened.Cpu.CpuShares, u.Flattened.Memory.MemoryMB = cpu, mem
@@ -64,7 +64,7 @@ func TestAntiAffinityScore(t *testing.T) {
 }
 
 func TestAffinityScore(t *testing.T) {
-	node := schedtest.MakeNode().Meta("rack", "r1").Attr("kernel.name", "linux").Obj()
+	node := mock.Node(mock.Unreserved(), mock.Meta("rack", "r1"), mock.Attr("kernel.name", "linux"))
 	aff := func(l, op, r string, w int8) *structs.Affinity {
 		return &structs.Affinity{LTarget: l, Operand: op, RTarget: r, Weight: w}
 	}
@@ -83,7 +83,7 @@ func TestAffinityScore(t *testing.T) {
 		{"none", []*structs.Affinity{aff("${meta.rack}", "=", "r9", 100)}, 0},
 	}
 	for _, tc := range cases {
-		job := schedtest.Job()
+		job := mock.Job(mock.Count(10), mock.NoPorts())
 		job.Affinities = tc.as
 		got := affinityScore(compileAffinities(job, job.TaskGroups[0]), node)
 		if !near(got, tc.want) {
@@ -156,7 +156,7 @@ func TestScoreCardFinal(t *testing.T) {
 }
 
 func TestScoreCardMeta(t *testing.T) {
-	n := schedtest.Node()
+	n := mock.Node(mock.Unreserved())
 	c := scoreCard{binPack: 0.5, penalized: true, hasSpread: true, spread: -1}
 	c.finish()
 	m := c.meta(n)

@@ -4,8 +4,8 @@ import (
 	"github.com/opennomad/nomad/nomad/state"
 	"testing"
 
-	"github.com/opennomad/nomad/scheduler/schedtest"
 	"github.com/opennomad/nomad/structs"
+	"github.com/opennomad/nomad/structs/mock"
 )
 
 // The deployment the reconciler reads is the stored one, shared with the
@@ -13,7 +13,7 @@ import (
 // changes in it goes into the plan as a changed copy (runReconcile fails
 // the test on any write into its inputs).
 func TestReconcileChangesACopyOfTheDeployment(t *testing.T) {
-	node := schedtest.Node()
+	node := mock.Node(mock.Unreserved())
 	cases := []struct {
 		name string
 		// setup returns the job (version 1), its allocs and the stored
@@ -26,7 +26,7 @@ func TestReconcileChangesACopyOfTheDeployment(t *testing.T) {
 		{
 			name: "canaries asked of an existing deployment",
 			setup: func() (*structs.Job, []*structs.Allocation, *structs.Deployment) {
-				old := versioned(schedtest.Job(), 0, 10)
+				old := versioned(mock.Job(mock.Count(10), mock.NoPorts()), 0, 10)
 				old.TaskGroups[0].Count = 3
 				old.TaskGroups[0].Update = &structs.UpdateStrategy{MaxParallel: 1, Canary: 2}
 				job := versioned(old.Copy(), 1, 20)
@@ -47,7 +47,7 @@ func TestReconcileChangesACopyOfTheDeployment(t *testing.T) {
 		{
 			name: "a group joining an existing deployment",
 			setup: func() (*structs.Job, []*structs.Allocation, *structs.Deployment) {
-				job := versioned(schedtest.Job(), 1, 20)
+				job := versioned(mock.Job(mock.Count(10), mock.NoPorts()), 1, 20)
 				job.TaskGroups[0].Count = 2
 				job.TaskGroups[0].Update = &structs.UpdateStrategy{MaxParallel: 1}
 				api := job.TaskGroups[0].Copy()
@@ -73,7 +73,7 @@ func TestReconcileChangesACopyOfTheDeployment(t *testing.T) {
 		{
 			name: "nothing to change, nothing written",
 			setup: func() (*structs.Job, []*structs.Allocation, *structs.Deployment) {
-				old := versioned(schedtest.Job(), 0, 10)
+				old := versioned(mock.Job(mock.Count(10), mock.NoPorts()), 0, 10)
 				old.TaskGroups[0].Count = 3
 				old.TaskGroups[0].Update = &structs.UpdateStrategy{MaxParallel: 1, Canary: 1}
 				job := versioned(old.Copy(), 1, 20)
@@ -108,12 +108,12 @@ func TestReconcileChangesACopyOfTheDeployment(t *testing.T) {
 func TestServiceWritesDeploymentChangesThroughThePlan(t *testing.T) {
 	h := NewHarness(t)
 	nodes := addNodes(h, 3)
-	job := schedtest.Job()
+	job := mock.Job(mock.Count(10), mock.NoPorts())
 	job.TaskGroups[0].Count = 3
 	job.TaskGroups[0].Update = &structs.UpdateStrategy{MaxParallel: 1, Canary: 1}
 	h.UpsertJob(job)
 	for i, n := range nodes {
-		h.UpsertAllocs(schedtest.Alloc(job, n, i))
+		h.UpsertAllocs(mock.Alloc(mock.ForJob(job, i), mock.OnNode(n), mock.ClientStatus(structs.AllocClientStatusRunning)))
 	}
 	update := job.Copy()
 	update.TaskGroups[0].Tasks[0].Env["V"] = "2"
@@ -123,7 +123,7 @@ func TestServiceWritesDeploymentChangesThroughThePlan(t *testing.T) {
 	d.TaskGroups["web"] = &structs.DeploymentState{DesiredTotal: 3}
 	h.write(func(tx *state.Txn) error { return tx.UpsertDeployment(d) })
 
-	if err := h.Process(schedtest.Eval(update, structs.EvalTriggerDeploymentWatcher)); err != nil {
+	if err := h.Process(mock.Eval(mock.EvalForJob(update), mock.TriggeredBy(structs.EvalTriggerDeploymentWatcher))); err != nil {
 		t.Fatal(err)
 	}
 	stored, _ := h.Snapshot().DeploymentByID(d.ID)

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/opennomad/nomad/scheduler/schedtest"
 	"github.com/opennomad/nomad/structs"
+	"github.com/opennomad/nomad/structs/mock"
 )
 
 // An alloc marked for migration (DesiredTransition.Migrate) is stopped
@@ -14,10 +14,10 @@ import (
 // draining nodes, and the Alloc.Stop endpoint marks an alloc on a node
 // that is not draining at all. The stop is a plain stop of its own.
 func TestReconcileMigrations(t *testing.T) {
-	ready := schedtest.Node()
-	draining := schedtest.MakeNode().Draining().Obj()
-	down := schedtest.MakeNode().Status(structs.NodeStatusDown).Obj()
-	disconnected := schedtest.MakeNode().Status(structs.NodeStatusDisconnected).Obj()
+	ready := mock.Node(mock.Unreserved())
+	draining := mock.Node(mock.Unreserved(), mock.Draining())
+	down := mock.Node(mock.Unreserved(), mock.NodeStatus(structs.NodeStatusDown))
+	disconnected := mock.Node(mock.Unreserved(), mock.NodeStatus(structs.NodeStatusDisconnected))
 	yes := true
 	mark := func(a *structs.Allocation) *structs.Allocation {
 		a.DesiredTransition.Migrate = &yes
@@ -38,7 +38,7 @@ func TestReconcileMigrations(t *testing.T) {
 		{
 			name: "marked by the drainer on a draining node",
 			setup: func() (*structs.Job, []*structs.Allocation, map[string]*structs.Node, *structs.Deployment) {
-				job := versioned(schedtest.Job(), 0, 10)
+				job := versioned(mock.Job(mock.Count(10), mock.NoPorts()), 0, 10)
 				job.TaskGroups[0].Count = 2
 				as := allocsOn(job, draining, 2)
 				mark(as[1])
@@ -50,7 +50,7 @@ func TestReconcileMigrations(t *testing.T) {
 		{
 			name: "stopped by an operator on a ready node",
 			setup: func() (*structs.Job, []*structs.Allocation, map[string]*structs.Node, *structs.Deployment) {
-				job := versioned(schedtest.Job(), 0, 10)
+				job := versioned(mock.Job(mock.Count(10), mock.NoPorts()), 0, 10)
 				job.TaskGroups[0].Count = 2
 				as := allocsOn(job, ready, 2)
 				mark(as[0])
@@ -62,9 +62,9 @@ func TestReconcileMigrations(t *testing.T) {
 		{
 			name: "batch work is moved too",
 			setup: func() (*structs.Job, []*structs.Allocation, map[string]*structs.Node, *structs.Deployment) {
-				job := versioned(schedtest.BatchJob(), 0, 10)
+				job := versioned(mock.BatchJob(mock.GroupName("web"), mock.Count(10)), 0, 10)
 				job.TaskGroups[0].Count = 1
-				return job, []*structs.Allocation{mark(schedtest.Alloc(job, ready, 0))}, nil, nil
+				return job, []*structs.Allocation{mark(mock.Alloc(mock.ForJob(job, 0), mock.OnNode(ready), mock.ClientStatus(structs.AllocClientStatusRunning)))}, nil, nil
 			},
 			want: want{place: []string{"[0]"}, migrating: []string{"[0]"}, stop: []string{"[0]:" + structs.AllocMigrating},
 				du: structs.DesiredUpdates{Migrate: 1}},
@@ -72,7 +72,7 @@ func TestReconcileMigrations(t *testing.T) {
 		{
 			name: "an unmarked alloc on a draining node stays",
 			setup: func() (*structs.Job, []*structs.Allocation, map[string]*structs.Node, *structs.Deployment) {
-				job := versioned(schedtest.Job(), 0, 10)
+				job := versioned(mock.Job(mock.Count(10), mock.NoPorts()), 0, 10)
 				job.TaskGroups[0].Count = 1
 				return job, allocsOn(job, draining, 1), map[string]*structs.Node{draining.ID: draining}, nil
 			},
@@ -81,9 +81,9 @@ func TestReconcileMigrations(t *testing.T) {
 		{
 			name: "on a down node the alloc is lost, mark or not",
 			setup: func() (*structs.Job, []*structs.Allocation, map[string]*structs.Node, *structs.Deployment) {
-				job := versioned(schedtest.Job(), 0, 10)
+				job := versioned(mock.Job(mock.Count(10), mock.NoPorts()), 0, 10)
 				job.TaskGroups[0].Count = 1
-				return job, []*structs.Allocation{mark(schedtest.Alloc(job, down, 0))}, map[string]*structs.Node{down.ID: down}, nil
+				return job, []*structs.Allocation{mark(mock.Alloc(mock.ForJob(job, 0), mock.OnNode(down), mock.ClientStatus(structs.AllocClientStatusRunning)))}, map[string]*structs.Node{down.ID: down}, nil
 			},
 			want: want{place: []string{"[0]"}, stop: []string{"[0]:" + structs.AllocLost},
 				du: structs.DesiredUpdates{Place: 1, Stop: 1}},
@@ -91,11 +91,11 @@ func TestReconcileMigrations(t *testing.T) {
 		{
 			name: "on a disconnected node the disconnect rules apply first",
 			setup: func() (*structs.Job, []*structs.Allocation, map[string]*structs.Node, *structs.Deployment) {
-				job := versioned(schedtest.Job(), 0, 10)
+				job := versioned(mock.Job(mock.Count(10), mock.NoPorts()), 0, 10)
 				grace := 5 * time.Minute
 				job.TaskGroups[0].MaxClientDisconnect = &grace
 				job.TaskGroups[0].Count = 1
-				return job, []*structs.Allocation{mark(schedtest.Alloc(job, disconnected, 0))},
+				return job, []*structs.Allocation{mark(mock.Alloc(mock.ForJob(job, 0), mock.OnNode(disconnected), mock.ClientStatus(structs.AllocClientStatusRunning)))},
 					map[string]*structs.Node{disconnected.ID: disconnected}, nil
 			},
 			want: want{place: []string{"[0]"}, du: structs.DesiredUpdates{Place: 1, Disconnect: 1}},
@@ -103,10 +103,10 @@ func TestReconcileMigrations(t *testing.T) {
 		{
 			name: "a finished alloc has nothing to move",
 			setup: func() (*structs.Job, []*structs.Allocation, map[string]*structs.Node, *structs.Deployment) {
-				job := versioned(schedtest.BatchJob(), 0, 10)
+				job := versioned(mock.BatchJob(mock.GroupName("web"), mock.Count(10)), 0, 10)
 				job.TaskGroups[0].Count = 1
-				a := mark(schedtest.Alloc(job, ready, 0))
-				schedtest.Complete(a, testNow)
+				a := mark(mock.Alloc(mock.ForJob(job, 0), mock.OnNode(ready), mock.ClientStatus(structs.AllocClientStatusRunning)))
+				mock.MarkComplete(a, testNow)
 				return job, []*structs.Allocation{a}, nil, nil
 			},
 			want: want{du: structs.DesiredUpdates{Ignore: 1}},
@@ -114,7 +114,7 @@ func TestReconcileMigrations(t *testing.T) {
 		{
 			name: "a migrating alloc beyond the count is stopped, not replaced",
 			setup: func() (*structs.Job, []*structs.Allocation, map[string]*structs.Node, *structs.Deployment) {
-				job := versioned(schedtest.Job(), 0, 10)
+				job := versioned(mock.Job(mock.Count(10), mock.NoPorts()), 0, 10)
 				job.TaskGroups[0].Count = 1
 				as := allocsOn(job, draining, 2)
 				mark(as[0])
@@ -128,14 +128,14 @@ func TestReconcileMigrations(t *testing.T) {
 		{
 			name: "an unpromoted canary is stopped and a new canary placed",
 			setup: func() (*structs.Job, []*structs.Allocation, map[string]*structs.Node, *structs.Deployment) {
-				old := versioned(schedtest.Job(), 0, 10)
+				old := versioned(mock.Job(mock.Count(10), mock.NoPorts()), 0, 10)
 				old.TaskGroups[0].Count = 2
 				old.TaskGroups[0].Update = &structs.UpdateStrategy{MaxParallel: 1, Canary: 1}
 				as := allocsOn(old, ready, 2)
 				job := versioned(old.Copy(), 1, 20)
 				job.TaskGroups[0].Tasks[0].Env["FOO"] = "baz"
 				d := structs.NewDeployment(job, 50, testNow)
-				c := mark(schedtest.Alloc(job, draining, 0))
+				c := mark(mock.Alloc(mock.ForJob(job, 0), mock.OnNode(draining), mock.ClientStatus(structs.AllocClientStatusRunning)))
 				c.DeploymentID = d.ID
 				c.DeploymentStatus = &structs.AllocDeploymentStatus{Canary: true}
 				d.TaskGroups["web"] = &structs.DeploymentState{DesiredTotal: 2, DesiredCanaries: 1, PlacedCanaries: []string{c.ID}}
@@ -147,12 +147,12 @@ func TestReconcileMigrations(t *testing.T) {
 		{
 			name: "a failed alloc follows the reschedule policy, not the mark",
 			setup: func() (*structs.Job, []*structs.Allocation, map[string]*structs.Node, *structs.Deployment) {
-				job := versioned(schedtest.Job(), 0, 10)
+				job := versioned(mock.Job(mock.Count(10), mock.NoPorts()), 0, 10)
 				job.TaskGroups[0].Count = 1
 				job.TaskGroups[0].ReschedulePolicy = &structs.ReschedulePolicy{Attempts: 1, Interval: time.Hour,
 					Delay: 5 * time.Second, DelayFunction: structs.RescheduleDelayConstant}
-				a := mark(schedtest.Alloc(job, draining, 0))
-				schedtest.Failed(a, testNow.Add(-time.Minute))
+				a := mark(mock.Alloc(mock.ForJob(job, 0), mock.OnNode(draining), mock.ClientStatus(structs.AllocClientStatusRunning)))
+				mock.MarkFailed(a, testNow.Add(-time.Minute))
 				return job, []*structs.Allocation{a}, map[string]*structs.Node{draining.ID: draining}, nil
 			},
 			want: want{place: []string{"[0]"}, du: structs.DesiredUpdates{Place: 1, RescheduleNow: 1}},

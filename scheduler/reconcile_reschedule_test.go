@@ -5,21 +5,21 @@ import (
 	"testing"
 	"time"
 
-	"github.com/opennomad/nomad/scheduler/schedtest"
 	"github.com/opennomad/nomad/structs"
+	"github.com/opennomad/nomad/structs/mock"
 )
 
 // Which failed or unhealthy allocs are replaced, and when, inside and
 // outside a deployment (see reconciler.rescheduleTime for the rule).
 func TestReconcileReschedulesInDeployments(t *testing.T) {
-	node := schedtest.Node()
+	node := mock.Node(mock.Unreserved())
 	yes, no := true, false
 
 	// rollout is version 1 of a job of count 3 rolled one at a time with a
 	// 10m progress deadline (0: none), its running deployment, and its
 	// allocs, all placed by the deployment and healthy.
 	rollout := func(progressDeadline time.Duration) (*structs.Job, *structs.Deployment, []*structs.Allocation) {
-		job := versioned(schedtest.Job(), 1, 20)
+		job := versioned(mock.Job(mock.Count(10), mock.NoPorts()), 1, 20)
 		tg := job.TaskGroups[0]
 		tg.Count = 3
 		tg.Update = &structs.UpdateStrategy{MaxParallel: 1, ProgressDeadline: progressDeadline}
@@ -73,7 +73,7 @@ func TestReconcileReschedulesInDeployments(t *testing.T) {
 			name: "an alloc that failed on its client is replaced once judged",
 			setup: func() (*structs.Job, []*structs.Allocation, *structs.Deployment) {
 				job, d, as := rollout(10 * time.Minute)
-				schedtest.Failed(as[0], testNow.Add(-time.Minute))
+				mock.MarkFailed(as[0], testNow.Add(-time.Minute))
 				unhealthy(as[0], time.Minute)
 				return job, as, d
 			},
@@ -83,7 +83,7 @@ func TestReconcileReschedulesInDeployments(t *testing.T) {
 			name: "a failed alloc of a running deployment waits for its verdict",
 			setup: func() (*structs.Job, []*structs.Allocation, *structs.Deployment) {
 				job, d, as := rollout(10 * time.Minute)
-				schedtest.Failed(as[0], testNow.Add(-time.Minute))
+				mock.MarkFailed(as[0], testNow.Add(-time.Minute))
 				as[0].DeploymentStatus = nil
 				return job, as, d
 			},
@@ -93,7 +93,7 @@ func TestReconcileReschedulesInDeployments(t *testing.T) {
 			name: "without a progress deadline the deployment fails instead",
 			setup: func() (*structs.Job, []*structs.Allocation, *structs.Deployment) {
 				job, d, as := rollout(0)
-				schedtest.Failed(as[0], testNow.Add(-time.Minute))
+				mock.MarkFailed(as[0], testNow.Add(-time.Minute))
 				unhealthy(as[0], time.Minute)
 				unhealthy(as[1], time.Minute)
 				return job, as, d
@@ -104,7 +104,7 @@ func TestReconcileReschedulesInDeployments(t *testing.T) {
 			name: "the watcher's Reschedule mark is honoured",
 			setup: func() (*structs.Job, []*structs.Allocation, *structs.Deployment) {
 				job, d, as := rollout(0)
-				schedtest.Failed(as[2], testNow.Add(-time.Minute))
+				mock.MarkFailed(as[2], testNow.Add(-time.Minute))
 				as[2].DesiredTransition.Reschedule = &yes
 				return job, as, d
 			},
@@ -125,7 +125,7 @@ func TestReconcileReschedulesInDeployments(t *testing.T) {
 			setup: func() (*structs.Job, []*structs.Allocation, *structs.Deployment) {
 				job, d, as := rollout(10 * time.Minute)
 				d.Status = structs.DeploymentStatusFailed
-				schedtest.Failed(as[0], testNow.Add(-time.Minute))
+				mock.MarkFailed(as[0], testNow.Add(-time.Minute))
 				unhealthy(as[0], time.Minute)
 				unhealthy(as[1], time.Minute)
 				return job, as, d
@@ -138,7 +138,7 @@ func TestReconcileReschedulesInDeployments(t *testing.T) {
 				job, d, as := rollout(10 * time.Minute)
 				d.Status = structs.DeploymentStatusSuccessful
 				unhealthy(as[1], time.Minute)
-				schedtest.Failed(as[2], testNow.Add(-time.Minute))
+				mock.MarkFailed(as[2], testNow.Add(-time.Minute))
 				return job, as, d
 			},
 			want: want{place: []string{"[2]"}, du: structs.DesiredUpdates{Place: 1, RescheduleNow: 1, Ignore: 2}},
@@ -148,7 +148,7 @@ func TestReconcileReschedulesInDeployments(t *testing.T) {
 			setup: func() (*structs.Job, []*structs.Allocation, *structs.Deployment) {
 				job, d, as := rollout(10 * time.Minute)
 				as[0].DeploymentID = "an-older-deployment"
-				schedtest.Failed(as[0], testNow.Add(-time.Minute))
+				mock.MarkFailed(as[0], testNow.Add(-time.Minute))
 				return job, as, d
 			},
 			want: want{place: []string{"[0]"}, du: structs.DesiredUpdates{Place: 1, RescheduleNow: 1, Ignore: 2}},
@@ -200,9 +200,9 @@ func TestReconcileReschedulesInDeployments(t *testing.T) {
 // An unhealthy, unpromoted canary is replaced by a canary of the same
 // name, and no further canary is placed beside it.
 func TestReconcileReplacesAnUnhealthyCanary(t *testing.T) {
-	node := schedtest.Node()
+	node := mock.Node(mock.Unreserved())
 	no := false
-	old := versioned(schedtest.Job(), 0, 10)
+	old := versioned(mock.Job(mock.Count(10), mock.NoPorts()), 0, 10)
 	tg := old.TaskGroups[0]
 	tg.Count = 3
 	tg.Update = &structs.UpdateStrategy{MaxParallel: 1, Canary: 1, ProgressDeadline: 10 * time.Minute}
@@ -212,7 +212,7 @@ func TestReconcileReplacesAnUnhealthyCanary(t *testing.T) {
 	job := versioned(old.Copy(), 1, 20)
 	job.TaskGroups[0].Tasks[0].Env["FOO"] = "baz"
 	d := structs.NewDeployment(job, 50, testNow)
-	c := schedtest.Alloc(job, node, 0)
+	c := mock.Alloc(mock.ForJob(job, 0), mock.OnNode(node), mock.ClientStatus(structs.AllocClientStatusRunning))
 	c.DeploymentID = d.ID
 	c.DeploymentStatus = &structs.AllocDeploymentStatus{Canary: true, Healthy: &no, Timestamp: testNow.Add(-time.Minute)}
 	d.TaskGroups["web"] = &structs.DeploymentState{DesiredTotal: 3, DesiredCanaries: 1, PlacedCanaries: []string{c.ID},
@@ -234,9 +234,9 @@ func TestReconcileReplacesAnUnhealthyCanary(t *testing.T) {
 // Replacements made in a pass count against max_parallel like the
 // destructive updates it starts.
 func TestReconcileReplacementsCountAgainstMaxParallel(t *testing.T) {
-	node := schedtest.Node()
+	node := mock.Node(mock.Unreserved())
 	yes := true
-	old := versioned(schedtest.Job(), 0, 10)
+	old := versioned(mock.Job(mock.Count(10), mock.NoPorts()), 0, 10)
 	tg := old.TaskGroups[0]
 	tg.Count = 4
 	tg.Update = &structs.UpdateStrategy{MaxParallel: 2, ProgressDeadline: 10 * time.Minute}
@@ -248,10 +248,10 @@ func TestReconcileReplacementsCountAgainstMaxParallel(t *testing.T) {
 	d := structs.NewDeployment(job, 50, testNow)
 	d.TaskGroups["web"] = &structs.DeploymentState{DesiredTotal: 4, ProgressDeadline: 10 * time.Minute}
 	// [0] is already of version 1 and healthy; [1] of version 1 failed.
-	as[0] = schedtest.Alloc(job, node, 0)
+	as[0] = mock.Alloc(mock.ForJob(job, 0), mock.OnNode(node), mock.ClientStatus(structs.AllocClientStatusRunning))
 	as[0].DeploymentID = d.ID
 	as[0].DeploymentStatus = &structs.AllocDeploymentStatus{Healthy: &yes}
-	as[1] = schedtest.Failed(schedtest.Alloc(job, node, 1), testNow.Add(-time.Minute))
+	as[1] = mock.MarkFailed(mock.Alloc(mock.ForJob(job, 1), mock.OnNode(node), mock.ClientStatus(structs.AllocClientStatusRunning)), testNow.Add(-time.Minute))
 	as[1].DeploymentID = d.ID
 	no := false
 	as[1].DeploymentStatus = &structs.AllocDeploymentStatus{Healthy: &no, Timestamp: testNow.Add(-time.Minute)}

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/opennomad/nomad/scheduler/schedtest"
 	"github.com/opennomad/nomad/structs"
+	"github.com/opennomad/nomad/structs/mock"
 )
 
 // versioned returns a job at a version and modify index, as the state
@@ -35,7 +35,7 @@ func testUpdateFn(existing *structs.Allocation, job *structs.Job, tg *structs.Ta
 func allocsOn(job *structs.Job, node *structs.Node, n int) []*structs.Allocation {
 	var out []*structs.Allocation
 	for i := range n {
-		out = append(out, schedtest.Alloc(job, node, i))
+		out = append(out, mock.Alloc(mock.ForJob(job, i), mock.OnNode(node), mock.ClientStatus(structs.AllocClientStatusRunning)))
 	}
 	return out
 }
@@ -79,10 +79,10 @@ func runReconcile(t *testing.T, job *structs.Job, allocs []*structs.Allocation, 
 }
 
 func TestReconcile(t *testing.T) {
-	node := schedtest.Node()
-	down := schedtest.MakeNode().Status(structs.NodeStatusDown).Obj()
-	draining := schedtest.MakeNode().Draining().Obj()
-	disconnected := schedtest.MakeNode().Status(structs.NodeStatusDisconnected).Obj()
+	node := mock.Node(mock.Unreserved())
+	down := mock.Node(mock.Unreserved(), mock.NodeStatus(structs.NodeStatusDown))
+	draining := mock.Node(mock.Unreserved(), mock.Draining())
+	disconnected := mock.Node(mock.Unreserved(), mock.NodeStatus(structs.NodeStatusDisconnected))
 	yes := true
 
 	type want struct {
@@ -105,7 +105,7 @@ func TestReconcile(t *testing.T) {
 		{
 			name: "place a new job",
 			setup: func() (*structs.Job, []*structs.Allocation, map[string]*structs.Node, *structs.Deployment) {
-				job := versioned(schedtest.Job(), 0, 10)
+				job := versioned(mock.Job(mock.Count(10), mock.NoPorts()), 0, 10)
 				job.TaskGroups[0].Count = 3
 				return job, nil, nil, nil
 			},
@@ -114,7 +114,7 @@ func TestReconcile(t *testing.T) {
 		{
 			name: "ignore allocs of the current version",
 			setup: func() (*structs.Job, []*structs.Allocation, map[string]*structs.Node, *structs.Deployment) {
-				job := versioned(schedtest.Job(), 0, 10)
+				job := versioned(mock.Job(mock.Count(10), mock.NoPorts()), 0, 10)
 				job.TaskGroups[0].Count = 3
 				return job, allocsOn(job, node, 3), nil, nil
 			},
@@ -123,7 +123,7 @@ func TestReconcile(t *testing.T) {
 		{
 			name: "fill gaps in names",
 			setup: func() (*structs.Job, []*structs.Allocation, map[string]*structs.Node, *structs.Deployment) {
-				job := versioned(schedtest.Job(), 0, 10)
+				job := versioned(mock.Job(mock.Count(10), mock.NoPorts()), 0, 10)
 				job.TaskGroups[0].Count = 4
 				as := allocsOn(job, node, 4)
 				return job, []*structs.Allocation{as[0], as[2]}, nil, nil
@@ -133,7 +133,7 @@ func TestReconcile(t *testing.T) {
 		{
 			name: "stop the highest names when the count shrinks",
 			setup: func() (*structs.Job, []*structs.Allocation, map[string]*structs.Node, *structs.Deployment) {
-				job := versioned(schedtest.Job(), 0, 10)
+				job := versioned(mock.Job(mock.Count(10), mock.NoPorts()), 0, 10)
 				job.TaskGroups[0].Count = 1
 				return job, allocsOn(job, node, 3), nil, nil
 			},
@@ -143,7 +143,7 @@ func TestReconcile(t *testing.T) {
 		{
 			name: "stop everything of a stopped job",
 			setup: func() (*structs.Job, []*structs.Allocation, map[string]*structs.Node, *structs.Deployment) {
-				job := versioned(schedtest.Job(), 0, 10)
+				job := versioned(mock.Job(mock.Count(10), mock.NoPorts()), 0, 10)
 				as := allocsOn(job, node, 2)
 				stopped := job.Copy()
 				stopped.Stop = true
@@ -155,10 +155,10 @@ func TestReconcile(t *testing.T) {
 		{
 			name: "stop a removed group",
 			setup: func() (*structs.Job, []*structs.Allocation, map[string]*structs.Node, *structs.Deployment) {
-				job := versioned(schedtest.Job(), 0, 10)
+				job := versioned(mock.Job(mock.Count(10), mock.NoPorts()), 0, 10)
 				old := job.Copy()
 				old.TaskGroups[0].Name = "gone"
-				a := schedtest.GroupAlloc(old, "gone", node, 0)
+				a := mock.Alloc(mock.ForGroup(old, "gone", 0), mock.OnNode(node), mock.ClientStatus(structs.AllocClientStatusRunning))
 				job.TaskGroups[0].Count = 0
 				return job, []*structs.Allocation{a}, nil, nil
 			},
@@ -172,7 +172,7 @@ func TestReconcile(t *testing.T) {
 		{
 			name: "update in place when only the count changed",
 			setup: func() (*structs.Job, []*structs.Allocation, map[string]*structs.Node, *structs.Deployment) {
-				old := versioned(schedtest.Job(), 0, 10)
+				old := versioned(mock.Job(mock.Count(10), mock.NoPorts()), 0, 10)
 				as := allocsOn(old, node, 2)
 				job := versioned(old.Copy(), 1, 20)
 				job.TaskGroups[0].Count = 2
@@ -183,7 +183,7 @@ func TestReconcile(t *testing.T) {
 		{
 			name: "replace everything at once without an update block",
 			setup: func() (*structs.Job, []*structs.Allocation, map[string]*structs.Node, *structs.Deployment) {
-				old := versioned(schedtest.Job(), 0, 10)
+				old := versioned(mock.Job(mock.Count(10), mock.NoPorts()), 0, 10)
 				old.TaskGroups[0].Count = 3
 				as := allocsOn(old, node, 3)
 				job := versioned(old.Copy(), 1, 20)
@@ -195,7 +195,7 @@ func TestReconcile(t *testing.T) {
 		{
 			name: "max_parallel limits destructive updates and starts a deployment",
 			setup: func() (*structs.Job, []*structs.Allocation, map[string]*structs.Node, *structs.Deployment) {
-				old := versioned(schedtest.Job(), 0, 10)
+				old := versioned(mock.Job(mock.Count(10), mock.NoPorts()), 0, 10)
 				old.TaskGroups[0].Count = 5
 				old.TaskGroups[0].Update = &structs.UpdateStrategy{MaxParallel: 2}
 				as := allocsOn(old, node, 5)
@@ -216,7 +216,7 @@ func TestReconcile(t *testing.T) {
 		{
 			name: "no destructive updates while deployment allocs are unhealthy",
 			setup: func() (*structs.Job, []*structs.Allocation, map[string]*structs.Node, *structs.Deployment) {
-				old := versioned(schedtest.Job(), 0, 10)
+				old := versioned(mock.Job(mock.Count(10), mock.NoPorts()), 0, 10)
 				old.TaskGroups[0].Count = 3
 				old.TaskGroups[0].Update = &structs.UpdateStrategy{MaxParallel: 1}
 				as := allocsOn(old, node, 3)
@@ -225,7 +225,7 @@ func TestReconcile(t *testing.T) {
 				d := structs.NewDeployment(job, 50, testNow)
 				d.TaskGroups["web"] = &structs.DeploymentState{DesiredTotal: 3}
 				// One alloc of the new version placed, not yet healthy.
-				as[0] = schedtest.Alloc(job, node, 0)
+				as[0] = mock.Alloc(mock.ForJob(job, 0), mock.OnNode(node), mock.ClientStatus(structs.AllocClientStatusRunning))
 				as[0].DeploymentID = d.ID
 				return job, as, nil, d
 			},
@@ -234,9 +234,9 @@ func TestReconcile(t *testing.T) {
 		{
 			name: "replace allocs lost on a down node",
 			setup: func() (*structs.Job, []*structs.Allocation, map[string]*structs.Node, *structs.Deployment) {
-				job := versioned(schedtest.Job(), 0, 10)
+				job := versioned(mock.Job(mock.Count(10), mock.NoPorts()), 0, 10)
 				job.TaskGroups[0].Count = 2
-				as := []*structs.Allocation{schedtest.Alloc(job, node, 0), schedtest.Alloc(job, down, 1)}
+				as := []*structs.Allocation{mock.Alloc(mock.ForJob(job, 0), mock.OnNode(node), mock.ClientStatus(structs.AllocClientStatusRunning)), mock.Alloc(mock.ForJob(job, 1), mock.OnNode(down), mock.ClientStatus(structs.AllocClientStatusRunning))}
 				return job, as, map[string]*structs.Node{down.ID: down}, nil
 			},
 			want: want{place: []string{"[1]"}, stop: []string{"[1]:" + structs.AllocLost},
@@ -250,9 +250,9 @@ func TestReconcile(t *testing.T) {
 		{
 			name: "treat a missing node like a down one",
 			setup: func() (*structs.Job, []*structs.Allocation, map[string]*structs.Node, *structs.Deployment) {
-				job := versioned(schedtest.Job(), 0, 10)
+				job := versioned(mock.Job(mock.Count(10), mock.NoPorts()), 0, 10)
 				job.TaskGroups[0].Count = 1
-				a := schedtest.Alloc(job, down, 0)
+				a := mock.Alloc(mock.ForJob(job, 0), mock.OnNode(down), mock.ClientStatus(structs.AllocClientStatusRunning))
 				return job, []*structs.Allocation{a}, map[string]*structs.Node{down.ID: nil}, nil
 			},
 			want: want{place: []string{"[0]"}, stop: []string{"[0]:" + structs.AllocLost}, du: structs.DesiredUpdates{Place: 1, Stop: 1}},
@@ -260,7 +260,7 @@ func TestReconcile(t *testing.T) {
 		{
 			name: "migrate allocs the drainer marked",
 			setup: func() (*structs.Job, []*structs.Allocation, map[string]*structs.Node, *structs.Deployment) {
-				job := versioned(schedtest.Job(), 0, 10)
+				job := versioned(mock.Job(mock.Count(10), mock.NoPorts()), 0, 10)
 				job.TaskGroups[0].Count = 2
 				as := allocsOn(job, draining, 2)
 				as[0].DesiredTransition.Migrate = &yes
@@ -277,12 +277,12 @@ func TestReconcile(t *testing.T) {
 		{
 			name: "reschedule a failed alloc now",
 			setup: func() (*structs.Job, []*structs.Allocation, map[string]*structs.Node, *structs.Deployment) {
-				job := versioned(schedtest.Job(), 0, 10)
+				job := versioned(mock.Job(mock.Count(10), mock.NoPorts()), 0, 10)
 				job.TaskGroups[0].Count = 2
 				job.TaskGroups[0].ReschedulePolicy = &structs.ReschedulePolicy{Attempts: 3, Interval: time.Hour,
 					Delay: 5 * time.Second, DelayFunction: structs.RescheduleDelayConstant}
 				as := allocsOn(job, node, 2)
-				schedtest.Failed(as[1], testNow.Add(-10*time.Second))
+				mock.MarkFailed(as[1], testNow.Add(-10*time.Second))
 				return job, as, nil, nil
 			},
 			want: want{place: []string{"[1]"}, du: structs.DesiredUpdates{Place: 1, RescheduleNow: 1, Ignore: 1}},
@@ -295,16 +295,16 @@ func TestReconcile(t *testing.T) {
 		{
 			name: "reschedule a failed alloc later with a follow-up eval",
 			setup: func() (*structs.Job, []*structs.Allocation, map[string]*structs.Node, *structs.Deployment) {
-				job := versioned(schedtest.Job(), 0, 10)
+				job := versioned(mock.Job(mock.Count(10), mock.NoPorts()), 0, 10)
 				job.TaskGroups[0].Count = 3
 				job.TaskGroups[0].ReschedulePolicy = &structs.ReschedulePolicy{Attempts: 3, Interval: time.Hour,
 					Delay: 30 * time.Second, DelayFunction: structs.RescheduleDelayConstant}
 				as := allocsOn(job, node, 3)
 				// Two failures 2s apart share one eval; the third is due
 				// 20s later and gets its own.
-				schedtest.Failed(as[0], testNow.Add(-time.Second))
-				schedtest.Failed(as[1], testNow.Add(time.Second))
-				schedtest.Failed(as[2], testNow.Add(20*time.Second))
+				mock.MarkFailed(as[0], testNow.Add(-time.Second))
+				mock.MarkFailed(as[1], testNow.Add(time.Second))
+				mock.MarkFailed(as[2], testNow.Add(20*time.Second))
 				return job, as, nil, nil
 			},
 			want: want{followups: 2, du: structs.DesiredUpdates{RescheduleLater: 3, Ignore: 3}},
@@ -322,10 +322,10 @@ func TestReconcile(t *testing.T) {
 		{
 			name: "leave a failed alloc alone once its attempts are used up",
 			setup: func() (*structs.Job, []*structs.Allocation, map[string]*structs.Node, *structs.Deployment) {
-				job := versioned(schedtest.BatchJob(), 0, 10)
+				job := versioned(mock.BatchJob(mock.GroupName("web"), mock.Count(10)), 0, 10)
 				job.TaskGroups[0].Count = 1
 				as := allocsOn(job, node, 1)
-				schedtest.Failed(as[0], testNow.Add(-time.Minute))
+				mock.MarkFailed(as[0], testNow.Add(-time.Minute))
 				as[0].RescheduleTracker = &structs.RescheduleTracker{Events: []*structs.RescheduleEvent{
 					{RescheduleTime: testNow.Add(-time.Hour).UnixNano(), Delay: 5 * time.Second}}}
 				return job, as, nil, nil
@@ -335,11 +335,11 @@ func TestReconcile(t *testing.T) {
 		{
 			name: "never re-run batch allocs that completed",
 			setup: func() (*structs.Job, []*structs.Allocation, map[string]*structs.Node, *structs.Deployment) {
-				job := versioned(schedtest.BatchJob(), 0, 10)
+				job := versioned(mock.BatchJob(mock.GroupName("web"), mock.Count(10)), 0, 10)
 				job.TaskGroups[0].Count = 2
 				as := allocsOn(job, node, 2)
-				schedtest.Complete(as[0], testNow)
-				schedtest.Complete(as[1], testNow)
+				mock.MarkComplete(as[0], testNow)
+				mock.MarkComplete(as[1], testNow)
 				return job, as, nil, nil
 			},
 			want: want{du: structs.DesiredUpdates{Ignore: 2}},
@@ -347,10 +347,10 @@ func TestReconcile(t *testing.T) {
 		{
 			name: "replace a completed service alloc",
 			setup: func() (*structs.Job, []*structs.Allocation, map[string]*structs.Node, *structs.Deployment) {
-				job := versioned(schedtest.Job(), 0, 10)
+				job := versioned(mock.Job(mock.Count(10), mock.NoPorts()), 0, 10)
 				job.TaskGroups[0].Count = 1
 				as := allocsOn(job, node, 1)
-				schedtest.Complete(as[0], testNow)
+				mock.MarkComplete(as[0], testNow)
 				return job, as, nil, nil
 			},
 			want: want{place: []string{"[0]"}, du: structs.DesiredUpdates{Place: 1}},
@@ -358,7 +358,7 @@ func TestReconcile(t *testing.T) {
 		{
 			name: "mark allocs of a disconnected node unknown and replace them",
 			setup: func() (*structs.Job, []*structs.Allocation, map[string]*structs.Node, *structs.Deployment) {
-				job := versioned(schedtest.Job(), 0, 10)
+				job := versioned(mock.Job(mock.Count(10), mock.NoPorts()), 0, 10)
 				grace := 10 * time.Minute
 				job.TaskGroups[0].MaxClientDisconnect = &grace
 				job.TaskGroups[0].Count = 1
@@ -379,7 +379,7 @@ func TestReconcile(t *testing.T) {
 		{
 			name: "without max_client_disconnect a disconnected node's allocs are lost",
 			setup: func() (*structs.Job, []*structs.Allocation, map[string]*structs.Node, *structs.Deployment) {
-				job := versioned(schedtest.Job(), 0, 10)
+				job := versioned(mock.Job(mock.Count(10), mock.NoPorts()), 0, 10)
 				job.TaskGroups[0].Count = 1
 				return job, allocsOn(job, disconnected, 1), map[string]*structs.Node{disconnected.ID: disconnected}, nil
 			},
@@ -388,13 +388,13 @@ func TestReconcile(t *testing.T) {
 		{
 			name: "stop the replacement when the original reconnects",
 			setup: func() (*structs.Job, []*structs.Allocation, map[string]*structs.Node, *structs.Deployment) {
-				job := versioned(schedtest.Job(), 0, 10)
+				job := versioned(mock.Job(mock.Count(10), mock.NoPorts()), 0, 10)
 				grace := 10 * time.Minute
 				job.TaskGroups[0].MaxClientDisconnect = &grace
 				job.TaskGroups[0].Count = 1
-				orig := schedtest.Alloc(job, node, 0)
+				orig := mock.Alloc(mock.ForJob(job, 0), mock.OnNode(node), mock.ClientStatus(structs.AllocClientStatusRunning))
 				orig.ClientStatus = structs.AllocClientStatusUnknown
-				repl := schedtest.Alloc(job, schedtest.Node(), 0)
+				repl := mock.Alloc(mock.ForJob(job, 0), mock.OnNode(mock.Node(mock.Unreserved())), mock.ClientStatus(structs.AllocClientStatusRunning))
 				return job, []*structs.Allocation{orig, repl}, nil, nil
 			},
 			want: want{stop: []string{"[0]:" + allocReconnected}, du: structs.DesiredUpdates{Stop: 1, Reconnect: 1, Ignore: 1}},
@@ -402,7 +402,7 @@ func TestReconcile(t *testing.T) {
 		{
 			name: "place canaries before replacing anything",
 			setup: func() (*structs.Job, []*structs.Allocation, map[string]*structs.Node, *structs.Deployment) {
-				old := versioned(schedtest.Job(), 0, 10)
+				old := versioned(mock.Job(mock.Count(10), mock.NoPorts()), 0, 10)
 				old.TaskGroups[0].Count = 3
 				old.TaskGroups[0].Update = &structs.UpdateStrategy{MaxParallel: 1, Canary: 1}
 				as := allocsOn(old, node, 3)
@@ -420,7 +420,7 @@ func TestReconcile(t *testing.T) {
 		{
 			name: "after promotion old allocs sharing a canary's name are stopped",
 			setup: func() (*structs.Job, []*structs.Allocation, map[string]*structs.Node, *structs.Deployment) {
-				old := versioned(schedtest.Job(), 0, 10)
+				old := versioned(mock.Job(mock.Count(10), mock.NoPorts()), 0, 10)
 				old.TaskGroups[0].Count = 2
 				old.TaskGroups[0].Update = &structs.UpdateStrategy{MaxParallel: 1, Canary: 1}
 				as := allocsOn(old, node, 2)
@@ -428,7 +428,7 @@ func TestReconcile(t *testing.T) {
 				job.TaskGroups[0].Tasks[0].Env["FOO"] = "baz"
 				d := structs.NewDeployment(job, 50, testNow)
 				d.TaskGroups["web"] = &structs.DeploymentState{DesiredTotal: 2, DesiredCanaries: 1, Promoted: true}
-				c := schedtest.Alloc(job, node, 0)
+				c := mock.Alloc(mock.ForJob(job, 0), mock.OnNode(node), mock.ClientStatus(structs.AllocClientStatusRunning))
 				c.DeploymentID = d.ID
 				healthy := true
 				c.DeploymentStatus = &structs.AllocDeploymentStatus{Canary: true, Healthy: &healthy}
@@ -476,8 +476,8 @@ func TestReconcile(t *testing.T) {
 }
 
 func TestReconcileDeploymentLifecycle(t *testing.T) {
-	node := schedtest.Node()
-	job := versioned(schedtest.Job(), 1, 20)
+	node := mock.Node(mock.Unreserved())
+	job := versioned(mock.Job(mock.Count(10), mock.NoPorts()), 1, 20)
 	job.TaskGroups[0].Count = 2
 	job.TaskGroups[0].Update = &structs.UpdateStrategy{MaxParallel: 1}
 	allocs := allocsOn(job, node, 2)
@@ -522,7 +522,7 @@ func TestReconcileDeploymentLifecycle(t *testing.T) {
 }
 
 func TestTasksUpdated(t *testing.T) {
-	base := schedtest.Job()
+	base := mock.Job(mock.Count(10), mock.NoPorts(), mock.TaskDriver("exec"))
 	cases := []struct {
 		name   string
 		change func(j *structs.Job)
@@ -560,9 +560,9 @@ func TestTasksUpdated(t *testing.T) {
 func TestReconcileNamesAreStable(t *testing.T) {
 	// Replacements keep the name of what they replace, so a group's
 	// names stay 0..count-1 across failures.
-	node := schedtest.Node()
-	down := schedtest.MakeNode().Status(structs.NodeStatusDown).Obj()
-	job := versioned(schedtest.Job(), 0, 10)
+	node := mock.Node(mock.Unreserved())
+	down := mock.Node(mock.Unreserved(), mock.NodeStatus(structs.NodeStatusDown))
+	job := versioned(mock.Job(mock.Count(10), mock.NoPorts()), 0, 10)
 	job.TaskGroups[0].Count = 5
 	var allocs []*structs.Allocation
 	for i := range 5 {
@@ -570,7 +570,7 @@ func TestReconcileNamesAreStable(t *testing.T) {
 		if i%2 == 1 {
 			n = down
 		}
-		allocs = append(allocs, schedtest.Alloc(job, n, i))
+		allocs = append(allocs, mock.Alloc(mock.ForJob(job, i), mock.OnNode(n), mock.ClientStatus(structs.AllocClientStatusRunning)))
 	}
 	r := runReconcile(t, job, allocs, map[string]*structs.Node{down.ID: down}, nil)
 	got := names(r.place)
@@ -584,7 +584,7 @@ func TestReconcileRescheduleDelays(t *testing.T) {
 	// The follow-up eval waits for the next delay of the chain: a failed
 	// alloc that was itself the replacement of one replaced after delay
 	// 10s and, before that, 10s.
-	node := schedtest.Node()
+	node := mock.Node(mock.Unreserved())
 	cases := []struct {
 		fn   string
 		want time.Duration
@@ -595,11 +595,11 @@ func TestReconcileRescheduleDelays(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.fn, func(t *testing.T) {
-			job := versioned(schedtest.Job(), 0, 10)
+			job := versioned(mock.Job(mock.Count(10), mock.NoPorts()), 0, 10)
 			job.TaskGroups[0].Count = 1
 			job.TaskGroups[0].ReschedulePolicy = &structs.ReschedulePolicy{Delay: 10 * time.Second,
 				DelayFunction: tc.fn, MaxDelay: time.Hour, Unlimited: true}
-			a := schedtest.Failed(schedtest.Alloc(job, node, 0), testNow)
+			a := mock.MarkFailed(mock.Alloc(mock.ForJob(job, 0), mock.OnNode(node), mock.ClientStatus(structs.AllocClientStatusRunning)), testNow)
 			a.RescheduleTracker = &structs.RescheduleTracker{Events: []*structs.RescheduleEvent{
 				{RescheduleTime: testNow.Add(-3 * time.Minute).UnixNano(), Delay: 10 * time.Second},
 				{RescheduleTime: testNow.Add(-2 * time.Minute).UnixNano(), Delay: 10 * time.Second},
@@ -616,10 +616,10 @@ func TestReconcileRescheduleDelays(t *testing.T) {
 }
 
 func TestReconcileForcedReschedule(t *testing.T) {
-	node := schedtest.Node()
-	job := versioned(schedtest.BatchJob(), 0, 10)
+	node := mock.Node(mock.Unreserved())
+	job := versioned(mock.BatchJob(mock.GroupName("web"), mock.Count(10)), 0, 10)
 	job.TaskGroups[0].Count = 1
-	a := schedtest.Failed(schedtest.Alloc(job, node, 0), testNow)
+	a := mock.MarkFailed(mock.Alloc(mock.ForJob(job, 0), mock.OnNode(node), mock.ClientStatus(structs.AllocClientStatusRunning)), testNow)
 	// Attempts are used up, but an operator forces it.
 	a.RescheduleTracker = &structs.RescheduleTracker{Events: []*structs.RescheduleEvent{
 		{RescheduleTime: testNow.Add(-time.Minute).UnixNano(), Delay: 5 * time.Second}}}

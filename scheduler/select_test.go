@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/opennomad/nomad/scheduler/schedtest"
 	"github.com/opennomad/nomad/structs"
+	"github.com/opennomad/nomad/structs/mock"
 )
 
 var testNow = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -22,7 +22,7 @@ func newTestContext(t *testing.T, job *structs.Job, nodes []*structs.Node, alloc
 	if len(allocs) > 0 {
 		h.UpsertAllocs(allocs...)
 	}
-	eval := schedtest.Eval(job, structs.EvalTriggerJobRegister)
+	eval := mock.Eval(mock.EvalForJob(job), mock.TriggeredBy(structs.EvalTriggerJobRegister))
 	cfg := &Config{Now: func() time.Time { return testNow }}
 	ctx, err := newEvalContext(h.Snapshot(), eval.MakePlan(job), eval, job, cfg, rand.New(rand.NewSource(1)))
 	if err != nil {
@@ -47,7 +47,7 @@ func placeN(t *testing.T, ctx *evalContext, n int) ([]*structs.Node, *structs.Al
 			return out, m
 		}
 		a := &structs.Allocation{
-			ID: schedtest.NextID(), Namespace: ctx.job.Namespace, JobID: ctx.job.ID, Job: ctx.job,
+			ID: structs.GenerateUUID(), Namespace: ctx.job.Namespace, JobID: ctx.job.ID, Job: ctx.job,
 			TaskGroup: tg.Name, Name: structs.AllocName(ctx.job.ID, tg.Name, k), NodeID: sel.node.ID,
 			AllocatedResources: sel.resources, DesiredStatus: structs.AllocDesiredStatusRun,
 			ClientStatus: structs.AllocClientStatusPending, Metrics: m,
@@ -64,9 +64,9 @@ func TestSelectExplainsFailureExactly(t *testing.T) {
 	// fails: 2 nodes filtered by the constraint, 2 exhausted on cpu.
 	var nodes []*structs.Node
 	for i := range 4 {
-		nodes = append(nodes, schedtest.MakeNode().Meta("rack", fmt.Sprintf("r%d", i%2+1)).Class("small").Obj())
+		nodes = append(nodes, mock.Node(mock.Unreserved(), mock.Meta("rack", fmt.Sprintf("r%d", i%2+1)), mock.NodeClass("small")))
 	}
-	job := schedtest.Job()
+	job := mock.Job(mock.Count(10), mock.NoPorts())
 	job.Constraints = []*structs.Constraint{{LTarget: "${meta.rack}", RTarget: "r1", Operand: "="}}
 	job.TaskGroups[0].Tasks[0].Resources.CPU = 3000
 	ctx := newTestContext(t, job, nodes)
@@ -131,8 +131,8 @@ func TestSelectRotatesOverNodes(t *testing.T) {
 	// Three nodes and a limit of two: each placement starts where the
 	// previous one stopped, so the group lands on three different nodes
 	// instead of stacking on the first two of the order.
-	nodes := []*structs.Node{schedtest.Node(), schedtest.Node(), schedtest.Node()}
-	job := schedtest.Job()
+	nodes := []*structs.Node{mock.Node(mock.Unreserved()), mock.Node(mock.Unreserved()), mock.Node(mock.Unreserved())}
+	job := mock.Job(mock.Count(10), mock.NoPorts())
 	ctx := newTestContext(t, job, nodes)
 	placed, _ := placeN(t, ctx, 3)
 	seen := map[string]bool{}
@@ -145,8 +145,9 @@ func TestSelectRotatesOverNodes(t *testing.T) {
 }
 
 func TestSelectDistinctHosts(t *testing.T) {
-	nodes := []*structs.Node{schedtest.Node(), schedtest.Node()}
-	job := schedtest.Job()
+	unclassed := []mock.NodeOption{mock.Unreserved(), mock.NodeClass("")}
+	nodes := []*structs.Node{mock.Node(unclassed...), mock.Node(unclassed...)}
+	job := mock.Job(mock.Count(10), mock.NoPorts())
 	job.Constraints = append(job.Constraints, &structs.Constraint{Operand: structs.ConstraintDistinctHosts})
 	ctx := newTestContext(t, job, nodes)
 	placed, m := placeN(t, ctx, 3)
@@ -163,9 +164,9 @@ func TestSelectDistinctProperty(t *testing.T) {
 	// Two racks of two nodes; at most one alloc per rack.
 	var nodes []*structs.Node
 	for i := range 4 {
-		nodes = append(nodes, schedtest.MakeNode().Meta("rack", fmt.Sprintf("r%d", i%2)).Obj())
+		nodes = append(nodes, mock.Node(mock.Unreserved(), mock.Meta("rack", fmt.Sprintf("r%d", i%2))))
 	}
-	job := schedtest.Job()
+	job := mock.Job(mock.Count(10), mock.NoPorts())
 	c := &structs.Constraint{LTarget: "${meta.rack}", Operand: structs.ConstraintDistinctProperty}
 	job.TaskGroups[0].Constraints = append(job.TaskGroups[0].Constraints, c)
 	ctx := newTestContext(t, job, nodes)
@@ -183,10 +184,10 @@ func TestSelectEvenSpread(t *testing.T) {
 	var nodes []*structs.Node
 	for i, size := range []int{2, 3, 5} {
 		for range size {
-			nodes = append(nodes, schedtest.MakeNode().Meta("rack", fmt.Sprintf("r%d", i)).Obj())
+			nodes = append(nodes, mock.Node(mock.Unreserved(), mock.Meta("rack", fmt.Sprintf("r%d", i))))
 		}
 	}
-	job := schedtest.Job()
+	job := mock.Job(mock.Count(10), mock.NoPorts())
 	job.TaskGroups[0].Count = 9
 	job.TaskGroups[0].Spreads = []*structs.Spread{{Attribute: "${meta.rack}", Weight: 50}}
 	ctx := newTestContext(t, job, nodes)
@@ -212,9 +213,9 @@ func TestSelectTargetedSpread(t *testing.T) {
 	// 70% in dc1, 30% in dc2, over 10 allocs.
 	var nodes []*structs.Node
 	for i := range 10 {
-		nodes = append(nodes, schedtest.MakeNode().DC(fmt.Sprintf("dc%d", i%2+1)).Obj())
+		nodes = append(nodes, mock.Node(mock.Unreserved(), mock.Datacenter(fmt.Sprintf("dc%d", i%2+1))))
 	}
-	job := schedtest.Job()
+	job := mock.Job(mock.Count(10), mock.NoPorts())
 	job.Datacenters = []string{"dc1", "dc2"}
 	job.Spreads = []*structs.Spread{{Attribute: "${node.datacenter}", Weight: 100, SpreadTarget: []*structs.SpreadTarget{
 		{Value: "dc1", Percent: 70}, {Value: "dc2", Percent: 30},
@@ -238,13 +239,13 @@ func TestSelectAffinityFindsRareNode(t *testing.T) {
 	// than the cluster, yet the matching node is always looked at first.
 	var nodes []*structs.Node
 	for i := range 200 {
-		b := schedtest.MakeNode()
+		opts := []mock.NodeOption{mock.Unreserved()}
 		if i == 137 {
-			b.Meta("ssd", "true")
+			opts = append(opts, mock.Meta("ssd", "true"))
 		}
-		nodes = append(nodes, b.Obj())
+		nodes = append(nodes, mock.Node(opts...))
 	}
-	job := schedtest.Job()
+	job := mock.Job(mock.Count(10), mock.NoPorts())
 	job.Affinities = []*structs.Affinity{{LTarget: "${meta.ssd}", RTarget: "true", Operand: "=", Weight: 100}}
 	ctx := newTestContext(t, job, nodes)
 	placed, _ := placeN(t, ctx, 1)
@@ -254,8 +255,8 @@ func TestSelectAffinityFindsRareNode(t *testing.T) {
 }
 
 func TestSelectPenaltyAvoidsNode(t *testing.T) {
-	nodes := []*structs.Node{schedtest.Node(), schedtest.Node()}
-	job := schedtest.Job()
+	nodes := []*structs.Node{mock.Node(mock.Unreserved()), mock.Node(mock.Unreserved())}
+	job := mock.Job(mock.Count(10), mock.NoPorts())
 	ctx := newTestContext(t, job, nodes)
 	s := ctx.selector(job.TaskGroups[0])
 	for _, bad := range nodes {
@@ -275,10 +276,10 @@ func TestSelectPenaltyAvoidsNode(t *testing.T) {
 func TestSelectRevivesNodeOnStop(t *testing.T) {
 	// One node that fits one alloc: after it is full, stopping the
 	// existing alloc makes room again.
-	node := schedtest.MakeNode().CPU(1000).Obj()
-	job := schedtest.Job()
+	node := mock.Node(mock.Unreserved(), mock.CPUShares(1000))
+	job := mock.Job(mock.Count(10), mock.NoPorts())
 	job.TaskGroups[0].Tasks[0].Resources.CPU = 800
-	existing := schedtest.Alloc(job, node, 0)
+	existing := mock.Alloc(mock.ForJob(job, 0), mock.OnNode(node), mock.ClientStatus(structs.AllocClientStatusRunning))
 	ctx := newTestContext(t, job, []*structs.Node{node}, existing)
 	s := ctx.selector(job.TaskGroups[0])
 	if sel, m := s.selectNode(selectOptions{preferred: -1}); sel != nil || m.DimensionExhausted["cpu"] != 1 {
@@ -296,8 +297,8 @@ func TestSelectRevivesNodeOnStop(t *testing.T) {
 }
 
 func TestSelectPortsAndCores(t *testing.T) {
-	node := schedtest.MakeNode().Cores(4).CPU(4000).ReservedPorts("8080").Obj()
-	job := schedtest.Job()
+	node := mock.Node(mock.Unreserved(), mock.Cores(4), mock.CPUShares(4000), mock.ReservedPorts("8080"))
+	job := mock.Job(mock.Count(10), mock.NoPorts())
 	tg := job.TaskGroups[0]
 	tg.Networks = structs.Networks{{Mode: "host", ReservedPorts: []structs.Port{{Label: "http", Value: 9090}},
 		DynamicPorts: []structs.Port{{Label: "rpc", To: -1}}}}
@@ -335,11 +336,10 @@ func TestSelectPortsAndCores(t *testing.T) {
 func TestSelectCoresWithoutReservableList(t *testing.T) {
 	// A client that lists no reservable cores offers 0..TotalCpuCores-1,
 	// minus the ones the operator reserved.
-	b := schedtest.MakeNode().Cores(4)
-	n := b.Obj()
+	n := mock.Node(mock.Unreserved(), mock.Cores(4))
 	n.NodeResources.Cpu.ReservableCpuCores = nil
 	n.ReservedResources.Cpu.ReservedCpuCores = []uint16{0}
-	job := schedtest.Job()
+	job := mock.Job(mock.Count(10), mock.NoPorts())
 	job.TaskGroups[0].Tasks[0].Resources = &structs.Resources{Cores: 3, MemoryMB: 128}
 	ctx := newTestContext(t, job, []*structs.Node{n})
 	sel, _ := ctx.selector(job.TaskGroups[0]).selectNode(selectOptions{preferred: -1})
@@ -355,8 +355,8 @@ func TestNodesAvailableNamesEmptyDatacenters(t *testing.T) {
 	// Two nodes in dc1. The job asks for dc1, a misspelt "dc-2" and every
 	// "east-*": dc1 counts 2, the literal dc-2 counts 0 so the failure can
 	// say nothing is there, and the pattern names no datacenter.
-	nodes := []*structs.Node{schedtest.MakeNode().Obj(), schedtest.MakeNode().Obj()}
-	job := schedtest.Job()
+	nodes := []*structs.Node{mock.Node(mock.Unreserved()), mock.Node(mock.Unreserved())}
+	job := mock.Job(mock.Count(10), mock.NoPorts())
 	job.Datacenters = []string{"dc1", "dc-2", "east-*"}
 	job.TaskGroups[0].Tasks[0].Resources.CPU = 1 << 20 // fits nowhere: the failure metric is kept
 	ctx := newTestContext(t, job, nodes)

@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/opennomad/nomad/scheduler/schedtest"
 	"github.com/opennomad/nomad/structs"
+	"github.com/opennomad/nomad/structs/mock"
 )
 
 func allocsByNode(h *Harness, job *structs.Job) map[string][]*structs.Allocation {
@@ -19,12 +19,12 @@ func allocsByNode(h *Harness, job *structs.Job) map[string][]*structs.Allocation
 func TestSystemPlacesOnEveryEligibleNode(t *testing.T) {
 	h := NewHarness(t)
 	nodes := addNodes(h, 3)
-	windows := schedtest.MakeNode().Attr("kernel.name", "windows").Obj()
+	windows := mock.Node(mock.Unreserved(), mock.Attr("kernel.name", "windows"))
 	h.UpsertNode(windows)
-	job := schedtest.SystemJob()
+	job := mock.SystemJob(mock.GroupName("web"))
 	job.Constraints = []*structs.Constraint{{LTarget: "${attr.kernel.name}", RTarget: "linux", Operand: "="}}
 	h.UpsertJob(job)
-	eval := schedtest.Eval(job, structs.EvalTriggerJobRegister)
+	eval := mock.Eval(mock.EvalForJob(job), mock.TriggeredBy(structs.EvalTriggerJobRegister))
 	eval.AnnotatePlan = true
 	if err := h.Process(eval); err != nil {
 		t.Fatal(err)
@@ -53,15 +53,15 @@ func TestSystemPlacesOnEveryEligibleNode(t *testing.T) {
 func TestSystemNodeAddAndRemove(t *testing.T) {
 	h := NewHarness(t)
 	nodes := addNodes(h, 2)
-	job := schedtest.SystemJob()
+	job := mock.SystemJob(mock.GroupName("web"))
 	h.UpsertJob(job)
-	if err := h.Process(schedtest.Eval(job, structs.EvalTriggerJobRegister)); err != nil {
+	if err := h.Process(mock.Eval(mock.EvalForJob(job), mock.TriggeredBy(structs.EvalTriggerJobRegister))); err != nil {
 		t.Fatal(err)
 	}
 	// A node joins: only it gets a new alloc.
-	added := schedtest.Node()
+	added := mock.Node(mock.Unreserved())
 	h.UpsertNode(added)
-	ev := schedtest.Eval(job, structs.EvalTriggerNodeUpdate)
+	ev := mock.Eval(mock.EvalForJob(job), mock.TriggeredBy(structs.EvalTriggerNodeUpdate))
 	ev.NodeID = added.ID
 	if err := h.Process(ev); err != nil {
 		t.Fatal(err)
@@ -73,7 +73,7 @@ func TestSystemNodeAddAndRemove(t *testing.T) {
 	// A node goes down: its alloc is lost, nothing replaces it elsewhere.
 	down := nodes[0]
 	h.SetNodeStatus(down.ID, structs.NodeStatusDown)
-	ev = schedtest.Eval(job, structs.EvalTriggerNodeUpdate)
+	ev = mock.Eval(mock.EvalForJob(job), mock.TriggeredBy(structs.EvalTriggerNodeUpdate))
 	ev.NodeID = down.ID
 	if err := h.Process(ev); err != nil {
 		t.Fatal(err)
@@ -91,16 +91,16 @@ func TestSystemNodeAddAndRemove(t *testing.T) {
 func TestSystemStopJob(t *testing.T) {
 	h := NewHarness(t)
 	addNodes(h, 2)
-	job := schedtest.SystemJob()
+	job := mock.SystemJob(mock.GroupName("web"))
 	h.UpsertJob(job)
-	if err := h.Process(schedtest.Eval(job, structs.EvalTriggerJobRegister)); err != nil {
+	if err := h.Process(mock.Eval(mock.EvalForJob(job), mock.TriggeredBy(structs.EvalTriggerJobRegister))); err != nil {
 		t.Fatal(err)
 	}
 	stopped, _ := h.Snapshot().JobByID(job.Namespace, job.ID)
 	stopped = stopped.Copy()
 	stopped.Stop = true
 	h.UpsertJob(stopped)
-	if err := h.Process(schedtest.Eval(stopped, structs.EvalTriggerJobDeregister)); err != nil {
+	if err := h.Process(mock.Eval(mock.EvalForJob(stopped), mock.TriggeredBy(structs.EvalTriggerJobDeregister))); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(h.liveAllocs(job)); n != 0 {
@@ -111,15 +111,15 @@ func TestSystemStopJob(t *testing.T) {
 func TestSysBatchRunsOncePerNode(t *testing.T) {
 	h := NewHarness(t)
 	nodes := addNodes(h, 2)
-	job := schedtest.SysBatchJob()
+	job := mock.SysBatchJob(mock.GroupName("web"))
 	h.UpsertJob(job)
 	snapJob := job
-	done := schedtest.Complete(schedtest.Alloc(snapJob, nodes[0], 0), h.Now)
-	failed := schedtest.Failed(schedtest.Alloc(snapJob, nodes[1], 0), h.Now)
+	done := mock.MarkComplete(mock.Alloc(mock.ForJob(snapJob, 0), mock.OnNode(nodes[0]), mock.ClientStatus(structs.AllocClientStatusRunning)), h.Now)
+	failed := mock.MarkFailed(mock.Alloc(mock.ForJob(snapJob, 0), mock.OnNode(nodes[1]), mock.ClientStatus(structs.AllocClientStatusRunning)), h.Now)
 	h.UpsertAllocs(done, failed)
-	newNode := schedtest.Node()
+	newNode := mock.Node(mock.Unreserved())
 	h.UpsertNode(newNode)
-	if err := h.Process(schedtest.Eval(snapJob, structs.EvalTriggerNodeUpdate)); err != nil {
+	if err := h.Process(mock.Eval(mock.EvalForJob(snapJob), mock.TriggeredBy(structs.EvalTriggerNodeUpdate))); err != nil {
 		t.Fatal(err)
 	}
 	if len(h.Plans) != 1 {
@@ -133,12 +133,12 @@ func TestSysBatchRunsOncePerNode(t *testing.T) {
 
 func TestSystemExhaustedNodeBlocks(t *testing.T) {
 	h := NewHarness(t)
-	big := schedtest.Node()
-	small := schedtest.MakeNode().CPU(200).Obj()
+	big := mock.Node(mock.Unreserved())
+	small := mock.Node(mock.Unreserved(), mock.CPUShares(200))
 	h.UpsertNode(big, small)
-	job := schedtest.SystemJob()
+	job := mock.SystemJob(mock.GroupName("web"))
 	h.UpsertJob(job)
-	if err := h.Process(schedtest.Eval(job, structs.EvalTriggerJobRegister)); err != nil {
+	if err := h.Process(mock.Eval(mock.EvalForJob(job), mock.TriggeredBy(structs.EvalTriggerJobRegister))); err != nil {
 		t.Fatal(err)
 	}
 	e := h.lastEval(t)
@@ -154,17 +154,17 @@ func TestSystemExhaustedNodeBlocks(t *testing.T) {
 
 func TestSystemPreemptsLowerPriority(t *testing.T) {
 	h := NewHarness(t)
-	node := schedtest.MakeNode().CPU(1000).Obj()
+	node := mock.Node(mock.Unreserved(), mock.CPUShares(1000))
 	h.UpsertNode(node)
-	low := schedtest.Job()
+	low := mock.Job(mock.Count(10), mock.NoPorts())
 	low.Priority = 30
 	low.TaskGroups[0].Tasks[0].Resources.CPU = 900
 	h.UpsertJob(low)
-	h.UpsertAllocs(schedtest.Alloc(low, node, 0))
-	job := schedtest.SystemJob()
+	h.UpsertAllocs(mock.Alloc(mock.ForJob(low, 0), mock.OnNode(node), mock.ClientStatus(structs.AllocClientStatusRunning)))
+	job := mock.SystemJob(mock.GroupName("web"))
 	job.Priority = 70
 	h.UpsertJob(job)
-	if err := h.Process(schedtest.Eval(job, structs.EvalTriggerJobRegister)); err != nil {
+	if err := h.Process(mock.Eval(mock.EvalForJob(job), mock.TriggeredBy(structs.EvalTriggerJobRegister))); err != nil {
 		t.Fatal(err)
 	}
 	p := h.Plans[0]
@@ -179,17 +179,17 @@ func TestSystemPreemptsLowerPriority(t *testing.T) {
 func TestSystemRollingUpdate(t *testing.T) {
 	h := NewHarness(t)
 	addNodes(h, 3)
-	job := schedtest.SystemJob()
+	job := mock.SystemJob(mock.GroupName("web"))
 	job.TaskGroups[0].Update = &structs.UpdateStrategy{MaxParallel: 1, Stagger: 30 * time.Second}
 	h.UpsertJob(job)
-	if err := h.Process(schedtest.Eval(job, structs.EvalTriggerJobRegister)); err != nil {
+	if err := h.Process(mock.Eval(mock.EvalForJob(job), mock.TriggeredBy(structs.EvalTriggerJobRegister))); err != nil {
 		t.Fatal(err)
 	}
 	cur, _ := h.Snapshot().JobByID(job.Namespace, job.ID)
 	update := cur.Copy()
 	update.TaskGroups[0].Tasks[0].Env["V"] = "2"
 	h.UpsertJob(update)
-	ev := schedtest.Eval(update, structs.EvalTriggerJobRegister)
+	ev := mock.Eval(mock.EvalForJob(update), mock.TriggeredBy(structs.EvalTriggerJobRegister))
 	if err := h.Process(ev); err != nil {
 		t.Fatal(err)
 	}
@@ -212,19 +212,19 @@ func TestSystemRollingUpdate(t *testing.T) {
 
 func TestSystemConstraintChangeStopsAlloc(t *testing.T) {
 	h := NewHarness(t)
-	linux := schedtest.Node()
-	other := schedtest.MakeNode().Meta("tier", "edge").Obj()
+	linux := mock.Node(mock.Unreserved())
+	other := mock.Node(mock.Unreserved(), mock.Meta("tier", "edge"))
 	h.UpsertNode(linux, other)
-	job := schedtest.SystemJob()
+	job := mock.SystemJob(mock.GroupName("web"))
 	h.UpsertJob(job)
-	if err := h.Process(schedtest.Eval(job, structs.EvalTriggerJobRegister)); err != nil {
+	if err := h.Process(mock.Eval(mock.EvalForJob(job), mock.TriggeredBy(structs.EvalTriggerJobRegister))); err != nil {
 		t.Fatal(err)
 	}
 	cur, _ := h.Snapshot().JobByID(job.Namespace, job.ID)
 	update := cur.Copy()
 	update.Constraints = []*structs.Constraint{{LTarget: "${meta.tier}", RTarget: "edge", Operand: "="}}
 	h.UpsertJob(update)
-	if err := h.Process(schedtest.Eval(update, structs.EvalTriggerJobRegister)); err != nil {
+	if err := h.Process(mock.Eval(mock.EvalForJob(update), mock.TriggeredBy(structs.EvalTriggerJobRegister))); err != nil {
 		t.Fatal(err)
 	}
 	by := allocsByNode(h, job)

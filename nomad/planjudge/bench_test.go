@@ -3,23 +3,25 @@ package planjudge
 import (
 	"fmt"
 	"testing"
+
+	"github.com/opennomad/nomad/nomad/state/statetest"
 )
 
 // BenchmarkEvaluatePlan measures judging plans touching many nodes, one
 // alloc each, inline and spread over goroutines.
 func BenchmarkEvaluatePlan(b *testing.B) {
 	for _, nodes := range []int{16, 64, 256, 1024} {
-		s := newTestState(b)
-		j := s.job()
+		s := statetest.NewStore(b)
+		j := s.Job()
 		bld := newPlan(j)
 		for range nodes {
-			n := s.node()
-			s.alloc(j, n, 1000)
+			n := s.Node()
+			s.Alloc(j, n, 1000)
 			bld.Place(newTestAlloc(j, n, 500))
 		}
 		plan := bld.Build()
 		nodeIDs := planNodes(plan)
-		v := View{State: s.view()}
+		v := View{State: view(s)}
 		b.Run(fmt.Sprintf("nodes=%d/serial", nodes), func(b *testing.B) {
 			for b.Loop() {
 				judgeSerial(v, plan, nodeIDs)
@@ -38,19 +40,19 @@ func BenchmarkEvaluatePlan(b *testing.B) {
 // and place its replacement. Judge, then build the Raft entry.
 func BenchmarkRollingUpdate(b *testing.B) {
 	for _, nodes := range []int{16, 256} {
-		s := newTestState(b)
-		j := s.job()
+		s := statetest.NewStore(b)
+		j := s.Job()
 		bld := newPlan(j)
 		for range nodes {
-			n := s.node()
-			old := s.alloc(j, n, 500)
+			n := s.Node()
+			old := s.Alloc(j, n, 500)
 			for range 3 {
-				s.alloc(j, n, 500)
+				s.Alloc(j, n, 500)
 			}
 			bld.Stop(old).Place(newTestAlloc(j, n, 500))
 		}
 		plan := bld.Build()
-		view := s.view()
+		view := view(s)
 		b.Run(fmt.Sprintf("nodes=%d", nodes), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {

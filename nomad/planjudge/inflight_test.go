@@ -5,6 +5,7 @@ import (
 
 	"github.com/shoenig/test/must"
 
+	"github.com/opennomad/nomad/nomad/state/statetest"
 	"github.com/opennomad/nomad/structs"
 )
 
@@ -24,11 +25,11 @@ func placing(allocs ...*structs.Allocation) *structs.ApplyPlanResultsRequest {
 // TestInFlight walks what pending results add to a node and what they do
 // not take away.
 func TestInFlight(t *testing.T) {
-	s := newTestState(t)
-	n, j := s.node(), s.job()
-	a := s.alloc(j, n, 1000)
+	s := statetest.NewStore(t)
+	n, j := s.Node(), s.Job()
+	a := s.Alloc(j, n, 1000)
 	committed := func() []*structs.Allocation {
-		live, err := s.store.AllocsByNodeTerminal(nil, n.ID, false)
+		live, err := s.StateStore().AllocsByNodeTerminal(nil, n.ID, false)
 		must.NoError(t, err)
 		return live
 	}
@@ -36,7 +37,7 @@ func TestInFlight(t *testing.T) {
 
 	// Seq 1 places b: it counts at once.
 	b := newTestAlloc(j, n, 2000)
-	p.Add(1, s.view(), &structs.PlanResult{}, placing(b))
+	p.Add(1, view(s), &structs.PlanResult{}, placing(b))
 	got, changed := p.allocsOn(n.ID, committed())
 	must.True(t, changed)
 	must.Eq(t, []string{a.ID, b.ID}, ids(got))
@@ -45,14 +46,14 @@ func TestInFlight(t *testing.T) {
 	// Seq 2 stops a and updates nothing: a still counts, but the node
 	// has a pending release a rejected plan may wait for.
 	stop := &structs.AllocStop{ID: a.ID, DesiredDescription: structs.AllocNotNeeded}
-	p.Add(2, s.view(), &structs.PlanResult{NodeUpdate: map[string][]*structs.AllocStop{n.ID: {stop}}}, placing())
+	p.Add(2, view(s), &structs.PlanResult{NodeUpdate: map[string][]*structs.AllocStop{n.ID: {stop}}}, placing())
 	got, _ = p.allocsOn(n.ID, committed())
 	must.Eq(t, []string{a.ID, b.ID}, ids(got))
 	must.Eq(t, 2, p.releaseOn(n.ID))
 
 	// Seq 3 updates a in place: both versions count until it commits.
 	upd := inPlace(a, 500)
-	p.Add(3, s.view(), &structs.PlanResult{}, placing(upd))
+	p.Add(3, view(s), &structs.PlanResult{}, placing(upd))
 	got, _ = p.allocsOn(n.ID, committed())
 	must.Eq(t, []string{a.ID, b.ID, a.ID}, ids(got))
 	must.Eq(t, 3, p.releaseOn(n.ID))
@@ -60,7 +61,7 @@ func TestInFlight(t *testing.T) {
 	// Seq 1's commit lands in the store before the applier absorbs it:
 	// b counts once.
 	b.ClientStatus = structs.AllocClientStatusPending
-	s.upsertAllocs(b.Copy())
+	s.UpsertAllocs(b.Copy())
 	got, _ = p.allocsOn(n.ID, committed())
 	must.Eq(t, []string{a.ID, b.ID, a.ID}, ids(got))
 

@@ -7,6 +7,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/opennomad/nomad/nomad/state"
+	"github.com/opennomad/nomad/nomad/state/statetest"
 	"github.com/opennomad/nomad/structs"
 	"github.com/opennomad/nomad/structs/mock"
 )
@@ -29,40 +30,40 @@ func TestJudgeNode(t *testing.T) {
 	cases := []struct {
 		name string
 		// setup writes state and returns a plan for node.
-		setup      func(s *testState) (plan *structs.Plan, node string)
+		setup      func(s *statetest.Store) (plan *structs.Plan, node string)
 		wantReason string // "" means the node's part fits
 	}{
 		{
 			name: "stops always fit, even on a down node",
-			setup: func(s *testState) (*structs.Plan, string) {
-				n, j := s.node(), s.job()
-				a := s.alloc(j, n, 3500)
-				s.nodeStatus(n, structs.NodeStatusDown)
+			setup: func(s *statetest.Store) (*structs.Plan, string) {
+				n, j := s.Node(), s.Job()
+				a := s.Alloc(j, n, 3500)
+				s.NodeStatus(n, structs.NodeStatusDown)
 				return newPlan(j).Stop(a).Build(), n.ID
 			},
 		},
 		{
 			name: "a node that does not exist",
-			setup: func(s *testState) (*structs.Plan, string) {
-				n, j := mock.Node(), s.job()
+			setup: func(s *statetest.Store) (*structs.Plan, string) {
+				n, j := mock.Node(), s.Job()
 				return newPlan(j).Place(newTestAlloc(j, n, 500)).Build(), n.ID
 			},
 			wantReason: rejectNodeMissing,
 		},
 		{
 			name: "an initializing node",
-			setup: func(s *testState) (*structs.Plan, string) {
-				n, j := s.node(mock.NodeStatus(structs.NodeStatusInit)), s.job()
+			setup: func(s *statetest.Store) (*structs.Plan, string) {
+				n, j := s.Node(mock.NodeStatus(structs.NodeStatusInit)), s.Job()
 				return newPlan(j).Place(newTestAlloc(j, n, 500)).Build(), n.ID
 			},
 			wantReason: rejectNodeNotReady,
 		},
 		{
 			name: "a down node takes allocs marked lost",
-			setup: func(s *testState) (*structs.Plan, string) {
-				n, j := s.node(), s.job()
-				a := s.alloc(j, n, 500)
-				s.nodeStatus(n, structs.NodeStatusDown)
+			setup: func(s *statetest.Store) (*structs.Plan, string) {
+				n, j := s.Node(), s.Job()
+				a := s.Alloc(j, n, 500)
+				s.NodeStatus(n, structs.NodeStatusDown)
 				lost := a.Copy()
 				lost.ClientStatus = structs.AllocClientStatusLost
 				return newPlan(j).Place(lost).Build(), n.ID
@@ -70,19 +71,19 @@ func TestJudgeNode(t *testing.T) {
 		},
 		{
 			name: "a down node takes no new alloc",
-			setup: func(s *testState) (*structs.Plan, string) {
-				n, j := s.node(), s.job()
-				s.nodeStatus(n, structs.NodeStatusDown)
+			setup: func(s *statetest.Store) (*structs.Plan, string) {
+				n, j := s.Node(), s.Job()
+				s.NodeStatus(n, structs.NodeStatusDown)
 				return newPlan(j).Place(newTestAlloc(j, n, 500)).Build(), n.ID
 			},
 			wantReason: rejectNodeDown,
 		},
 		{
 			name: "a disconnected node takes allocs marked unknown",
-			setup: func(s *testState) (*structs.Plan, string) {
-				n, j := s.node(), s.job()
-				a := s.alloc(j, n, 500)
-				s.nodeStatus(n, structs.NodeStatusDisconnected)
+			setup: func(s *statetest.Store) (*structs.Plan, string) {
+				n, j := s.Node(), s.Job()
+				a := s.Alloc(j, n, 500)
+				s.NodeStatus(n, structs.NodeStatusDisconnected)
 				unknown := a.Copy()
 				unknown.ClientStatus = structs.AllocClientStatusUnknown
 				return newPlan(j).Place(unknown).Build(), n.ID
@@ -90,36 +91,36 @@ func TestJudgeNode(t *testing.T) {
 		},
 		{
 			name: "a disconnected node takes no new alloc",
-			setup: func(s *testState) (*structs.Plan, string) {
-				n, j := s.node(), s.job()
-				s.nodeStatus(n, structs.NodeStatusDisconnected)
+			setup: func(s *statetest.Store) (*structs.Plan, string) {
+				n, j := s.Node(), s.Job()
+				s.NodeStatus(n, structs.NodeStatusDisconnected)
 				return newPlan(j).Place(newTestAlloc(j, n, 500)).Build(), n.ID
 			},
 			wantReason: rejectNodeDisconnected,
 		},
 		{
 			name: "an ineligible node takes no new alloc",
-			setup: func(s *testState) (*structs.Plan, string) {
-				n := s.node(func(n *structs.Node) { n.SchedulingEligibility = structs.NodeSchedulingIneligible })
-				j := s.job()
+			setup: func(s *statetest.Store) (*structs.Plan, string) {
+				n := s.Node(func(n *structs.Node) { n.SchedulingEligibility = structs.NodeSchedulingIneligible })
+				j := s.Job()
 				return newPlan(j).Place(newTestAlloc(j, n, 500)).Build(), n.ID
 			},
 			wantReason: rejectNodeIneligible,
 		},
 		{
 			name: "a draining node takes no new alloc",
-			setup: func(s *testState) (*structs.Plan, string) {
-				n, j := s.node(draining), s.job()
+			setup: func(s *statetest.Store) (*structs.Plan, string) {
+				n, j := s.Node(draining), s.Job()
 				return newPlan(j).Place(newTestAlloc(j, n, 500)).Build(), n.ID
 			},
 			wantReason: rejectNodeIneligible,
 		},
 		{
 			name: "an ineligible node takes in-place updates, unchecked: 3500 -> 3900",
-			setup: func(s *testState) (*structs.Plan, string) {
-				n, j := s.node(), s.job()
-				a := s.alloc(j, n, 3500)
-				s.write(func(tx *state.Txn) error {
+			setup: func(s *statetest.Store) (*structs.Plan, string) {
+				n, j := s.Node(), s.Job()
+				a := s.Alloc(j, n, 3500)
+				s.MustWrite(func(tx *state.Txn) error {
 					return tx.UpdateNodeEligibility(n.ID, structs.NodeSchedulingIneligible, 1, nil)
 				})
 				return newPlan(j).Place(inPlace(a, 3900)).Build(), n.ID
@@ -127,89 +128,89 @@ func TestJudgeNode(t *testing.T) {
 		},
 		{
 			name: "room left: 3000 + 500 = 3500 <= 3900",
-			setup: func(s *testState) (*structs.Plan, string) {
-				n, j := s.node(), s.job()
-				s.alloc(j, n, 3000)
+			setup: func(s *statetest.Store) (*structs.Plan, string) {
+				n, j := s.Node(), s.Job()
+				s.Alloc(j, n, 3000)
 				return newPlan(j).Place(newTestAlloc(j, n, 500)).Build(), n.ID
 			},
 		},
 		{
 			name: "exactly full: 3400 + 500 = 3900",
-			setup: func(s *testState) (*structs.Plan, string) {
-				n, j := s.node(), s.job()
-				s.alloc(j, n, 3400)
+			setup: func(s *statetest.Store) (*structs.Plan, string) {
+				n, j := s.Node(), s.Job()
+				s.Alloc(j, n, 3400)
 				return newPlan(j).Place(newTestAlloc(j, n, 500)).Build(), n.ID
 			},
 		},
 		{
 			name: "cpu exhausted: 3500 + 500 = 4000 > 3900",
-			setup: func(s *testState) (*structs.Plan, string) {
-				n, j := s.node(), s.job()
-				s.alloc(j, n, 3500)
+			setup: func(s *statetest.Store) (*structs.Plan, string) {
+				n, j := s.Node(), s.Job()
+				s.Alloc(j, n, 3500)
 				return newPlan(j).Place(newTestAlloc(j, n, 500)).Build(), n.ID
 			},
 			wantReason: "cpu",
 		},
 		{
 			name: "the plan's own allocs add up: 2000 + 2000 > 3900",
-			setup: func(s *testState) (*structs.Plan, string) {
-				n, j := s.node(), s.job()
+			setup: func(s *statetest.Store) (*structs.Plan, string) {
+				n, j := s.Node(), s.Job()
 				return newPlan(j).Place(newTestAlloc(j, n, 2000), newTestAlloc(j, n, 2000)).Build(), n.ID
 			},
 			wantReason: "cpu",
 		},
 		{
 			name: "memory exhausted: 7800 + 256 = 8056 > 7936",
-			setup: func(s *testState) (*structs.Plan, string) {
-				n, j := s.node(), s.job()
+			setup: func(s *statetest.Store) (*structs.Plan, string) {
+				n, j := s.Node(), s.Job()
 				big := withMem(newTestAlloc(j, n, 100), 7800)
 				big.ClientStatus = structs.AllocClientStatusRunning
-				s.upsertAllocs(big)
+				s.UpsertAllocs(big)
 				return newPlan(j).Place(newTestAlloc(j, n, 100)).Build(), n.ID
 			},
 			wantReason: "memory",
 		},
 		{
 			name: "a stop frees its room: 3500 stopped, 3900 placed",
-			setup: func(s *testState) (*structs.Plan, string) {
-				n, j := s.node(), s.job()
-				a := s.alloc(j, n, 3500)
+			setup: func(s *statetest.Store) (*structs.Plan, string) {
+				n, j := s.Node(), s.Job()
+				a := s.Alloc(j, n, 3500)
 				return newPlan(j).Stop(a).Place(newTestAlloc(j, n, 3900)).Build(), n.ID
 			},
 		},
 		{
 			name: "a preemption frees its room: 3500 preempted, 3900 placed",
-			setup: func(s *testState) (*structs.Plan, string) {
-				n, low, j := s.node(), s.job(), s.job()
-				victim := s.alloc(low, n, 3500)
+			setup: func(s *statetest.Store) (*structs.Plan, string) {
+				n, low, j := s.Node(), s.Job(), s.Job()
+				victim := s.Alloc(low, n, 3500)
 				p := newTestAlloc(j, n, 3900)
 				return newPlan(j).Preempt(p.ID, victim).Place(p).Build(), n.ID
 			},
 		},
 		{
 			name: "an in-place update replaces the old version: 3500 -> 3000, + 900 = 3900",
-			setup: func(s *testState) (*structs.Plan, string) {
-				n, j := s.node(), s.job()
-				a := s.alloc(j, n, 3500)
+			setup: func(s *statetest.Store) (*structs.Plan, string) {
+				n, j := s.Node(), s.Job()
+				a := s.Alloc(j, n, 3500)
 				return newPlan(j).Place(inPlace(a, 3000), newTestAlloc(j, n, 900)).Build(), n.ID
 			},
 		},
 		{
 			name: "terminal allocs hold nothing: 3500 complete, 3900 placed",
-			setup: func(s *testState) (*structs.Plan, string) {
-				n, j := s.node(), s.job()
-				a := s.alloc(j, n, 3500).Copy()
+			setup: func(s *statetest.Store) (*structs.Plan, string) {
+				n, j := s.Node(), s.Job()
+				a := s.Alloc(j, n, 3500).Copy()
 				a.ClientStatus = structs.AllocClientStatusComplete
-				s.clientUpdate(a)
+				s.ClientUpdate(a)
 				return newPlan(j).Place(newTestAlloc(j, n, 3900)).Build(), n.ID
 			},
 		},
 		{
 			name: "a port taken twice",
-			setup: func(s *testState) (*structs.Plan, string) {
-				n, j := s.node(), s.job()
+			setup: func(s *statetest.Store) (*structs.Plan, string) {
+				n, j := s.Node(), s.Job()
 				a := withPort(newTestAlloc(j, n, 100), 23456)
-				s.upsertAllocs(a)
+				s.UpsertAllocs(a)
 				return newPlan(j).Place(withPort(newTestAlloc(j, n, 100), 23456)).Build(), n.ID
 			},
 			wantReason: structs.DimensionNetwork,
@@ -217,7 +218,7 @@ func TestJudgeNode(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			s := newTestState(t)
+			s := statetest.NewStore(t)
 			plan, node := tc.setup(s)
 			v := judge(t, s, plan)
 			if tc.wantReason == "" {

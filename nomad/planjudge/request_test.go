@@ -6,6 +6,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/opennomad/nomad/nomad/state"
+	"github.com/opennomad/nomad/nomad/state/statetest"
 	"github.com/opennomad/nomad/structs"
 	"github.com/opennomad/nomad/structs/mock"
 )
@@ -15,20 +16,20 @@ import (
 // the job (carried once), the applier's time, and one eval per job that
 // still exists and loses allocs to preemption.
 func TestBuildRequest(t *testing.T) {
-	s := newTestState(t)
-	x, y := s.node(), s.node()
-	high, low, purged := s.job(), s.job(), s.job()
-	old := s.alloc(high, x, 500)
-	v1, v2, v3 := s.alloc(low, y, 1000), s.alloc(low, y, 1000), s.alloc(purged, y, 1000)
-	s.write(func(tx *state.Txn) error { return tx.DeleteJob(purged.Namespace, purged.ID) })
+	s := statetest.NewStore(t)
+	x, y := s.Node(), s.Node()
+	high, low, purged := s.Job(), s.Job(), s.Job()
+	old := s.Alloc(high, x, 500)
+	v1, v2, v3 := s.Alloc(low, y, 1000), s.Alloc(low, y, 1000), s.Alloc(purged, y, 1000)
+	s.MustWrite(func(tx *state.Txn) error { return tx.DeleteJob(purged.Namespace, purged.ID) })
 	p := newTestAlloc(high, y, 3000)
 	q := newTestAlloc(high, x, 500)
 	e := mock.Eval(mock.EvalForJob(high))
-	s.write(func(tx *state.Txn) error { return tx.UpsertEvals([]*structs.Evaluation{e}) })
+	s.MustWrite(func(tx *state.Txn) error { return tx.UpsertEvals([]*structs.Evaluation{e}) })
 	plan := mock.BuildPlan(e.MakePlan(high)).Stop(old).Place(q).Preempt(p.ID, v1, v2, v3).Place(p).Build()
 	plan.Deployment = structs.NewDeployment(high, 50, testEpoch)
 
-	view := s.view()
+	view := view(s)
 	v, err := Judge(View{State: view}, plan, 1)
 	must.NoError(t, err)
 	req := BuildRequest(view, plan, v.Result, testEpoch)
@@ -65,9 +66,9 @@ func TestBuildRequest(t *testing.T) {
 	must.Eq(t, ts, pe.CreateTime)
 
 	// The entry applies: stops and preemptions land on the stored allocs.
-	s.write(func(tx *state.Txn) error { return tx.UpsertPlanResults(req) })
+	s.MustWrite(func(tx *state.Txn) error { return tx.UpsertPlanResults(req) })
 	for id, want := range map[string]string{old.ID: structs.AllocDesiredStatusStop, v1.ID: structs.AllocDesiredStatusEvict} {
-		got, err := s.store.AllocByID(nil, id)
+		got, err := s.StateStore().AllocByID(nil, id)
 		must.NoError(t, err)
 		must.Eq(t, want, got.DesiredStatus)
 		must.Eq(t, ts, got.ModifyTime)

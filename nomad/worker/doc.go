@@ -44,9 +44,10 @@
 // This package imports structs, scheduler, nomad/state and nomad/clock,
 // and never package nomad: it reaches the leader only through the
 // Endpoints interface, which package nomad implements with the Eval.* and
-// Plan.Submit RPCs (forwarded to the leader). The tests use an in-memory
-// twin of Endpoints over a local broker, blocked-evals tracker and a
-// serial plan applier built on planjudge. Time runs on the injected
+// Plan.Submit RPCs (forwarded to the leader). The tests use
+// workertest.Leader, an in-memory twin of Endpoints over a local broker,
+// blocked-evals tracker and a serial plan applier built on planjudge,
+// writing a statetest.Store. Time runs on the injected
 // clock.Clock, so the tests drive backoffs with clock.Fake.
 //
 // Logger names (worker) and metric names (nomad.worker.*) are Nomad's and

@@ -19,7 +19,7 @@ func newTestPool(t *testing.T, n int) (*Pool, *workerHarness) {
 	h := newWorkerHarness(t)
 	cfg := DefaultPoolConfig(Config{
 		Endpoints: h.ep,
-		State:     func() *state.StateStore { return h.s.store },
+		State:     func() *state.StateStore { return h.s.StateStore() },
 		Factories: map[string]scheduler.Factory{structs.JobTypeService: factoryOf(
 			func(_ scheduler.State, p scheduler.Planner, eval *structs.Evaluation) error {
 				return completeEval(p, eval)
@@ -67,7 +67,7 @@ func TestPool_StartsAndLists(t *testing.T) {
 		must.UUIDv4(t, info.ID)
 	}
 	// They work.
-	e := h.register(h.s.job())
+	e := h.register(h.s.Job())
 	must.Eq(t, e.ID, receive(t, h.ep.acks, "ack"))
 }
 
@@ -89,7 +89,7 @@ func TestPool_OperatorPause(t *testing.T) {
 	p.Pause()
 	must.True(t, p.Paused())
 	waitPaused(t, poolWorkers(p), 4)
-	e := h.register(h.s.job())
+	e := h.register(h.s.Job())
 	p.Resume() // the leader still keeps 3 paused
 	waitPaused(t, poolWorkers(p), 3)
 	must.Eq(t, e.ID, receive(t, h.ep.acks, "ack"))

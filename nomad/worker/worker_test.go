@@ -13,6 +13,8 @@ import (
 	"github.com/opennomad/nomad/nomad/clock"
 	"github.com/opennomad/nomad/nomad/metricstest"
 	"github.com/opennomad/nomad/nomad/state"
+	"github.com/opennomad/nomad/nomad/state/statetest"
+	"github.com/opennomad/nomad/nomad/worker/workertest"
 	"github.com/opennomad/nomad/scheduler"
 	"github.com/opennomad/nomad/structs"
 )
@@ -82,15 +84,15 @@ func receive[T any](t *testing.T, ch <-chan T, what string) T {
 // time knows every timer on it is a worker's.
 type workerHarness struct {
 	t      *testing.T
-	s      *testState
+	s      *statetest.Store
 	clock  *clock.Fake
-	leader *localLeader
+	leader *workertest.Leader
 	ep     *recordingEndpoints
 }
 
 func newWorkerHarness(t *testing.T) *workerHarness {
-	s := newTestState(t)
-	l := newLocalLeader(t, s, clock.NewFake(testEpoch))
+	s := statetest.NewStore(t)
+	l := workertest.NewLeader(t, s, clock.NewFake(testEpoch))
 	return &workerHarness{t: t, s: s, clock: clock.NewFake(testEpoch), leader: l, ep: newRecordingEndpoints(l)}
 }
 
@@ -104,7 +106,7 @@ func (h *workerHarness) workerWith(ep Endpoints, fn func(st scheduler.State, p s
 	h.t.Helper()
 	w, err := New(Config{
 		Endpoints:         ep,
-		State:             func() *state.StateStore { return h.s.store },
+		State:             func() *state.StateStore { return h.s.StateStore() },
 		EnabledSchedulers: []string{structs.JobTypeService, structs.JobTypeCore},
 		Factories:         map[string]scheduler.Factory{structs.JobTypeService: factoryOf(fn)},
 		Clock:             h.clock,
@@ -127,7 +129,7 @@ func (h *workerHarness) register(job *structs.Job) *structs.Evaluation {
 		ID: structs.GenerateUUID(), Namespace: job.Namespace, Priority: job.Priority, Type: job.Type,
 		TriggeredBy: structs.EvalTriggerJobRegister, JobID: job.ID, Status: structs.EvalStatusPending,
 	}
-	must.NoError(h.t, h.leader.writeEvals(e))
+	must.NoError(h.t, h.leader.WriteEvals(e))
 	return e
 }
 
@@ -160,7 +162,7 @@ func completeEval(p scheduler.Planner, eval *structs.Evaluation) error {
 
 func TestWorker_SchedulesAndAcks(t *testing.T) {
 	h := newWorkerHarness(t)
-	n, j := h.s.node(), h.s.job()
+	n, j := h.s.Node(), h.s.Job()
 	var snapIndex uint64
 	w := h.worker(func(st scheduler.State, p scheduler.Planner, eval *structs.Evaluation) error {
 		snapIndex, _ = st.LatestIndex()
@@ -185,16 +187,16 @@ func TestWorker_SchedulesAndAcks(t *testing.T) {
 	must.Eq(t, e.ID, receive(t, h.ep.acks, "ack"))
 	plan := receive(t, h.ep.plans, "plan")
 	must.Eq(t, snapIndex, plan.SnapshotIndex)
-	token, _ := h.leader.broker.Outstanding(e.ID)
+	token, _ := h.leader.Broker.Outstanding(e.ID)
 	must.Eq(t, "", token) // acked
 	must.NotEq(t, "", plan.EvalToken)
 
-	stored, err := h.s.store.EvalByID(nil, e.ID)
+	stored, err := h.s.StateStore().EvalByID(nil, e.ID)
 	must.NoError(t, err)
 	must.Eq(t, structs.EvalStatusComplete, stored.Status)
 	must.Eq(t, snapIndex, stored.SnapshotIndex)
 	must.Eq(t, testEpoch.UnixNano(), stored.ModifyTime)
-	allocs, err := h.s.store.AllocsByJob(nil, j.Namespace, j.ID, false)
+	allocs, err := h.s.StateStore().AllocsByJob(nil, j.Namespace, j.ID, false)
 	must.NoError(t, err)
 	must.Len(t, 1, allocs)
 	waitForWorker(t, w, "idle again", idle)
@@ -208,12 +210,12 @@ func TestWorker_NacksOnFailure(t *testing.T) {
 	for name, fail := range cases {
 		t.Run(name, func(t *testing.T) {
 			h := newWorkerHarness(t)
-			j := h.s.job()
+			j := h.s.Job()
 			h.worker(func(scheduler.State, scheduler.Planner, *structs.Evaluation) error { return fail() })
 			e := h.register(j)
 			must.Eq(t, e.ID, receive(t, h.ep.nacks, "nack"))
 			// Nacked, so waiting out the redelivery delay.
-			must.Eq(t, 1, h.leader.broker.Stats().TotalWaiting)
+			must.Eq(t, 1, h.leader.Broker.Stats().TotalWaiting)
 		})
 	}
 }
@@ -223,7 +225,7 @@ func TestWorker_NacksOnFailure(t *testing.T) {
 // nacks the eval if that takes longer than the sync limit.
 func TestWorker_WaitsForTheEvalsIndex(t *testing.T) {
 	h := newWorkerHarness(t)
-	j := h.s.job()
+	j := h.s.Job()
 	ahead := &laggingEndpoints{Endpoints: h.ep, extra: 1}
 	scheduled := make(chan uint64, 1)
 	w := h.workerWith(ahead, func(st scheduler.State, p scheduler.Planner, eval *structs.Evaluation) error {
@@ -233,14 +235,14 @@ func TestWorker_WaitsForTheEvalsIndex(t *testing.T) {
 	})
 	e := h.register(j)
 	waitForWorker(t, w, "waiting for raft", func(_ Status, wl WorkloadStatus) bool { return wl == WorkloadWaitingForRaft })
-	want := h.s.latest() + 1
-	h.s.job() // the store reaches the wait index
+	want := h.s.Latest() + 1
+	h.s.Job() // the store reaches the wait index
 	must.GreaterEq(t, want, receive(t, scheduled, "scheduling"))
 	must.Eq(t, e.ID, receive(t, h.ep.acks, "ack"))
 
 	// Now a wait index the store never reaches.
 	ahead.extra = 1000
-	e2 := h.register(h.s.job())
+	e2 := h.register(h.s.Job())
 	waitForWorker(t, w, "waiting for raft", func(_ Status, wl WorkloadStatus) bool { return wl == WorkloadWaitingForRaft })
 	must.NoError(t, h.clock.BlockUntil(context.Background(), 1))
 	h.clock.Advance(workerRaftSyncLimit)
@@ -266,8 +268,8 @@ func (l *laggingEndpoints) Dequeue(ctx context.Context, req *structs.EvalDequeue
 // next plan is stamped with it.
 func TestWorker_RefreshAfterPartialCommit(t *testing.T) {
 	h := newWorkerHarness(t)
-	good, full, j := h.s.node(), h.s.node(), h.s.job()
-	h.s.alloc(j, full, 3500)
+	good, full, j := h.s.Node(), h.s.Node(), h.s.Job()
+	h.s.Alloc(j, full, 3500)
 	type step struct {
 		result *structs.PlanResult
 		index  uint64
@@ -307,7 +309,7 @@ func TestWorker_RefreshAfterPartialCommit(t *testing.T) {
 // TestWorker_PauseResumeStop walks the statuses.
 func TestWorker_PauseResumeStop(t *testing.T) {
 	h := newWorkerHarness(t)
-	j := h.s.job()
+	j := h.s.Job()
 	release := make(chan struct{})
 	inScheduler := make(chan string, 10)
 	w := h.worker(func(_ scheduler.State, p scheduler.Planner, eval *structs.Evaluation) error {
@@ -332,7 +334,7 @@ func TestWorker_PauseResumeStop(t *testing.T) {
 	// Paused mid-eval: finishes it, then parks.
 	w.Pause()
 	must.Eq(t, Pausing, w.Status())
-	e2 := h.register(h.s.job())
+	e2 := h.register(h.s.Job())
 	release <- struct{}{}
 	must.Eq(t, e1.ID, receive(t, h.ep.acks, "ack"))
 	waitForWorker(t, w, "paused", func(st Status, _ WorkloadStatus) bool { return st == Paused })
@@ -464,26 +466,26 @@ func TestWorker_RetriesWhileNoLeader(t *testing.T) {
 // queued counts moved is written before it is reblocked.
 func TestWorker_ReblockWritesChangedQueuedCounts(t *testing.T) {
 	h := newWorkerHarness(t)
-	j := h.s.job() // its summary queues the group's count
+	j := h.s.Job() // its summary queues the group's count
 	blocked := &structs.Evaluation{
 		ID: structs.GenerateUUID(), Namespace: j.Namespace, Priority: j.Priority, Type: j.Type,
 		TriggeredBy: structs.EvalTriggerQueuedAllocs, JobID: j.ID, Status: structs.EvalStatusBlocked,
 	}
-	must.NoError(t, h.leader.writeEvals(blocked))
+	must.NoError(t, h.leader.WriteEvals(blocked))
 	// Released by a capacity change, the blocked eval reaches the broker.
-	h.leader.blocked.Unblock("any", h.s.latest())
+	h.leader.Blocked.Unblock("any", h.s.Latest())
 	h.worker(func(st scheduler.State, p scheduler.Planner, eval *structs.Evaluation) error {
 		e := eval.Copy()
 		e.QueuedAllocations = map[string]int{j.TaskGroups[0].Name: 42}
 		return p.ReblockEval(e)
 	})
 	must.Eq(t, blocked.ID, receive(t, h.ep.acks, "ack"))
-	stored, err := h.s.store.EvalByID(nil, blocked.ID)
+	stored, err := h.s.StateStore().EvalByID(nil, blocked.ID)
 	must.NoError(t, err)
 	must.Eq(t, 42, stored.QueuedAllocations[j.TaskGroups[0].Name])
 	must.Eq(t, structs.EvalStatusBlocked, stored.Status)
-	h.leader.blocked.Sync()
-	must.Eq(t, 1, h.leader.blocked.Stats().TotalBlocked)
+	h.leader.Blocked.Sync()
+	must.Eq(t, 1, h.leader.Blocked.Stats().TotalBlocked)
 }
 
 func TestWorkerStatusStrings(t *testing.T) {
@@ -505,7 +507,7 @@ func TestNew_Validates(t *testing.T) {
 func TestWorker_Metrics(t *testing.T) {
 	sink := metricstest.WithInmem(t)
 	h := newWorkerHarness(t)
-	n, j := h.s.node(), h.s.job()
+	n, j := h.s.Node(), h.s.Job()
 	w := h.worker(func(_ scheduler.State, p scheduler.Planner, eval *structs.Evaluation) error {
 		plan := eval.MakePlan(j)
 		plan.AppendAlloc(newTestAlloc(j, n, 500))

@@ -10,11 +10,18 @@
 //	node := mock.Node(mock.NodeResources(8000, 16384), mock.Datacenter("dc2"))
 //	alloc := mock.Alloc(mock.ForJob(job, 0), mock.OnNode(node))
 //
+// The scheduler's tests mostly want bare fixtures whose arithmetic is
+// simple: mock.Job(mock.Count(10), mock.NoPorts()) on
+// mock.Node(mock.Unreserved()), allocs marked running with ClientStatus,
+// finished ones with MarkFailed or MarkComplete, and IDFor where node
+// order must be known.
+//
 // The package is imported only by tests; it holds no test-only imports
 // itself, so importing it never pulls testing code into a binary.
 package mock
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/opennomad/nomad/structs"
@@ -38,6 +45,14 @@ const (
 	TaskCPU      = 500
 	TaskMemoryMB = 256
 )
+
+// IDFor returns a UUID-shaped ID for n, ordered as n is: IDFor(1) <
+// IDFor(2) < ... Tests that need nodes in a known ID order, or the same
+// IDs on every run (the scheduler sorts nodes by ID before its seeded
+// shuffle), name them with it instead of taking fresh ones.
+func IDFor(n uint64) string {
+	return fmt.Sprintf("00000000-0000-4000-8000-%012x", n)
+}
 
 // JobOption changes a job before it is canonicalized.
 type JobOption func(*structs.Job)
@@ -73,6 +88,32 @@ func TaskResources(cpu, memoryMB int) JobOption {
 // JobID sets the job's ID (and name).
 func JobID(id string) JobOption {
 	return func(j *structs.Job) { j.ID, j.Name = id, id }
+}
+
+// GroupName renames the job's first group.
+func GroupName(name string) JobOption {
+	return func(j *structs.Job) { j.TaskGroups[0].Name = name }
+}
+
+// TaskDriver sets the driver of every task.
+func TaskDriver(driver string) JobOption {
+	return func(j *structs.Job) {
+		for _, tg := range j.TaskGroups {
+			for _, t := range tg.Tasks {
+				t.Driver = driver
+			}
+		}
+	}
+}
+
+// NoPorts drops the groups' networks, so the job asks for no ports and
+// any number of its allocs fit on a node by cpu, memory and disk alone.
+func NoPorts() JobOption {
+	return func(j *structs.Job) {
+		for _, tg := range j.TaskGroups {
+			tg.Networks = nil
+		}
+	}
 }
 
 // Job returns a service job "web-<id>" with one group "web" of 3 allocs,
@@ -210,6 +251,90 @@ func Meta(k, v string) NodeOption { return func(n *structs.Node) { n.Meta[k] = v
 // NodeStatus sets the node status.
 func NodeStatus(s string) NodeOption { return func(n *structs.Node) { n.Status = s } }
 
+// NodeID sets the node ID.
+func NodeID(id string) NodeOption { return func(n *structs.Node) { n.ID = id } }
+
+// NodeName sets the node name.
+func NodeName(name string) NodeOption { return func(n *structs.Node) { n.Name = name } }
+
+// DelAttr removes one fingerprinted attribute.
+func DelAttr(k string) NodeOption { return func(n *structs.Node) { delete(n.Attributes, k) } }
+
+// Ineligible marks the node ineligible for scheduling.
+func Ineligible() NodeOption {
+	return func(n *structs.Node) { n.SchedulingEligibility = structs.NodeSchedulingIneligible }
+}
+
+// Draining starts a drain with no deadline (which also makes the node
+// ineligible).
+func Draining() NodeOption {
+	return func(n *structs.Node) {
+		n.DrainStrategy = &structs.DrainStrategy{DrainSpec: structs.DrainSpec{Deadline: -1}}
+		n.SchedulingEligibility = structs.NodeSchedulingIneligible
+	}
+}
+
+// NodeDriver sets a driver's detected and healthy flags.
+func NodeDriver(name string, detected, healthy bool) NodeOption {
+	return func(n *structs.Node) {
+		n.Drivers[name] = &structs.DriverInfo{Detected: detected, Healthy: healthy}
+	}
+}
+
+// NoNodeDriver removes a driver, and its legacy "driver.<name>"
+// attribute, from the node.
+func NoNodeDriver(name string) NodeOption {
+	return func(n *structs.Node) {
+		delete(n.Drivers, name)
+		delete(n.Attributes, "driver."+name)
+	}
+}
+
+// CPUShares sets the node's total cpu in MHz.
+func CPUShares(mhz int64) NodeOption {
+	return func(n *structs.Node) { n.NodeResources.Cpu.CpuShares = mhz }
+}
+
+// MemoryMB sets the node's total memory in MB.
+func MemoryMB(mb int64) NodeOption {
+	return func(n *structs.Node) { n.NodeResources.Memory.MemoryMB = mb }
+}
+
+// DiskMB sets the node's total disk in MB.
+func DiskMB(mb int64) NodeOption {
+	return func(n *structs.Node) { n.NodeResources.Disk.DiskMB = mb }
+}
+
+// Cores sets the number of reservable cores (IDs 0..n-1).
+func Cores(count int) NodeOption {
+	return func(n *structs.Node) {
+		cpu := &n.NodeResources.Cpu
+		cpu.TotalCpuCores, cpu.ReservableCpuCores = uint16(count), nil
+		for i := range count {
+			cpu.ReservableCpuCores = append(cpu.ReservableCpuCores, uint16(i))
+		}
+	}
+}
+
+// Unreserved holds nothing back on the node, no cpu, memory, disk or
+// port, so its whole capacity is for allocations.
+func Unreserved() NodeOption {
+	return func(n *structs.Node) { n.ReservedResources = &structs.NodeReservedResources{} }
+}
+
+// Reserved sets the cpu (MHz), memory and disk (MB) held back.
+func Reserved(cpu, memoryMB, diskMB int64) NodeOption {
+	return func(n *structs.Node) {
+		r := n.ReservedResources
+		r.Cpu.CpuShares, r.Memory.MemoryMB, r.Disk.DiskMB = cpu, memoryMB, diskMB
+	}
+}
+
+// ReservedPorts sets the host ports no allocation may take ("22,80-90").
+func ReservedPorts(spec string) NodeOption {
+	return func(n *structs.Node) { n.ReservedResources.Networks.ReservedHostPorts = spec }
+}
+
 // Node returns a ready, eligible linux node in dc1 with NodeCPU MHz over 4
 // cores, NodeMemoryMB MB and NodeDiskMB MB, of which NodeReserved* are
 // reserved, port 22 reserved, and healthy raw_exec, exec and mock drivers.
@@ -276,7 +401,12 @@ type AllocOption func(*structs.Allocation)
 // ForJob makes the alloc instance index of the job's first group: job,
 // name, group and resources follow.
 func ForJob(j *structs.Job, index int) AllocOption {
-	return func(a *structs.Allocation) { setJob(a, j, index) }
+	return func(a *structs.Allocation) { setJob(a, j, j.TaskGroups[0].Name, index) }
+}
+
+// ForGroup makes the alloc instance index of the job's named group.
+func ForGroup(j *structs.Job, group string, index int) AllocOption {
+	return func(a *structs.Allocation) { setJob(a, j, group, index) }
 }
 
 // OnNode places the alloc on the node.
@@ -307,28 +437,35 @@ func Alloc(opts ...AllocOption) *structs.Allocation {
 		CreateTime:    now,
 		ModifyTime:    now,
 	}
-	setJob(a, Job(), 0)
+	j := Job()
+	setJob(a, j, j.TaskGroups[0].Name, 0)
 	for _, o := range opts {
 		o(a)
 	}
 	return a
 }
 
-// setJob points the alloc at instance index of the job's first group and
+// setJob points the alloc at instance index of the job's named group and
 // grants it what the group asks for.
-func setJob(a *structs.Allocation, j *structs.Job, index int) {
-	tg := j.TaskGroups[0]
+func setJob(a *structs.Allocation, j *structs.Job, group string, index int) {
+	tg := j.LookupTaskGroup(group)
 	a.Namespace, a.JobID, a.Job, a.TaskGroup = j.Namespace, j.ID, j, tg.Name
 	a.Name = structs.AllocName(j.ID, tg.Name, index)
 	ar := &structs.AllocatedResources{
-		Tasks:  map[string]*structs.AllocatedTaskResources{},
-		Shared: structs.AllocatedSharedResources{DiskMB: int64(tg.EphemeralDisk.SizeMB)},
+		Tasks:          map[string]*structs.AllocatedTaskResources{},
+		TaskLifecycles: map[string]*structs.TaskLifecycleConfig{},
+	}
+	if tg.EphemeralDisk != nil {
+		ar.Shared.DiskMB = int64(tg.EphemeralDisk.SizeMB)
 	}
 	for _, t := range tg.Tasks {
-		ar.Tasks[t.Name] = &structs.AllocatedTaskResources{
-			Cpu:    structs.AllocatedCpuResources{CpuShares: int64(t.Resources.CPU)},
-			Memory: structs.AllocatedMemoryResources{MemoryMB: int64(t.Resources.MemoryMB)},
+		tr := &structs.AllocatedTaskResources{}
+		if t.Resources != nil {
+			tr.Cpu.CpuShares = int64(t.Resources.CPU)
+			tr.Memory.MemoryMB = int64(t.Resources.MemoryMB)
 		}
+		ar.Tasks[t.Name] = tr
+		ar.TaskLifecycles[t.Name] = t.Lifecycle
 	}
 	for i, n := range tg.Networks {
 		for _, p := range n.DynamicPorts {
@@ -343,10 +480,12 @@ func setJob(a *structs.Allocation, j *structs.Job, index int) {
 // EvalOption changes an eval after it was built.
 type EvalOption func(*structs.Evaluation)
 
-// EvalForJob makes the eval one of the job: ID, namespace, type, priority.
+// EvalForJob makes the eval one of the job: ID, namespace, type,
+// priority and the job modify index it was created at.
 func EvalForJob(j *structs.Job) EvalOption {
 	return func(e *structs.Evaluation) {
 		e.JobID, e.Namespace, e.Type, e.Priority = j.ID, j.Namespace, j.Type, j.Priority
+		e.JobModifyIndex = j.JobModifyIndex
 	}
 }
 

@@ -2,6 +2,7 @@ package mock_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/opennomad/nomad/structs"
 	"github.com/opennomad/nomad/structs/mock"
@@ -61,5 +62,32 @@ func TestFreshIDs(t *testing.T) {
 	if mock.Job().ID == mock.Job().ID || mock.Node().ID == mock.Node().ID || mock.Alloc().ID == mock.Alloc().ID ||
 		mock.Eval().ID == mock.Eval().ID {
 		t.Fatal("fixtures share IDs")
+	}
+}
+
+func TestSchedulerOptions(t *testing.T) {
+	j := mock.Job(mock.Count(10), mock.NoPorts(), mock.TaskDriver("exec"), mock.GroupName("api"))
+	tg := j.TaskGroups[0]
+	if tg.Count != 10 || len(tg.Networks) != 0 || tg.Tasks[0].Driver != "exec" || tg.Name != "api" {
+		t.Errorf("job options not applied: %+v", tg)
+	}
+	n := mock.Node(mock.Unreserved(), mock.NodeID(mock.IDFor(7)), mock.CPUShares(2000), mock.MemoryMB(1024), mock.Cores(2),
+		mock.Draining(), mock.NoNodeDriver("exec"))
+	if n.ID != mock.IDFor(7) || mock.IDFor(7) >= mock.IDFor(8) || n.ReservedResources.Cpu.CpuShares != 0 ||
+		n.ReservedResources.Networks.ReservedHostPorts != "" || n.NodeResources.Cpu.CpuShares != 2000 ||
+		n.NodeResources.Memory.MemoryMB != 1024 || len(n.NodeResources.Cpu.ReservableCpuCores) != 2 ||
+		n.DrainStrategy == nil || n.Drivers["exec"] != nil || n.Attributes["driver.exec"] != "" {
+		t.Errorf("node options not applied: %+v", n)
+	}
+	a := mock.Alloc(mock.ForGroup(j, "api", 3), mock.OnNode(n))
+	if a.TaskGroup != "api" || a.Name != j.ID+".api[3]" || len(a.AllocatedResources.Shared.Ports) != 0 {
+		t.Errorf("alloc %+v", a)
+	}
+	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	if f := mock.MarkFailed(a, at); f.ClientStatus != "failed" || !f.TaskStates["web"].Failed || !f.TaskStates["web"].FinishedAt.Equal(at) {
+		t.Errorf("failed %+v", f.TaskStates)
+	}
+	if c := mock.MarkComplete(a, at); c.ClientStatus != "complete" || c.TaskStates["web"].Failed {
+		t.Errorf("complete %+v", c.TaskStates)
 	}
 }

@@ -1,6 +1,7 @@
 // Package statetest holds test helpers for the state store that the tests
 // of several packages share (the FSM's, the server's): comparing two
-// stores object by object.
+// stores object by object (SameState), and a store written at increasing
+// indexes with helpers that commit mock fixtures (Store).
 package statetest
 
 import (
