@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/opennomad/nomad/nomad"
+	"github.com/opennomad/nomad/nomad/keyring"
 	"github.com/opennomad/nomad/nomad/worker"
 	"github.com/opennomad/nomad/structs"
 )
@@ -142,6 +143,13 @@ type ServerConfig struct {
 
 	EnableEventBroker bool `hcl:"enable_event_broker"`
 	EventBufferSize   int  `hcl:"event_buffer_size"`
+
+	// RootKeyRotationThreshold is how old the active root key may get
+	// before the leader rotates it.
+	RootKeyRotationThreshold time.Duration `hcl:"root_key_rotation_threshold"`
+	// OIDCIssuer, when set, is the issuer of workload identities and
+	// turns on /.well-known/openid-configuration.
+	OIDCIssuer string `hcl:"oidc_issuer"`
 }
 
 // SchedulerConfigBlock is `server.default_scheduler_config`.
@@ -326,6 +334,8 @@ func DefaultConfig() *Config {
 			RaftProtocol:      3,
 			EnableEventBroker: true,
 			EventBufferSize:   100,
+
+			RootKeyRotationThreshold: keyring.DefaultRotationThreshold,
 		},
 		Client: ClientConfig{
 			NodePool:       structs.NodePoolDefault,

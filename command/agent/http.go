@@ -164,6 +164,11 @@ func (s *HTTPServer) routes() {
 	h("/v1/operator/raft/configuration", s.operatorRaftConfigRequest)
 	h("/v1/operator/raft/peer", s.operatorRaftPeerRequest)
 	h("/v1/operator/snapshot", s.operatorSnapshotRequest)
+	h("/v1/operator/keyring/keys", s.operatorKeyringKeysRequest)
+	h("/v1/operator/keyring/rotate", s.operatorKeyringRotateRequest)
+	h("/v1/operator/keyring/key/", s.operatorKeyringKeyRequest)
+	h("/.well-known/jwks.json", s.jwksRequest)
+	h("/.well-known/openid-configuration", s.openIDConfigurationRequest)
 
 	h("/v1/client/fs/", s.fsRequest)
 	h("/v1/client/allocation/", s.clientAllocRequest)
