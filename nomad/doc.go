@@ -1,17 +1,22 @@
-// Package nomad is the server: Raft and the FSM, the RPC endpoints, the
-// scheduling workers, and the leader's duties.
+// Package nomad is the server: Raft and the FSM, the RPC registry the
+// endpoints are served through, the scheduling workers, and the leader's
+// duties.
 //
 // A Server (server.go) runs Raft over the replicated FSM (package
 // nomad/fsm), which is the only writer of the state store. Every write an
 // endpoint accepts is validated, encoded as one Raft entry and applied by
 // the FSM on every server; after each entry the FSM hands new pending and
 // blocked evaluations to the leader's broker and blocked-evals tracker
-// (ignored elsewhere). Endpoints (*_endpoint.go) are reached in process through
-// Server.RPC and over connections through Server.ServeRPCConn; each first
-// asks forward where the request must be served. While a server leads
-// (leader.go) it also keeps the nodes' heartbeat timers (heartbeat.go),
-// reaps failed and superseded evaluations, and schedules the garbage
-// collector (core_sched.go).
+// (ignored elsewhere). The RPC endpoints live in package nomad/endpoints
+// and reach the server only through its endpoints.Server interface, which
+// endpointServer (endpoints_server.go) implements; the registry (rpc.go)
+// serves endpoints.All in process through Server.RPC and over
+// connections through Server.ServeRPCConn. Each endpoint first asks
+// forward (rpc_forward.go) where the request must be served; client
+// alloc updates are written in batches (alloc_update_batcher.go). While a
+// server leads (leader.go) it also keeps the nodes' heartbeat timers
+// (heartbeat.go), reaps failed and superseded evaluations, and schedules
+// the garbage collector (core_sched.go).
 //
 // The leader-side scheduling pipeline is built from in-memory parts that
 // hold no state of their own worth persisting; every leader rebuilds them
@@ -39,7 +44,8 @@
 // Every server runs a worker.Pool (package nomad/worker) from NewServer
 // to Shutdown. Each worker takes evaluations from the leader through
 // worker.Endpoints (on a server, rpcWorkerEndpoints: the Eval.* and
-// Plan.Submit RPCs), waits until its own state store has caught up, runs
+// Plan.Submit RPCs; Dequeue calls endpoints.Dequeue with the worker's
+// context), waits until its own state store has caught up, runs
 // the scheduler on a snapshot (the garbage collector, CoreScheduler, for
 // "_core" evals) and acts as its Planner. A leader pauses
 // LeaderPausedFraction of its own workers.

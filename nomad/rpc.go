@@ -1,11 +1,9 @@
 package nomad
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net/rpc"
 	"reflect"
 	"sync"
@@ -13,7 +11,7 @@ import (
 
 	"github.com/hashicorp/go-metrics"
 
-	"github.com/opennomad/nomad/nomad/state"
+	"github.com/opennomad/nomad/nomad/endpoints"
 	"github.com/opennomad/nomad/structs"
 )
 
@@ -41,27 +39,12 @@ type rpcRegistry struct {
 
 var errorType = reflect.TypeOf((*error)(nil)).Elem()
 
-// newRPCRegistry registers every endpoint of s.
+// newRPCRegistry registers every endpoint (package nomad/endpoints), each
+// serving through s.
 func newRPCRegistry(s *Server) (*rpcRegistry, error) {
 	r := &rpcRegistry{methods: make(map[string]*rpcMethod)}
-	endpoints := []struct {
-		name string
-		rcvr interface{}
-	}{
-		{"Job", &JobEndpoint{srv: s}},
-		{"Node", &NodeEndpoint{srv: s}},
-		{"Eval", &EvalEndpoint{srv: s}},
-		{"Plan", &PlanEndpoint{srv: s}},
-		{"Alloc", &AllocEndpoint{srv: s}},
-		{"Deployment", &DeploymentEndpoint{srv: s}},
-		{"Periodic", &PeriodicEndpoint{srv: s}},
-		{"Operator", &OperatorEndpoint{srv: s}},
-		{"Status", &StatusEndpoint{srv: s}},
-		{"Region", &RegionEndpoint{srv: s}},
-		{"System", &SystemEndpoint{srv: s}},
-	}
-	for _, e := range endpoints {
-		if err := r.register(e.name, e.rcvr); err != nil {
+	for _, e := range endpoints.All(&endpointServer{s: s}) {
+		if err := r.register(e.Name, e.Receiver); err != nil {
 			return nil, err
 		}
 	}
@@ -183,38 +166,6 @@ func (s *Server) ServeRPCConn(conn io.ReadWriteCloser) {
 	}
 }
 
-// blockingQuery runs a read endpoint's query as a blocking query: at once
-// when opts.MinQueryIndex is 0, otherwise until the result's index passes
-// it or the wait (opts.MaxQueryTime, default structs.DefaultBlockingWait,
-// capped at structs.MaxBlockingWait, plus up to 1/16 of it as jitter so
-// that many waiters do not return together) runs out on the server's
-// clock. It fills meta. query must overwrite the reply on every run.
-func (s *Server) blockingQuery(opts *structs.QueryOptions, meta *structs.QueryMeta, query state.QueryFunc) error {
-	ctx := s.shutdownCtx
-	if opts.MinQueryIndex > 0 {
-		wait := opts.MaxQueryTime
-		if wait <= 0 {
-			wait = structs.DefaultBlockingWait
-		}
-		if wait > structs.MaxBlockingWait {
-			wait = structs.MaxBlockingWait
-		}
-		wait += rand.N(wait/16 + 1)
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithCancel(ctx)
-		defer cancel()
-		t := s.clock.AfterFunc(wait, cancel)
-		defer t.Stop()
-	}
-	index, err := state.BlockingQuery(ctx, s.State, opts.MinQueryIndex, query)
-	if err != nil {
-		return err
-	}
-	meta.Index = index
-	s.setQueryMeta(meta)
-	return nil
-}
-
 // setQueryMeta records how fresh this server's answer is.
 func (s *Server) setQueryMeta(meta *structs.QueryMeta) {
 	if s.IsLeader() {
@@ -225,20 +176,4 @@ func (s *Server) setQueryMeta(meta *structs.QueryMeta) {
 	// Raft keeps wall-clock time, not the server's clock.
 	meta.LastContact = time.Since(s.raft.LastContact())
 	meta.KnownLeader = s.Leader() != ""
-}
-
-// maxTableIndex returns the highest index among tables, for queries that
-// read several.
-func maxTableIndex(store *state.StateStore, tables ...string) (uint64, error) {
-	var max uint64
-	for _, t := range tables {
-		idx, err := store.Index(t)
-		if err != nil {
-			return 0, err
-		}
-		if idx > max {
-			max = idx
-		}
-	}
-	return max, nil
 }

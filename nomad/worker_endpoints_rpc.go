@@ -3,6 +3,7 @@ package nomad
 import (
 	"context"
 
+	"github.com/opennomad/nomad/nomad/endpoints"
 	"github.com/opennomad/nomad/nomad/worker"
 	"github.com/opennomad/nomad/structs"
 )
@@ -21,8 +22,7 @@ var _ worker.Endpoints = (*rpcWorkerEndpoints)(nil)
 
 func (e *rpcWorkerEndpoints) Dequeue(ctx context.Context, req *structs.EvalDequeueRequest) (*structs.EvalDequeueResponse, error) {
 	var reply structs.EvalDequeueResponse
-	ep := &EvalEndpoint{srv: e.s}
-	if err := structs.ClassifyError(ep.dequeue(ctx, req, &reply)); err != nil {
+	if err := structs.ClassifyError(endpoints.Dequeue(ctx, &endpointServer{s: e.s}, req, &reply)); err != nil {
 		return nil, err
 	}
 	return &reply, nil

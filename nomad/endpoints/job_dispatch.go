@@ -1,4 +1,4 @@
-package nomad
+package endpoints
 
 import (
 	"errors"
@@ -17,8 +17,8 @@ import (
 // "<parent>/dispatch-<unix>-<8 hex>" ("<parent>/dispatch-<template>-<unix>-
 // <8 hex>" with IdPrefixTemplate); it inherits the parent's meta,
 // overridden by the dispatch's.
-func (j *JobEndpoint) Dispatch(args *structs.JobDispatchRequest, reply *structs.JobDispatchResponse) error {
-	if done, err := j.srv.forward("Job.Dispatch", args, args, reply); done {
+func (j *Job) Dispatch(args *structs.JobDispatchRequest, reply *structs.JobDispatchResponse) error {
+	if done, err := j.srv.Forward("Job.Dispatch", args, args, reply); done {
 		return err
 	}
 	defer metrics.MeasureSince([]string{"nomad", "job", "dispatch"}, time.Now())
@@ -48,7 +48,7 @@ func (j *JobEndpoint) Dispatch(args *structs.JobDispatchRequest, reply *structs.
 		return &structs.ValidationError{Problems: problems}
 	}
 
-	now := j.srv.now()
+	now := j.srv.Clock().Now()
 	child := dispatchedJob(parent, args, now)
 	if err := child.Validate(); err != nil {
 		var v *structs.ValidationError
@@ -59,7 +59,7 @@ func (j *JobEndpoint) Dispatch(args *structs.JobDispatchRequest, reply *structs.
 	}
 	eval := newJobEval(child, structs.EvalTriggerJobRegister, 0, now)
 	req := &structs.JobRegisterRequest{Job: child, Eval: eval, WriteRequest: args.WriteRequest}
-	_, index, err := j.srv.raftApply(structs.JobRegisterRequestType, req)
+	_, index, err := j.srv.RaftApply(structs.JobRegisterRequestType, req)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package nomad
+package endpoints
 
 import (
 	"fmt"
@@ -6,15 +6,15 @@ import (
 	"github.com/opennomad/nomad/structs"
 )
 
-// PeriodicEndpoint serves Periodic.Force: `job periodic force`.
-type PeriodicEndpoint struct {
-	srv *Server
+// Periodic serves Periodic.Force: `job periodic force`.
+type Periodic struct {
+	srv Server
 }
 
 // Force launches a child of a periodic job now, whatever its schedule
 // and overlap rule say, through the leader's periodic dispatcher.
-func (p *PeriodicEndpoint) Force(args *structs.PeriodicForceRequest, reply *structs.PeriodicForceResponse) error {
-	if done, err := p.srv.forward("Periodic.Force", args, args, reply); done {
+func (p *Periodic) Force(args *structs.PeriodicForceRequest, reply *structs.PeriodicForceResponse) error {
+	if done, err := p.srv.Forward("Periodic.Force", args, args, reply); done {
 		return err
 	}
 	if args.JobID == "" {
@@ -33,7 +33,7 @@ func (p *PeriodicEndpoint) Force(args *structs.PeriodicForceRequest, reply *stru
 	case job.Stop:
 		return structs.KindErrorf(structs.ErrInvalid, "can't force launch stopped job %q", job.ID)
 	}
-	launched, err := p.srv.duties.periodic.ForceRun(ns, job.ID)
+	launched, err := p.srv.ForcePeriodicRun(ns, job.ID)
 	if err != nil {
 		return err
 	}

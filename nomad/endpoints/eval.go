@@ -1,4 +1,4 @@
-package nomad
+package endpoints
 
 import (
 	"context"
@@ -19,11 +19,11 @@ import (
 // worker names no timeout.
 const defaultDequeueTimeout = time.Second
 
-// EvalEndpoint serves the Eval.* RPCs: the scheduling workers' protocol
+// Eval serves the Eval.* RPCs: the scheduling workers' protocol
 // with the leader's broker (dequeue, ack, nack, and the writes they make
 // for the eval they hold), the garbage collector's deletions, and reads.
-type EvalEndpoint struct {
-	srv *Server
+type Eval struct {
+	srv Server
 }
 
 // Dequeue hands a worker the highest-priority ready eval among the
@@ -33,14 +33,17 @@ type EvalEndpoint struct {
 // While the scheduler configuration pauses the broker, the call waits for
 // the broker to be resumed within its timeout, and otherwise returns no
 // eval once the timeout passed.
-func (e *EvalEndpoint) Dequeue(args *structs.EvalDequeueRequest, reply *structs.EvalDequeueResponse) error {
-	return e.dequeue(e.srv.shutdownCtx, args, reply)
+func (e *Eval) Dequeue(args *structs.EvalDequeueRequest, reply *structs.EvalDequeueResponse) error {
+	return Dequeue(e.srv.ShutdownContext(), e.srv, args, reply)
 }
 
-// dequeue is Dequeue ending early when ctx ends: the server's shutdown for
-// callers over RPC, also a pause or stop for the server's own workers.
-func (e *EvalEndpoint) dequeue(ctx context.Context, args *structs.EvalDequeueRequest, reply *structs.EvalDequeueResponse) error {
-	if done, err := e.srv.forward("Eval.Dequeue", args, args, reply); done {
+// Dequeue is Eval.Dequeue ending early when ctx ends: the server's
+// shutdown for callers over RPC, also a pause or stop for the server's
+// own workers, which call it in process. It is a function, not a method,
+// so that the registry does not serve it.
+func Dequeue(ctx context.Context, srv Server, args *structs.EvalDequeueRequest, reply *structs.EvalDequeueResponse) error {
+	e := &Eval{srv: srv}
+	if done, err := e.srv.Forward("Eval.Dequeue", args, args, reply); done {
 		return err
 	}
 	if len(args.Schedulers) == 0 {
@@ -50,7 +53,7 @@ func (e *EvalEndpoint) dequeue(ctx context.Context, args *structs.EvalDequeueReq
 		return fmt.Errorf("%w: worker runs version %d, this server %d",
 			structs.ErrSchedulerVersion, args.SchedulerVersion, structs.SchedulerVersion)
 	}
-	broker := e.srv.evalBroker
+	broker := e.srv.EvalBroker()
 	if broker == nil {
 		return structs.ErrBrokerDisabled
 	}
@@ -58,7 +61,7 @@ func (e *EvalEndpoint) dequeue(ctx context.Context, args *structs.EvalDequeueReq
 	if timeout <= 0 {
 		timeout = defaultDequeueTimeout
 	}
-	wctx, cancel := clock.WithTimeout(ctx, e.srv.clock, timeout)
+	wctx, cancel := clock.WithTimeout(ctx, e.srv.Clock(), timeout)
 	defer cancel()
 	for {
 		eval, token, err := broker.Dequeue(wctx, args.Schedulers, 0)
@@ -67,7 +70,7 @@ func (e *EvalEndpoint) dequeue(ctx context.Context, args *structs.EvalDequeueReq
 			return e.answerDequeue(broker, eval, token, reply)
 		case clock.TimedOut(wctx):
 			return e.answerDequeue(broker, nil, "", reply)
-		case errors.Is(err, structs.ErrBrokerDisabled) && e.srv.isEstablishedLeader():
+		case errors.Is(err, structs.ErrBrokerDisabled) && e.srv.IsEstablishedLeader():
 			// Paused by the operator: wait for a resume rather than
 			// erroring, so workers neither spin nor log.
 			select {
@@ -85,7 +88,7 @@ func (e *EvalEndpoint) dequeue(ctx context.Context, args *structs.EvalDequeueReq
 }
 
 // answerDequeue fills the reply for a dequeued eval (nil: none).
-func (e *EvalEndpoint) answerDequeue(broker evalBroker, eval *structs.Evaluation, token string, reply *structs.EvalDequeueResponse) error {
+func (e *Eval) answerDequeue(broker EvalBroker, eval *structs.Evaluation, token string, reply *structs.EvalDequeueResponse) error {
 	if eval != nil {
 		waitIndex, err := evalWaitIndex(e.srv.State(), eval)
 		if err != nil {
@@ -96,7 +99,7 @@ func (e *EvalEndpoint) answerDequeue(broker evalBroker, eval *structs.Evaluation
 		}
 		reply.Eval, reply.Token, reply.WaitIndex = eval, token, waitIndex
 	}
-	e.srv.setQueryMeta(&reply.QueryMeta)
+	e.srv.SetQueryMeta(&reply.QueryMeta)
 	return nil
 }
 
@@ -119,35 +122,37 @@ func evalWaitIndex(store *state.StateStore, eval *structs.Evaluation) (uint64, e
 
 // Ack reports a delivery processed. It also wakes the reaper that
 // cancels evals this one superseded: scheduler progress paces it.
-func (e *EvalEndpoint) Ack(args *structs.EvalAckRequest, reply *structs.GenericResponse) error {
-	if done, err := e.srv.forward("Eval.Ack", args, args, reply); done {
+func (e *Eval) Ack(args *structs.EvalAckRequest, reply *structs.GenericResponse) error {
+	if done, err := e.srv.Forward("Eval.Ack", args, args, reply); done {
 		return err
 	}
 	if err := validateAck(args); err != nil {
 		return err
 	}
-	if e.srv.evalBroker == nil {
+	broker := e.srv.EvalBroker()
+	if broker == nil {
 		return structs.ErrBrokerDisabled
 	}
-	if err := e.srv.evalBroker.Ack(args.EvalID, args.Token); err != nil {
+	if err := broker.Ack(args.EvalID, args.Token); err != nil {
 		return fmt.Errorf("ack of eval %q: %w", args.EvalID, err)
 	}
-	e.srv.kickCancelableReaper()
+	e.srv.KickCancelableReaper()
 	return nil
 }
 
 // Nack gives a delivery back; the broker redelivers it after a delay.
-func (e *EvalEndpoint) Nack(args *structs.EvalAckRequest, reply *structs.GenericResponse) error {
-	if done, err := e.srv.forward("Eval.Nack", args, args, reply); done {
+func (e *Eval) Nack(args *structs.EvalAckRequest, reply *structs.GenericResponse) error {
+	if done, err := e.srv.Forward("Eval.Nack", args, args, reply); done {
 		return err
 	}
 	if err := validateAck(args); err != nil {
 		return err
 	}
-	if e.srv.evalBroker == nil {
+	broker := e.srv.EvalBroker()
+	if broker == nil {
 		return structs.ErrBrokerDisabled
 	}
-	if err := e.srv.evalBroker.Nack(args.EvalID, args.Token); err != nil {
+	if err := broker.Nack(args.EvalID, args.Token); err != nil {
 		return fmt.Errorf("nack of eval %q: %w", args.EvalID, err)
 	}
 	return nil
@@ -193,8 +198,8 @@ func writtenEval(args *structs.EvalUpdateRequest, what string) (*structs.Evaluat
 
 // Update writes the eval a worker holds (its outcome). The worker must
 // hold it under the token; the write also restarts its nack timer.
-func (e *EvalEndpoint) Update(args *structs.EvalUpdateRequest, reply *structs.GenericResponse) error {
-	if done, err := e.srv.forward("Eval.Update", args, args, reply); done {
+func (e *Eval) Update(args *structs.EvalUpdateRequest, reply *structs.GenericResponse) error {
+	if done, err := e.srv.Forward("Eval.Update", args, args, reply); done {
 		return err
 	}
 	defer metrics.MeasureSince([]string{"nomad", "eval", "update"}, time.Now())
@@ -202,13 +207,14 @@ func (e *EvalEndpoint) Update(args *structs.EvalUpdateRequest, reply *structs.Ge
 	if err != nil {
 		return err
 	}
-	if e.srv.evalBroker == nil {
+	broker := e.srv.EvalBroker()
+	if broker == nil {
 		return structs.ErrBrokerDisabled
 	}
-	if err := e.srv.evalBroker.OutstandingReset(eval.ID, args.EvalToken); err != nil {
+	if err := broker.OutstandingReset(eval.ID, args.EvalToken); err != nil {
 		return fmt.Errorf("update of eval %q: %w", eval.ID, err)
 	}
-	_, index, err := e.srv.raftApply(structs.EvalUpdateRequestType, args)
+	_, index, err := e.srv.RaftApply(structs.EvalUpdateRequestType, args)
 	if err != nil {
 		return err
 	}
@@ -219,8 +225,8 @@ func (e *EvalEndpoint) Update(args *structs.EvalUpdateRequest, reply *structs.Ge
 // Create writes an eval a worker's scheduler made (a blocked eval, a
 // follow-up): its PreviousEval must be the eval the worker holds under
 // the token, and it must be new.
-func (e *EvalEndpoint) Create(args *structs.EvalUpdateRequest, reply *structs.GenericResponse) error {
-	if done, err := e.srv.forward("Eval.Create", args, args, reply); done {
+func (e *Eval) Create(args *structs.EvalUpdateRequest, reply *structs.GenericResponse) error {
+	if done, err := e.srv.Forward("Eval.Create", args, args, reply); done {
 		return err
 	}
 	defer metrics.MeasureSince([]string{"nomad", "eval", "create"}, time.Now())
@@ -228,10 +234,11 @@ func (e *EvalEndpoint) Create(args *structs.EvalUpdateRequest, reply *structs.Ge
 	if err != nil {
 		return err
 	}
-	if e.srv.evalBroker == nil {
+	broker := e.srv.EvalBroker()
+	if broker == nil {
 		return structs.ErrBrokerDisabled
 	}
-	if err := e.srv.evalBroker.OutstandingReset(eval.PreviousEval, args.EvalToken); err != nil {
+	if err := broker.OutstandingReset(eval.PreviousEval, args.EvalToken); err != nil {
 		return fmt.Errorf("create of eval %q after eval %q: %w", eval.ID, eval.PreviousEval, err)
 	}
 	existing, err := e.srv.State().EvalByID(nil, eval.ID)
@@ -241,7 +248,7 @@ func (e *EvalEndpoint) Create(args *structs.EvalUpdateRequest, reply *structs.Ge
 	if existing != nil {
 		return fmt.Errorf("eval %q: evaluation already exists", eval.ID)
 	}
-	_, index, err := e.srv.raftApply(structs.EvalUpdateRequestType, args)
+	_, index, err := e.srv.RaftApply(structs.EvalUpdateRequestType, args)
 	if err != nil {
 		return err
 	}
@@ -251,18 +258,19 @@ func (e *EvalEndpoint) Create(args *structs.EvalUpdateRequest, reply *structs.Ge
 
 // Reblock puts a blocked eval the worker holds back into the blocked set
 // without a Raft write: it could still not place everything.
-func (e *EvalEndpoint) Reblock(args *structs.EvalUpdateRequest, reply *structs.GenericResponse) error {
-	if done, err := e.srv.forward("Eval.Reblock", args, args, reply); done {
+func (e *Eval) Reblock(args *structs.EvalUpdateRequest, reply *structs.GenericResponse) error {
+	if done, err := e.srv.Forward("Eval.Reblock", args, args, reply); done {
 		return err
 	}
 	eval, err := singleEval(args, "reblocked")
 	if err != nil {
 		return err
 	}
-	if e.srv.evalBroker == nil || e.srv.blockedEvals == nil {
+	broker, blocked := e.srv.EvalBroker(), e.srv.BlockedEvals()
+	if broker == nil || blocked == nil {
 		return structs.ErrBrokerDisabled
 	}
-	if err := e.srv.evalBroker.OutstandingReset(eval.ID, args.EvalToken); err != nil {
+	if err := broker.OutstandingReset(eval.ID, args.EvalToken); err != nil {
 		return fmt.Errorf("reblock of eval %q: %w", eval.ID, err)
 	}
 	stored, err := e.srv.State().EvalByID(nil, eval.ID)
@@ -275,20 +283,20 @@ func (e *EvalEndpoint) Reblock(args *structs.EvalUpdateRequest, reply *structs.G
 	if stored.Status != structs.EvalStatusBlocked {
 		return fmt.Errorf("eval %q is not already in a blocked state", eval.ID)
 	}
-	e.srv.blockedEvals.Reblock(eval, args.EvalToken)
+	blocked.Reblock(eval, args.EvalToken)
 	reply.Index = stored.ModifyIndex
 	return nil
 }
 
 // Reap deletes evals and allocs; the garbage collector calls it.
-func (e *EvalEndpoint) Reap(args *structs.EvalDeleteRequest, reply *structs.GenericResponse) error {
-	if done, err := e.srv.forward("Eval.Reap", args, args, reply); done {
+func (e *Eval) Reap(args *structs.EvalDeleteRequest, reply *structs.GenericResponse) error {
+	if done, err := e.srv.Forward("Eval.Reap", args, args, reply); done {
 		return err
 	}
 	if len(args.Evals) == 0 && len(args.Allocs) == 0 {
 		return &structs.ValidationError{Problems: []string{"nothing to reap: no eval or alloc IDs"}}
 	}
-	_, index, err := e.srv.raftApply(structs.EvalDeleteRequestType, args)
+	_, index, err := e.srv.RaftApply(structs.EvalDeleteRequestType, args)
 	if err != nil {
 		return err
 	}
@@ -299,11 +307,11 @@ func (e *EvalEndpoint) Reap(args *structs.EvalDeleteRequest, reply *structs.Gene
 // GetEval returns an eval, nil when unknown; with IncludeRelated, the
 // stubs of every eval linked to it through next, previous and blocked
 // evals.
-func (e *EvalEndpoint) GetEval(args *structs.EvalSpecificRequest, reply *structs.SingleEvalResponse) error {
-	if done, err := e.srv.forward("Eval.GetEval", args, args, reply); done {
+func (e *Eval) GetEval(args *structs.EvalSpecificRequest, reply *structs.SingleEvalResponse) error {
+	if done, err := e.srv.Forward("Eval.GetEval", args, args, reply); done {
 		return err
 	}
-	return e.srv.blockingQuery(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
+	return blockingQuery(e.srv, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
 		eval, err := store.EvalByID(ws, args.EvalID)
 		if err != nil {
 			return 0, err
@@ -355,12 +363,12 @@ func relatedEvals(ws memdb.WatchSet, store *state.StateStore, eval *structs.Eval
 
 // List returns evals, optionally only a job's or only those of a status,
 // with an ID prefix.
-func (e *EvalEndpoint) List(args *structs.EvalListRequest, reply *structs.EvalListResponse) error {
-	if done, err := e.srv.forward("Eval.List", args, args, reply); done {
+func (e *Eval) List(args *structs.EvalListRequest, reply *structs.EvalListResponse) error {
+	if done, err := e.srv.Forward("Eval.List", args, args, reply); done {
 		return err
 	}
 	ns := args.RequestNamespace()
-	return e.srv.blockingQuery(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
+	return blockingQuery(e.srv, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
 		var (
 			evals []*structs.Evaluation
 			err   error
@@ -389,11 +397,11 @@ func (e *EvalEndpoint) List(args *structs.EvalListRequest, reply *structs.EvalLi
 }
 
 // Allocations returns the stubs of the allocs an eval placed or changed.
-func (e *EvalEndpoint) Allocations(args *structs.EvalSpecificRequest, reply *structs.EvalAllocationsResponse) error {
-	if done, err := e.srv.forward("Eval.Allocations", args, args, reply); done {
+func (e *Eval) Allocations(args *structs.EvalSpecificRequest, reply *structs.EvalAllocationsResponse) error {
+	if done, err := e.srv.Forward("Eval.Allocations", args, args, reply); done {
 		return err
 	}
-	return e.srv.blockingQuery(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
+	return blockingQuery(e.srv, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
 		allocs, err := store.AllocsByEval(ws, args.EvalID)
 		if err != nil {
 			return 0, err

@@ -1,4 +1,4 @@
-package nomad
+package endpoints
 
 import (
 	"fmt"
@@ -9,10 +9,10 @@ import (
 	"github.com/opennomad/nomad/structs"
 )
 
-// PlanEndpoint serves Plan.Submit, through which workers hand their plans
+// Plan serves Plan.Submit, through which workers hand their plans
 // to the leader's plan applier.
-type PlanEndpoint struct {
-	srv *Server
+type Plan struct {
+	srv Server
 }
 
 // Submit queues a plan for the plan applier and returns what it
@@ -20,8 +20,8 @@ type PlanEndpoint struct {
 // a worker that lost its delivery (nack timeout, leader change) cannot
 // commit a plan computed for it. The eval's nack timer is paused while
 // the plan waits, since the wait depends on the applier, not the worker.
-func (p *PlanEndpoint) Submit(args *structs.PlanRequest, reply *structs.PlanResponse) error {
-	if done, err := p.srv.forward("Plan.Submit", args, args, reply); done {
+func (p *Plan) Submit(args *structs.PlanRequest, reply *structs.PlanResponse) error {
+	if done, err := p.srv.Forward("Plan.Submit", args, args, reply); done {
 		return err
 	}
 	defer metrics.MeasureSince([]string{"nomad", "plan", "submit"}, time.Now())
@@ -29,22 +29,19 @@ func (p *PlanEndpoint) Submit(args *structs.PlanRequest, reply *structs.PlanResp
 	if plan == nil {
 		return &structs.ValidationError{Problems: []string{"missing plan"}}
 	}
-	broker, queue := p.srv.evalBroker, p.srv.planQueue
+	broker := p.srv.EvalBroker()
 	if broker == nil {
 		return structs.ErrBrokerDisabled
-	}
-	if queue == nil {
-		return structs.ErrPlanQueueDisabled
 	}
 	if err := broker.PauseNackTimeout(plan.EvalID, plan.EvalToken); err != nil {
 		return fmt.Errorf("plan for eval %q: %w", plan.EvalID, err)
 	}
 	defer func() {
 		if err := broker.ResumeNackTimeout(plan.EvalID, plan.EvalToken); err != nil {
-			p.srv.logger.Debug("resuming nack timer after plan", "eval_id", plan.EvalID, "error", err)
+			p.srv.Logger().Debug("resuming nack timer after plan", "eval_id", plan.EvalID, "error", err)
 		}
 	}()
-	future, err := queue.Enqueue(plan)
+	future, err := p.srv.EnqueuePlan(plan)
 	if err != nil {
 		return err
 	}

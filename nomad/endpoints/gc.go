@@ -1,4 +1,4 @@
-package nomad
+package endpoints
 
 import (
 	"github.com/opennomad/nomad/structs"
@@ -9,14 +9,14 @@ import (
 // one that starts a forced collection.
 
 // Reap deletes deployments.
-func (d *DeploymentEndpoint) Reap(args *structs.DeploymentDeleteRequest, reply *structs.GenericResponse) error {
-	if done, err := d.srv.forward("Deployment.Reap", args, args, reply); done {
+func (d *Deployment) Reap(args *structs.DeploymentDeleteRequest, reply *structs.GenericResponse) error {
+	if done, err := d.srv.Forward("Deployment.Reap", args, args, reply); done {
 		return err
 	}
 	if len(args.Deployments) == 0 {
 		return &structs.ValidationError{Problems: []string{"nothing to reap: no deployment IDs"}}
 	}
-	_, index, err := d.srv.raftApply(structs.DeploymentDeleteRequestType, args)
+	_, index, err := d.srv.RaftApply(structs.DeploymentDeleteRequestType, args)
 	if err != nil {
 		return err
 	}
@@ -26,14 +26,14 @@ func (d *DeploymentEndpoint) Reap(args *structs.DeploymentDeleteRequest, reply *
 
 // BatchDeregister stops or purges many jobs in one Raft entry, with the
 // evals given.
-func (j *JobEndpoint) BatchDeregister(args *structs.JobBatchDeregisterRequest, reply *structs.GenericResponse) error {
-	if done, err := j.srv.forward("Job.BatchDeregister", args, args, reply); done {
+func (j *Job) BatchDeregister(args *structs.JobBatchDeregisterRequest, reply *structs.GenericResponse) error {
+	if done, err := j.srv.Forward("Job.BatchDeregister", args, args, reply); done {
 		return err
 	}
 	if len(args.Jobs) == 0 {
 		return &structs.ValidationError{Problems: []string{"nothing to deregister: no jobs"}}
 	}
-	_, index, err := j.srv.raftApply(structs.JobBatchDeregisterRequestType, args)
+	_, index, err := j.srv.RaftApply(structs.JobBatchDeregisterRequestType, args)
 	if err != nil {
 		return err
 	}
@@ -41,19 +41,19 @@ func (j *JobEndpoint) BatchDeregister(args *structs.JobBatchDeregisterRequest, r
 	return nil
 }
 
-// SystemEndpoint serves System.GarbageCollect.
-type SystemEndpoint struct {
-	srv *Server
+// System serves System.GarbageCollect.
+type System struct {
+	srv Server
 }
 
 // GarbageCollect starts a forced collection of everything terminal,
 // whatever its age: a force-gc core eval goes straight to the leader's
 // broker.
-func (s *SystemEndpoint) GarbageCollect(args *structs.GenericRequest, reply *structs.GenericResponse) error {
-	if done, err := s.srv.forward("System.GarbageCollect", args, args, reply); done {
+func (s *System) GarbageCollect(args *structs.GenericRequest, reply *structs.GenericResponse) error {
+	if done, err := s.srv.Forward("System.GarbageCollect", args, args, reply); done {
 		return err
 	}
-	eval, err := s.srv.enqueueCoreJob(structs.CoreJobForceGC)
+	eval, err := s.srv.EnqueueCoreJob(structs.CoreJobForceGC)
 	if err != nil {
 		return err
 	}

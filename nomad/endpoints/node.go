@@ -1,4 +1,4 @@
-package nomad
+package endpoints
 
 import (
 	"fmt"
@@ -11,11 +11,11 @@ import (
 	"github.com/opennomad/nomad/structs"
 )
 
-// NodeEndpoint serves the Node.* RPCs: what clients call to register,
+// Node serves the Node.* RPCs: what clients call to register,
 // heartbeat and report their allocs, and what operators call to drain,
 // toggle eligibility and read nodes.
-type NodeEndpoint struct {
-	srv *Server
+type Node struct {
+	srv Server
 }
 
 // errSecretMismatch refuses a node write that does not carry the node's
@@ -26,8 +26,8 @@ var errSecretMismatch = fmt.Errorf("node secret ID does not match")
 // never changes a known node's status: only heartbeats do. The node's
 // jobs are re-evaluated when it registers as ready or changed what
 // feasibility checks read, and a live node gets a heartbeat TTL.
-func (n *NodeEndpoint) Register(args *structs.NodeRegisterRequest, reply *structs.NodeUpdateResponse) error {
-	if done, err := n.srv.forward("Node.Register", args, args, reply); done {
+func (n *Node) Register(args *structs.NodeRegisterRequest, reply *structs.NodeUpdateResponse) error {
+	if done, err := n.srv.Forward("Node.Register", args, args, reply); done {
 		return err
 	}
 	defer metrics.MeasureSince([]string{"nomad", "client", "register"}, time.Now())
@@ -50,9 +50,9 @@ func (n *NodeEndpoint) Register(args *structs.NodeRegisterRequest, reply *struct
 		}
 		node.Status = old.Status
 	}
-	node.StatusUpdatedAt = n.srv.now().Unix()
+	node.StatusUpdatedAt = n.srv.Clock().Now().Unix()
 
-	_, index, err := n.srv.raftApply(structs.NodeRegisterRequestType, args)
+	_, index, err := n.srv.RaftApply(structs.NodeRegisterRequestType, args)
 	if err != nil {
 		return err
 	}
@@ -69,7 +69,7 @@ func (n *NodeEndpoint) Register(args *structs.NodeRegisterRequest, reply *struct
 		}
 	}
 	if !node.TerminalStatus() {
-		ttl, err := n.srv.heartbeats.reset(node.ID)
+		ttl, err := n.srv.ResetHeartbeat(node.ID)
 		if err != nil {
 			return err
 		}
@@ -109,12 +109,12 @@ func validateNodeRegistration(node *structs.Node) error {
 
 // createNodeEvals writes the node's re-evaluations in their own Raft
 // entry and records them in the reply.
-func (n *NodeEndpoint) createNodeEvals(node *structs.Node, reply *structs.NodeUpdateResponse) error {
-	evals, err := nodeEvals(n.srv.State(), node, n.srv.now())
+func (n *Node) createNodeEvals(node *structs.Node, reply *structs.NodeUpdateResponse) error {
+	evals, err := nodeEvals(n.srv.State(), node, n.srv.Clock().Now())
 	if err != nil || len(evals) == 0 {
 		return err
 	}
-	_, index, err := n.srv.raftApply(structs.EvalUpdateRequestType, &structs.EvalUpdateRequest{Evals: evals})
+	_, index, err := n.srv.RaftApply(structs.EvalUpdateRequestType, &structs.EvalUpdateRequest{Evals: evals})
 	if err != nil {
 		return err
 	}
@@ -126,20 +126,17 @@ func (n *NodeEndpoint) createNodeEvals(node *structs.Node, reply *structs.NodeUp
 
 // setServerInfo tells a client which servers it may talk to: the alive
 // servers of the region, and the leader's RPC address.
-func (n *NodeEndpoint) setServerInfo(reply *structs.NodeUpdateResponse) {
-	reply.LeaderRPCAddr = ""
-	if addr, id := n.srv.raft.LeaderWithID(); id != "" {
-		reply.LeaderRPCAddr = n.srv.peerAddr(id, addr)
-	}
-	reply.NumNodes = int32(n.srv.heartbeats.count())
-	reply.Servers = n.srv.clientServers()
-	n.srv.setQueryMeta(&reply.QueryMeta)
+func (n *Node) setServerInfo(reply *structs.NodeUpdateResponse) {
+	reply.LeaderRPCAddr = n.srv.LeaderRPCAddr()
+	reply.NumNodes = int32(n.srv.HeartbeatCount())
+	reply.Servers = n.srv.ClientServers()
+	n.srv.SetQueryMeta(&reply.QueryMeta)
 }
 
 // Deregister removes nodes and re-evaluates the jobs that still had work
 // on them. Every node must exist.
-func (n *NodeEndpoint) Deregister(args *structs.NodeDeregisterRequest, reply *structs.NodeUpdateResponse) error {
-	if done, err := n.srv.forward("Node.Deregister", args, args, reply); done {
+func (n *Node) Deregister(args *structs.NodeDeregisterRequest, reply *structs.NodeUpdateResponse) error {
+	if done, err := n.srv.Forward("Node.Deregister", args, args, reply); done {
 		return err
 	}
 	defer metrics.MeasureSince([]string{"nomad", "client", "deregister"}, time.Now())
@@ -158,16 +155,16 @@ func (n *NodeEndpoint) Deregister(args *structs.NodeDeregisterRequest, reply *st
 		}
 		nodes = append(nodes, node)
 	}
-	_, index, err := n.srv.raftApply(structs.NodeBatchDeregisterRequestType, args)
+	_, index, err := n.srv.RaftApply(structs.NodeBatchDeregisterRequestType, args)
 	if err != nil {
 		return err
 	}
 	reply.NodeModifyIndex = index
 	reply.Index = index
-	now := n.srv.now()
+	now := n.srv.Clock().Now()
 	var evals []*structs.Evaluation
 	for _, node := range nodes {
-		n.srv.heartbeats.clear(node.ID)
+		n.srv.ClearHeartbeat(node.ID)
 		// The node is gone: only jobs with allocs on it need another look.
 		ev, err := allocEvalsOnly(n.srv.State(), node, now)
 		if err != nil {
@@ -176,7 +173,7 @@ func (n *NodeEndpoint) Deregister(args *structs.NodeDeregisterRequest, reply *st
 		evals = append(evals, ev...)
 	}
 	if len(evals) > 0 {
-		_, evalIndex, err := n.srv.raftApply(structs.EvalUpdateRequestType, &structs.EvalUpdateRequest{Evals: evals})
+		_, evalIndex, err := n.srv.RaftApply(structs.EvalUpdateRequestType, &structs.EvalUpdateRequest{Evals: evals})
 		if err != nil {
 			return err
 		}
@@ -184,7 +181,7 @@ func (n *NodeEndpoint) Deregister(args *structs.NodeDeregisterRequest, reply *st
 		reply.EvalCreateIndex = evalIndex
 		reply.Index = evalIndex
 	}
-	n.srv.setQueryMeta(&reply.QueryMeta)
+	n.srv.SetQueryMeta(&reply.QueryMeta)
 	return nil
 }
 
@@ -223,8 +220,8 @@ func allocEvalsOnly(store *state.StateStore, node *structs.Node, now time.Time) 
 // a heartbeat; a disconnected node asking to be ready becomes
 // initializing first; a down node coming back records "Node reregistered
 // by heartbeat".
-func (n *NodeEndpoint) UpdateStatus(args *structs.NodeUpdateStatusRequest, reply *structs.NodeUpdateResponse) error {
-	if done, err := n.srv.forward("Node.UpdateStatus", args, args, reply); done {
+func (n *Node) UpdateStatus(args *structs.NodeUpdateStatusRequest, reply *structs.NodeUpdateResponse) error {
+	if done, err := n.srv.Forward("Node.UpdateStatus", args, args, reply); done {
 		return err
 	}
 	defer metrics.MeasureSince([]string{"nomad", "client", "update_status"}, time.Now())
@@ -270,23 +267,23 @@ func (n *NodeEndpoint) UpdateStatus(args *structs.NodeUpdateStatusRequest, reply
 	}
 	event := args.NodeEvent
 	if node.Status == structs.NodeStatusDown && next != structs.NodeStatusDown && event == nil {
-		event = structs.NewNodeEvent(structs.NodeEventSubsystemCluster, structs.NodeEventMsgReregistered, n.srv.now())
+		event = structs.NewNodeEvent(structs.NodeEventSubsystemCluster, structs.NodeEventMsgReregistered, n.srv.Clock().Now())
 	}
 
 	if node.Status != next || event != nil {
 		req := &structs.NodeUpdateStatusRequest{
-			NodeID: node.ID, Status: next, NodeEvent: event, UpdatedAt: n.srv.now().Unix(),
+			NodeID: node.ID, Status: next, NodeEvent: event, UpdatedAt: n.srv.Clock().Now().Unix(),
 			WriteRequest: args.WriteRequest,
 		}
 		if statusChangeNeedsEvals(node.Status, next) {
 			// The evals name the node as it will be after this write.
 			changed := node.Copy()
 			changed.Status = next
-			if req.Evals, err = nodeEvals(store, changed, n.srv.now()); err != nil {
+			if req.Evals, err = nodeEvals(store, changed, n.srv.Clock().Now()); err != nil {
 				return err
 			}
 		}
-		_, index, err := n.srv.raftApply(structs.NodeUpdateStatusRequestType, req)
+		_, index, err := n.srv.RaftApply(structs.NodeUpdateStatusRequestType, req)
 		if err != nil {
 			return err
 		}
@@ -298,7 +295,7 @@ func (n *NodeEndpoint) UpdateStatus(args *structs.NodeUpdateStatusRequest, reply
 		}
 		metrics.IncrCounterWithLabels([]string{"nomad", "client", "status_change"}, 1,
 			[]metrics.Label{{Name: "status", Value: next}})
-		n.srv.logger.Debug("node status changed", "node_id", node.ID, "from", node.Status, "to", next)
+		n.srv.Logger().Debug("node status changed", "node_id", node.ID, "from", node.Status, "to", next)
 	} else {
 		reply.NodeModifyIndex = node.ModifyIndex
 		reply.Index = node.ModifyIndex
@@ -306,10 +303,10 @@ func (n *NodeEndpoint) UpdateStatus(args *structs.NodeUpdateStatusRequest, reply
 
 	switch next {
 	case structs.NodeStatusDown:
-		n.srv.heartbeats.clear(node.ID)
+		n.srv.ClearHeartbeat(node.ID)
 	case structs.NodeStatusDisconnected:
 	default:
-		ttl, err := n.srv.heartbeats.reset(node.ID)
+		ttl, err := n.srv.ResetHeartbeat(node.ID)
 		if err != nil {
 			return err
 		}
@@ -322,8 +319,8 @@ func (n *NodeEndpoint) UpdateStatus(args *structs.NodeUpdateStatusRequest, reply
 // UpdateDrain starts or cancels a drain. Starting one makes the node
 // ineligible; cancelling makes it eligible again only with MarkEligible,
 // and then re-evaluates its jobs.
-func (n *NodeEndpoint) UpdateDrain(args *structs.NodeUpdateDrainRequest, reply *structs.NodeDrainUpdateResponse) error {
-	if done, err := n.srv.forward("Node.UpdateDrain", args, args, reply); done {
+func (n *Node) UpdateDrain(args *structs.NodeUpdateDrainRequest, reply *structs.NodeDrainUpdateResponse) error {
+	if done, err := n.srv.Forward("Node.UpdateDrain", args, args, reply); done {
 		return err
 	}
 	defer metrics.MeasureSince([]string{"nomad", "client", "update_drain"}, time.Now())
@@ -337,7 +334,7 @@ func (n *NodeEndpoint) UpdateDrain(args *structs.NodeUpdateDrainRequest, reply *
 	if node == nil {
 		return fmt.Errorf("node %q: %w", args.NodeID, structs.ErrUnknownNode)
 	}
-	now := n.srv.now()
+	now := n.srv.Clock().Now()
 	msg := structs.NodeEventMsgDrainCanceled
 	if ds := args.DrainStrategy; ds != nil {
 		msg = structs.NodeEventMsgDrainStarted
@@ -355,7 +352,7 @@ func (n *NodeEndpoint) UpdateDrain(args *structs.NodeUpdateDrainRequest, reply *
 		args.NodeEvent = structs.NewNodeEvent(structs.NodeEventSubsystemDrain, msg, now)
 	}
 	args.UpdatedAt = now.Unix()
-	_, index, err := n.srv.raftApply(structs.NodeUpdateDrainRequestType, args)
+	_, index, err := n.srv.RaftApply(structs.NodeUpdateDrainRequestType, args)
 	if err != nil {
 		return err
 	}
@@ -372,8 +369,8 @@ func (n *NodeEndpoint) UpdateDrain(args *structs.NodeUpdateDrainRequest, reply *
 // UpdateEligibility marks a node eligible or ineligible for new
 // allocations. A draining node cannot be made eligible. A node made
 // eligible again has its jobs re-evaluated (system jobs may now place).
-func (n *NodeEndpoint) UpdateEligibility(args *structs.NodeUpdateEligibilityRequest, reply *structs.NodeEligibilityUpdateResponse) error {
-	if done, err := n.srv.forward("Node.UpdateEligibility", args, args, reply); done {
+func (n *Node) UpdateEligibility(args *structs.NodeUpdateEligibilityRequest, reply *structs.NodeEligibilityUpdateResponse) error {
+	if done, err := n.srv.Forward("Node.UpdateEligibility", args, args, reply); done {
 		return err
 	}
 	defer metrics.MeasureSince([]string{"nomad", "client", "update_eligibility"}, time.Now())
@@ -408,12 +405,12 @@ func (n *NodeEndpoint) UpdateEligibility(args *structs.NodeUpdateEligibilityRequ
 		reply.Index = node.ModifyIndex
 		return nil
 	}
-	now := n.srv.now()
+	now := n.srv.Clock().Now()
 	if args.NodeEvent == nil {
 		args.NodeEvent = structs.NewNodeEvent(structs.NodeEventSubsystemCluster, msg, now)
 	}
 	args.UpdatedAt = now.Unix()
-	_, index, err := n.srv.raftApply(structs.NodeUpdateEligibilityRequestType, args)
+	_, index, err := n.srv.RaftApply(structs.NodeUpdateEligibilityRequestType, args)
 	if err != nil {
 		return err
 	}
@@ -426,16 +423,16 @@ func (n *NodeEndpoint) UpdateEligibility(args *structs.NodeUpdateEligibilityRequ
 }
 
 // writeEligibleEvals re-evaluates the jobs of a node made eligible again.
-func (n *NodeEndpoint) writeEligibleEvals(nodeID string, ids *[]string, createIndex, index *uint64) error {
+func (n *Node) writeEligibleEvals(nodeID string, ids *[]string, createIndex, index *uint64) error {
 	node, err := n.srv.State().NodeByID(nil, nodeID)
 	if err != nil || node == nil {
 		return err
 	}
-	evals, err := nodeEvals(n.srv.State(), node, n.srv.now())
+	evals, err := nodeEvals(n.srv.State(), node, n.srv.Clock().Now())
 	if err != nil || len(evals) == 0 {
 		return err
 	}
-	_, evalIndex, err := n.srv.raftApply(structs.EvalUpdateRequestType, &structs.EvalUpdateRequest{Evals: evals})
+	_, evalIndex, err := n.srv.RaftApply(structs.EvalUpdateRequestType, &structs.EvalUpdateRequest{Evals: evals})
 	if err != nil {
 		return err
 	}
@@ -447,8 +444,8 @@ func (n *NodeEndpoint) writeEligibleEvals(nodeID string, ids *[]string, createIn
 
 // Evaluate re-evaluates every job with work on the node, and the system
 // jobs that target it.
-func (n *NodeEndpoint) Evaluate(args *structs.NodeEvaluateRequest, reply *structs.NodeUpdateResponse) error {
-	if done, err := n.srv.forward("Node.Evaluate", args, args, reply); done {
+func (n *Node) Evaluate(args *structs.NodeEvaluateRequest, reply *structs.NodeUpdateResponse) error {
+	if done, err := n.srv.Forward("Node.Evaluate", args, args, reply); done {
 		return err
 	}
 	if args.NodeID == "" {
@@ -465,16 +462,16 @@ func (n *NodeEndpoint) Evaluate(args *structs.NodeEvaluateRequest, reply *struct
 	if err := n.createNodeEvals(node, reply); err != nil {
 		return err
 	}
-	n.srv.setQueryMeta(&reply.QueryMeta)
+	n.srv.SetQueryMeta(&reply.QueryMeta)
 	return nil
 }
 
 // GetNode returns a node without its secret, nil when unknown.
-func (n *NodeEndpoint) GetNode(args *structs.NodeSpecificRequest, reply *structs.SingleNodeResponse) error {
-	if done, err := n.srv.forward("Node.GetNode", args, args, reply); done {
+func (n *Node) GetNode(args *structs.NodeSpecificRequest, reply *structs.SingleNodeResponse) error {
+	if done, err := n.srv.Forward("Node.GetNode", args, args, reply); done {
 		return err
 	}
-	return n.srv.blockingQuery(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
+	return blockingQuery(n.srv, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
 		node, err := store.NodeByID(ws, args.NodeID)
 		if err != nil {
 			return 0, err
@@ -489,11 +486,11 @@ func (n *NodeEndpoint) GetNode(args *structs.NodeSpecificRequest, reply *structs
 
 // List returns node stubs, optionally filtered by ID prefix and with
 // resources or OS attributes.
-func (n *NodeEndpoint) List(args *structs.NodeListRequest, reply *structs.NodeListResponse) error {
-	if done, err := n.srv.forward("Node.List", args, args, reply); done {
+func (n *Node) List(args *structs.NodeListRequest, reply *structs.NodeListResponse) error {
+	if done, err := n.srv.Forward("Node.List", args, args, reply); done {
 		return err
 	}
-	return n.srv.blockingQuery(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
+	return blockingQuery(n.srv, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
 		nodes, err := store.NodesByIDPrefix(ws, args.Prefix)
 		if err != nil {
 			return 0, err
@@ -520,11 +517,11 @@ func (n *NodeEndpoint) List(args *structs.NodeListRequest, reply *structs.NodeLi
 }
 
 // GetAllocs returns every allocation on a node.
-func (n *NodeEndpoint) GetAllocs(args *structs.NodeSpecificRequest, reply *structs.NodeAllocsResponse) error {
-	if done, err := n.srv.forward("Node.GetAllocs", args, args, reply); done {
+func (n *Node) GetAllocs(args *structs.NodeSpecificRequest, reply *structs.NodeAllocsResponse) error {
+	if done, err := n.srv.Forward("Node.GetAllocs", args, args, reply); done {
 		return err
 	}
-	return n.srv.blockingQuery(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
+	return blockingQuery(n.srv, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
 		allocs, err := store.AllocsByNode(ws, args.NodeID)
 		if err != nil {
 			return 0, err
@@ -538,14 +535,14 @@ func (n *NodeEndpoint) GetAllocs(args *structs.NodeSpecificRequest, reply *struc
 // the AllocModifyIndex the servers last changed it at, so the client
 // fetches only the allocs that changed server side. It requires the
 // node's secret.
-func (n *NodeEndpoint) GetClientAllocs(args *structs.NodeSpecificRequest, reply *structs.NodeClientAllocsResponse) error {
-	if done, err := n.srv.forward("Node.GetClientAllocs", args, args, reply); done {
+func (n *Node) GetClientAllocs(args *structs.NodeSpecificRequest, reply *structs.NodeClientAllocsResponse) error {
+	if done, err := n.srv.Forward("Node.GetClientAllocs", args, args, reply); done {
 		return err
 	}
 	if args.NodeID == "" {
 		return &structs.ValidationError{Problems: []string{"missing node ID"}}
 	}
-	return n.srv.blockingQuery(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
+	return blockingQuery(n.srv, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
 		node, err := store.NodeByID(ws, args.NodeID)
 		if err != nil {
 			return 0, err

@@ -1,4 +1,4 @@
-package nomad
+package endpoints
 
 import (
 	"cmp"
@@ -13,12 +13,12 @@ import (
 	"github.com/opennomad/nomad/structs"
 )
 
-// DeploymentEndpoint serves the Deployment.* RPCs: reads, the operator's
+// Deployment serves the Deployment.* RPCs: reads, the operator's
 // actions on a roll-out (promote, fail, pause, alloc health), which the
 // leader's deployment watcher carries out with its own rules, and the
 // garbage collector's deletions.
-type DeploymentEndpoint struct {
-	srv *Server
+type Deployment struct {
+	srv Server
 }
 
 // newestFirst orders deployments by creation, the newest first.
@@ -29,12 +29,12 @@ func newestFirst(ds []*structs.Deployment) []*structs.Deployment {
 
 // List returns the deployments of a namespace ("*" for all) whose ID
 // starts with Prefix, newest first.
-func (d *DeploymentEndpoint) List(args *structs.DeploymentListRequest, reply *structs.DeploymentListResponse) error {
-	if done, err := d.srv.forward("Deployment.List", args, args, reply); done {
+func (d *Deployment) List(args *structs.DeploymentListRequest, reply *structs.DeploymentListResponse) error {
+	if done, err := d.srv.Forward("Deployment.List", args, args, reply); done {
 		return err
 	}
 	ns := args.RequestNamespace()
-	return d.srv.blockingQuery(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
+	return blockingQuery(d.srv, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
 		ds, err := store.DeploymentsByIDPrefix(ws, ns, args.Prefix)
 		if err != nil {
 			return 0, err
@@ -45,11 +45,11 @@ func (d *DeploymentEndpoint) List(args *structs.DeploymentListRequest, reply *st
 }
 
 // GetDeployment returns a deployment, nil when unknown.
-func (d *DeploymentEndpoint) GetDeployment(args *structs.DeploymentSpecificRequest, reply *structs.SingleDeploymentResponse) error {
-	if done, err := d.srv.forward("Deployment.GetDeployment", args, args, reply); done {
+func (d *Deployment) GetDeployment(args *structs.DeploymentSpecificRequest, reply *structs.SingleDeploymentResponse) error {
+	if done, err := d.srv.Forward("Deployment.GetDeployment", args, args, reply); done {
 		return err
 	}
-	return d.srv.blockingQuery(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
+	return blockingQuery(d.srv, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
 		dep, err := store.DeploymentByID(ws, args.DeploymentID)
 		if err != nil {
 			return 0, err
@@ -63,11 +63,11 @@ func (d *DeploymentEndpoint) GetDeployment(args *structs.DeploymentSpecificReque
 }
 
 // Allocations returns the stubs of a deployment's allocs.
-func (d *DeploymentEndpoint) Allocations(args *structs.DeploymentSpecificRequest, reply *structs.AllocListResponse) error {
-	if done, err := d.srv.forward("Deployment.Allocations", args, args, reply); done {
+func (d *Deployment) Allocations(args *structs.DeploymentSpecificRequest, reply *structs.AllocListResponse) error {
+	if done, err := d.srv.Forward("Deployment.Allocations", args, args, reply); done {
 		return err
 	}
-	return d.srv.blockingQuery(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
+	return blockingQuery(d.srv, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
 		allocs, err := store.AllocsByDeployment(ws, args.DeploymentID)
 		if err != nil {
 			return 0, err
@@ -83,7 +83,7 @@ func (d *DeploymentEndpoint) Allocations(args *structs.DeploymentSpecificRequest
 
 // checkActive refuses an action on a deployment that is unknown (404) or
 // no longer active (400), before the watcher is asked.
-func (d *DeploymentEndpoint) checkActive(id string) error {
+func (d *Deployment) checkActive(id string) error {
 	if id == "" {
 		return &structs.ValidationError{Problems: []string{"missing deployment ID"}}
 	}
@@ -101,7 +101,7 @@ func (d *DeploymentEndpoint) checkActive(id string) error {
 }
 
 // operate runs one operator action through the leader's watcher.
-func (d *DeploymentEndpoint) operate(what, id string, action func() (*structs.DeploymentUpdateResponse, error), reply *structs.DeploymentUpdateResponse) error {
+func (d *Deployment) operate(what, id string, action func() (*structs.DeploymentUpdateResponse, error), reply *structs.DeploymentUpdateResponse) error {
 	defer metrics.MeasureSince([]string{"nomad", "deployment", what}, time.Now())
 	if err := d.checkActive(id); err != nil {
 		return err
@@ -117,61 +117,61 @@ func (d *DeploymentEndpoint) operate(what, id string, action func() (*structs.De
 // Promote promotes a deployment's canaries (all groups', or the named
 // groups'), with an eval that places the rest of the roll-out. A group
 // whose canaries are not all healthy refuses the promotion.
-func (d *DeploymentEndpoint) Promote(args *structs.DeploymentPromoteRequest, reply *structs.DeploymentUpdateResponse) error {
-	if done, err := d.srv.forward("Deployment.Promote", args, args, reply); done {
+func (d *Deployment) Promote(args *structs.DeploymentPromoteRequest, reply *structs.DeploymentUpdateResponse) error {
+	if done, err := d.srv.Forward("Deployment.Promote", args, args, reply); done {
 		return err
 	}
 	if !args.All && len(args.Groups) == 0 {
 		return &structs.ValidationError{Problems: []string{"promote requires All or at least one task group"}}
 	}
 	return d.operate("promote", args.DeploymentID, func() (*structs.DeploymentUpdateResponse, error) {
-		return d.srv.duties.deploys.Promote(args)
+		return d.srv.Deployments().Promote(args)
 	}, reply)
 }
 
 // Fail fails a deployment, reverting its job to the latest stable
 // version when the deployment auto-reverts.
-func (d *DeploymentEndpoint) Fail(args *structs.DeploymentFailRequest, reply *structs.DeploymentUpdateResponse) error {
-	if done, err := d.srv.forward("Deployment.Fail", args, args, reply); done {
+func (d *Deployment) Fail(args *structs.DeploymentFailRequest, reply *structs.DeploymentUpdateResponse) error {
+	if done, err := d.srv.Forward("Deployment.Fail", args, args, reply); done {
 		return err
 	}
 	return d.operate("fail", args.DeploymentID, func() (*structs.DeploymentUpdateResponse, error) {
-		return d.srv.duties.deploys.Fail(args)
+		return d.srv.Deployments().Fail(args)
 	}, reply)
 }
 
 // Pause pauses or resumes a deployment.
-func (d *DeploymentEndpoint) Pause(args *structs.DeploymentPauseRequest, reply *structs.DeploymentUpdateResponse) error {
-	if done, err := d.srv.forward("Deployment.Pause", args, args, reply); done {
+func (d *Deployment) Pause(args *structs.DeploymentPauseRequest, reply *structs.DeploymentUpdateResponse) error {
+	if done, err := d.srv.Forward("Deployment.Pause", args, args, reply); done {
 		return err
 	}
 	return d.operate("pause", args.DeploymentID, func() (*structs.DeploymentUpdateResponse, error) {
-		return d.srv.duties.deploys.Pause(args)
+		return d.srv.Deployments().Pause(args)
 	}, reply)
 }
 
 // SetAllocHealth records an operator's verdict on allocs of a deployment
 // (the only verdicts a group with health_check "manual" gets).
-func (d *DeploymentEndpoint) SetAllocHealth(args *structs.DeploymentAllocHealthRequest, reply *structs.DeploymentUpdateResponse) error {
-	if done, err := d.srv.forward("Deployment.SetAllocHealth", args, args, reply); done {
+func (d *Deployment) SetAllocHealth(args *structs.DeploymentAllocHealthRequest, reply *structs.DeploymentUpdateResponse) error {
+	if done, err := d.srv.Forward("Deployment.SetAllocHealth", args, args, reply); done {
 		return err
 	}
 	if len(args.HealthyAllocationIDs)+len(args.UnhealthyAllocationIDs) == 0 {
 		return &structs.ValidationError{Problems: []string{"must specify at least one healthy or unhealthy allocation ID"}}
 	}
 	return d.operate("set_alloc_health", args.DeploymentID, func() (*structs.DeploymentUpdateResponse, error) {
-		return d.srv.duties.deploys.SetAllocHealth(args)
+		return d.srv.Deployments().SetAllocHealth(args)
 	}, reply)
 }
 
 // Deployments returns a job's deployments, newest first; with All, also
 // those of earlier, purged jobs with the same ID.
-func (j *JobEndpoint) Deployments(args *structs.JobSpecificRequest, reply *structs.DeploymentListResponse) error {
-	if done, err := j.srv.forward("Job.Deployments", args, args, reply); done {
+func (j *Job) Deployments(args *structs.JobSpecificRequest, reply *structs.DeploymentListResponse) error {
+	if done, err := j.srv.Forward("Job.Deployments", args, args, reply); done {
 		return err
 	}
 	ns := args.RequestNamespace()
-	return j.srv.blockingQuery(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
+	return blockingQuery(j.srv, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
 		ds, err := store.DeploymentsByJobID(ws, ns, args.JobID, args.All)
 		if err != nil {
 			return 0, err
@@ -183,12 +183,12 @@ func (j *JobEndpoint) Deployments(args *structs.JobSpecificRequest, reply *struc
 
 // LatestDeployment returns a job's newest deployment, nil when it has
 // none.
-func (j *JobEndpoint) LatestDeployment(args *structs.JobSpecificRequest, reply *structs.SingleDeploymentResponse) error {
-	if done, err := j.srv.forward("Job.LatestDeployment", args, args, reply); done {
+func (j *Job) LatestDeployment(args *structs.JobSpecificRequest, reply *structs.SingleDeploymentResponse) error {
+	if done, err := j.srv.Forward("Job.LatestDeployment", args, args, reply); done {
 		return err
 	}
 	ns := args.RequestNamespace()
-	return j.srv.blockingQuery(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
+	return blockingQuery(j.srv, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
 		dep, err := store.LatestDeploymentByJobID(ws, ns, args.JobID)
 		if err != nil {
 			return 0, err

@@ -1,4 +1,4 @@
-package nomad
+package endpoints
 
 import (
 	"fmt"
@@ -18,21 +18,21 @@ import (
 // and commits nothing. The reply says what the scheduler would place,
 // stop and update, what it could not place and why, and, with Diff, how
 // the job changes.
-func (j *JobEndpoint) Plan(args *structs.JobPlanRequest, reply *structs.JobPlanResponse) error {
-	if done, err := j.srv.forward("Job.Plan", args, args, reply); done {
+func (j *Job) Plan(args *structs.JobPlanRequest, reply *structs.JobPlanResponse) error {
+	if done, err := j.srv.Forward("Job.Plan", args, args, reply); done {
 		return err
 	}
 	defer metrics.MeasureSince([]string{"nomad", "job", "plan"}, time.Now())
 
 	snap := j.srv.State().Snapshot()
-	existing, err := prepareJob(args.Job, args.Namespace, 0, j.srv.config.JobMaxCount, func(ns, id string) (*structs.Job, error) {
+	existing, err := prepareJob(args.Job, args.Namespace, 0, j.srv.Settings().JobMaxCount, func(ns, id string) (*structs.Job, error) {
 		return snap.JobByID(nil, ns, id)
 	})
 	if err != nil {
 		return err
 	}
 	job := args.Job
-	now := j.srv.now()
+	now := j.srv.Clock().Now()
 	job.SubmitTime = now.UnixNano()
 
 	// The planned version and its eval go into the snapshot only, at the
@@ -57,8 +57,8 @@ func (j *JobEndpoint) Plan(args *structs.JobPlanRequest, reply *structs.JobPlanR
 	}
 
 	planner := &planRecorder{index: index}
-	cfg := &scheduler.Config{Logger: j.srv.logger.Named("job_plan"), Now: j.srv.now}
-	sched, err := j.srv.config.Schedulers.New(eval.Type, cfg, snap.SchedulerView(), planner)
+	cfg := &scheduler.Config{Logger: j.srv.Logger().Named("job_plan"), Now: j.srv.Clock().Now}
+	sched, err := j.srv.Settings().Schedulers.New(eval.Type, cfg, snap.SchedulerView(), planner)
 	if err != nil {
 		return fmt.Errorf("job %q: %w", job.ID, err)
 	}

@@ -1,8 +1,7 @@
-package nomad
+package endpoints
 
 import (
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/hashicorp/go-metrics"
@@ -15,8 +14,8 @@ import (
 // Raft entry, with a reschedule eval (alloc-failure) for each job whose
 // newly failed alloc its reschedule policy allows to be replaced. The
 // call returns once that entry is applied.
-func (n *NodeEndpoint) UpdateAlloc(args *structs.AllocUpdateRequest, reply *structs.GenericResponse) error {
-	if done, err := n.srv.forward("Node.UpdateAlloc", args, args, reply); done {
+func (n *Node) UpdateAlloc(args *structs.AllocUpdateRequest, reply *structs.GenericResponse) error {
+	if done, err := n.srv.Forward("Node.UpdateAlloc", args, args, reply); done {
 		return err
 	}
 	defer metrics.MeasureSince([]string{"nomad", "client", "update_alloc"}, time.Now())
@@ -24,7 +23,7 @@ func (n *NodeEndpoint) UpdateAlloc(args *structs.AllocUpdateRequest, reply *stru
 		return err
 	}
 	store := n.srv.State()
-	now := n.srv.now()
+	now := n.srv.Clock().Now()
 	var evals []*structs.Evaluation
 	for _, u := range args.Alloc {
 		stored, err := store.AllocByID(nil, u.ID)
@@ -63,7 +62,7 @@ func (n *NodeEndpoint) UpdateAlloc(args *structs.AllocUpdateRequest, reply *stru
 		evals = append(evals, newJobEval(job, structs.EvalTriggerRetryFailedAlloc, 0, now))
 	}
 
-	index, err := n.srv.allocUpdates.add(args.Alloc, evals).wait()
+	index, err := n.srv.BatchAllocUpdates(args.Alloc, evals)
 	if err != nil {
 		return err
 	}
@@ -102,73 +101,4 @@ func validClientStatus(s string) bool {
 		return true
 	}
 	return false
-}
-
-// allocUpdateBatcher gathers client alloc updates into one Raft entry per
-// interval: thousands of clients reporting every few hundred
-// milliseconds would otherwise each cost a commit.
-type allocUpdateBatcher struct {
-	srv *Server
-
-	mu      sync.Mutex
-	updates []*structs.Allocation
-	evals   []*structs.Evaluation
-	// jobs holds the jobs that already have a reschedule eval in this
-	// batch; one per job is enough.
-	jobs  map[structs.NamespacedID]bool
-	batch *allocBatch
-}
-
-// allocBatch is one pending Raft entry and its outcome.
-type allocBatch struct {
-	done  chan struct{}
-	index uint64
-	err   error
-}
-
-// wait blocks until the batch is written.
-func (b *allocBatch) wait() (uint64, error) {
-	<-b.done
-	return b.index, b.err
-}
-
-func newAllocUpdateBatcher(s *Server) *allocUpdateBatcher {
-	return &allocUpdateBatcher{srv: s}
-}
-
-// add puts updates and evals in the current batch, starting one (and its
-// timer, on the server's clock) if none is open, and returns it.
-func (b *allocUpdateBatcher) add(updates []*structs.Allocation, evals []*structs.Evaluation) *allocBatch {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.batch == nil {
-		b.batch = &allocBatch{done: make(chan struct{})}
-		b.jobs = make(map[structs.NamespacedID]bool)
-		b.srv.clock.AfterFunc(b.srv.config.AllocUpdateBatchInterval, b.flush)
-	}
-	b.updates = append(b.updates, updates...)
-	for _, e := range evals {
-		if key := e.NamespacedJobID(); !b.jobs[key] {
-			b.jobs[key] = true
-			b.evals = append(b.evals, e)
-		}
-	}
-	return b.batch
-}
-
-// flush writes the open batch and releases its waiters.
-func (b *allocUpdateBatcher) flush() {
-	b.mu.Lock()
-	batch, updates, evals := b.batch, b.updates, b.evals
-	b.batch, b.updates, b.evals, b.jobs = nil, nil, nil, nil
-	b.mu.Unlock()
-	if batch == nil {
-		return
-	}
-	req := &structs.AllocUpdateRequest{Alloc: updates, Evals: evals}
-	_, batch.index, batch.err = b.srv.raftApply(structs.AllocClientUpdateRequestType, req)
-	if batch.err != nil {
-		b.srv.logger.Error("failed to write client alloc updates", "allocs", len(updates), "error", batch.err)
-	}
-	close(batch.done)
 }

@@ -1,4 +1,4 @@
-package nomad
+package endpoints
 
 import (
 	"fmt"
@@ -11,17 +11,17 @@ import (
 	"github.com/opennomad/nomad/structs"
 )
 
-// AllocEndpoint serves the Alloc.* RPCs.
-type AllocEndpoint struct {
-	srv *Server
+// Alloc serves the Alloc.* RPCs.
+type Alloc struct {
+	srv Server
 }
 
 // GetAlloc returns an alloc, nil when unknown.
-func (a *AllocEndpoint) GetAlloc(args *structs.AllocSpecificRequest, reply *structs.SingleAllocResponse) error {
-	if done, err := a.srv.forward("Alloc.GetAlloc", args, args, reply); done {
+func (a *Alloc) GetAlloc(args *structs.AllocSpecificRequest, reply *structs.SingleAllocResponse) error {
+	if done, err := a.srv.Forward("Alloc.GetAlloc", args, args, reply); done {
 		return err
 	}
-	return a.srv.blockingQuery(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
+	return blockingQuery(a.srv, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
 		alloc, err := store.AllocByID(ws, args.AllocID)
 		if err != nil {
 			return 0, err
@@ -36,11 +36,11 @@ func (a *AllocEndpoint) GetAlloc(args *structs.AllocSpecificRequest, reply *stru
 
 // GetAllocs returns the named allocs that exist; clients fetch the allocs
 // that changed with it.
-func (a *AllocEndpoint) GetAllocs(args *structs.AllocsGetRequest, reply *structs.AllocsGetResponse) error {
-	if done, err := a.srv.forward("Alloc.GetAllocs", args, args, reply); done {
+func (a *Alloc) GetAllocs(args *structs.AllocsGetRequest, reply *structs.AllocsGetResponse) error {
+	if done, err := a.srv.Forward("Alloc.GetAllocs", args, args, reply); done {
 		return err
 	}
-	return a.srv.blockingQuery(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
+	return blockingQuery(a.srv, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
 		allocs := make([]*structs.Allocation, 0, len(args.AllocIDs))
 		for _, id := range args.AllocIDs {
 			alloc, err := store.AllocByID(ws, id)
@@ -58,12 +58,12 @@ func (a *AllocEndpoint) GetAllocs(args *structs.AllocsGetRequest, reply *structs
 
 // List returns the stubs of the allocs of a namespace ("*" for all) whose
 // ID starts with Prefix.
-func (a *AllocEndpoint) List(args *structs.AllocListRequest, reply *structs.AllocListResponse) error {
-	if done, err := a.srv.forward("Alloc.List", args, args, reply); done {
+func (a *Alloc) List(args *structs.AllocListRequest, reply *structs.AllocListResponse) error {
+	if done, err := a.srv.Forward("Alloc.List", args, args, reply); done {
 		return err
 	}
 	ns := args.RequestNamespace()
-	return a.srv.blockingQuery(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
+	return blockingQuery(a.srv, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
 		allocs, err := store.AllocsByIDPrefix(ws, ns, args.Prefix)
 		if err != nil {
 			return 0, err
@@ -88,8 +88,8 @@ func (a *AllocEndpoint) List(args *structs.AllocListRequest, reply *structs.Allo
 
 // Stop stops one alloc so that it is replaced: it is marked to migrate
 // and an alloc-stop eval of its job acts on that, in one Raft entry.
-func (a *AllocEndpoint) Stop(args *structs.AllocStopRequest, reply *structs.AllocStopResponse) error {
-	if done, err := a.srv.forward("Alloc.Stop", args, args, reply); done {
+func (a *Alloc) Stop(args *structs.AllocStopRequest, reply *structs.AllocStopResponse) error {
+	if done, err := a.srv.Forward("Alloc.Stop", args, args, reply); done {
 		return err
 	}
 	defer metrics.MeasureSince([]string{"nomad", "alloc", "stop"}, time.Now())
@@ -114,13 +114,13 @@ func (a *AllocEndpoint) Stop(args *structs.AllocStopRequest, reply *structs.Allo
 	if job == nil {
 		return fmt.Errorf("alloc %q: its job %q: %w", alloc.ID, alloc.JobID, structs.ErrUnknownJob)
 	}
-	eval := newJobEval(job, structs.EvalTriggerAllocStop, 0, a.srv.now())
+	eval := newJobEval(job, structs.EvalTriggerAllocStop, 0, a.srv.Clock().Now())
 	yes, noDelay := true, args.NoShutdownDelay
 	req := &structs.AllocUpdateDesiredTransitionRequest{
 		Allocs: map[string]*structs.DesiredTransition{alloc.ID: {Migrate: &yes, NoShutdownDelay: &noDelay}},
 		Evals:  []*structs.Evaluation{eval},
 	}
-	_, index, err := a.srv.raftApply(structs.AllocUpdateDesiredTransitionRequestType, req)
+	_, index, err := a.srv.RaftApply(structs.AllocUpdateDesiredTransitionRequestType, req)
 	if err != nil {
 		return err
 	}

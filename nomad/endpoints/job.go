@@ -1,4 +1,4 @@
-package nomad
+package endpoints
 
 import (
 	"errors"
@@ -13,10 +13,10 @@ import (
 	"github.com/opennomad/nomad/structs"
 )
 
-// JobEndpoint serves the Job.* RPCs: registration, deregistration,
+// Job serves the Job.* RPCs: registration, deregistration,
 // forced evaluation, dry runs, and reads.
-type JobEndpoint struct {
-	srv *Server
+type Job struct {
+	srv Server
 }
 
 // prepareJob canonicalizes a submitted job and validates it, together
@@ -113,14 +113,14 @@ func newJobEval(job *structs.Job, triggeredBy string, priority int, now time.Tim
 // schedules it, in one Raft entry. Templates (periodic and parameterized
 // jobs) get no eval. Submitting an unchanged job writes no new version but
 // still a fresh eval: re-registering forces an evaluation.
-func (j *JobEndpoint) Register(args *structs.JobRegisterRequest, reply *structs.JobRegisterResponse) error {
-	if done, err := j.srv.forward("Job.Register", args, args, reply); done {
+func (j *Job) Register(args *structs.JobRegisterRequest, reply *structs.JobRegisterResponse) error {
+	if done, err := j.srv.Forward("Job.Register", args, args, reply); done {
 		return err
 	}
 	defer metrics.MeasureSince([]string{"nomad", "job", "register"}, time.Now())
 
 	store := j.srv.State()
-	existing, err := prepareJob(args.Job, args.Namespace, args.EvalPriority, j.srv.config.JobMaxCount, func(ns, id string) (*structs.Job, error) {
+	existing, err := prepareJob(args.Job, args.Namespace, args.EvalPriority, j.srv.Settings().JobMaxCount, func(ns, id string) (*structs.Job, error) {
 		return store.JobByID(nil, ns, id)
 	})
 	if err != nil {
@@ -145,7 +145,7 @@ func (j *JobEndpoint) Register(args *structs.JobRegisterRequest, reply *structs.
 		}
 	}
 
-	now := j.srv.now()
+	now := j.srv.Clock().Now()
 	job.SubmitTime = now.UnixNano()
 	args.Eval = nil
 	if job.RequiresEval() {
@@ -166,7 +166,7 @@ func (j *JobEndpoint) Register(args *structs.JobRegisterRequest, reply *structs.
 		}
 	}
 
-	_, index, err := j.srv.raftApply(structs.JobRegisterRequestType, args)
+	_, index, err := j.srv.RaftApply(structs.JobRegisterRequestType, args)
 	if err != nil {
 		return err
 	}
@@ -182,14 +182,14 @@ func (j *JobEndpoint) Register(args *structs.JobRegisterRequest, reply *structs.
 		reply.EvalCreateIndex = index
 	}
 	reply.Index = index
-	j.srv.setQueryMeta(&reply.QueryMeta)
+	j.srv.SetQueryMeta(&reply.QueryMeta)
 	return nil
 }
 
 // Deregister stops a job (a new version with Stop set) or purges it, and
 // writes the eval that stops its allocations, in one Raft entry.
-func (j *JobEndpoint) Deregister(args *structs.JobDeregisterRequest, reply *structs.JobDeregisterResponse) error {
-	if done, err := j.srv.forward("Job.Deregister", args, args, reply); done {
+func (j *Job) Deregister(args *structs.JobDeregisterRequest, reply *structs.JobDeregisterResponse) error {
+	if done, err := j.srv.Forward("Job.Deregister", args, args, reply); done {
 		return err
 	}
 	defer metrics.MeasureSince([]string{"nomad", "job", "deregister"}, time.Now())
@@ -211,13 +211,13 @@ func (j *JobEndpoint) Deregister(args *structs.JobDeregisterRequest, reply *stru
 	if job == nil {
 		return fmt.Errorf("job %q in namespace %q: %w", args.JobID, ns, structs.ErrUnknownJob)
 	}
-	now := j.srv.now()
+	now := j.srv.Clock().Now()
 	args.SubmitTime = now.UnixNano()
 	args.Eval = nil
 	if job.RequiresEval() {
 		args.Eval = newJobEval(job, structs.EvalTriggerJobDeregister, args.EvalPriority, now)
 	}
-	_, index, err := j.srv.raftApply(structs.JobDeregisterRequestType, args)
+	_, index, err := j.srv.RaftApply(structs.JobDeregisterRequestType, args)
 	if err != nil {
 		return err
 	}
@@ -232,15 +232,15 @@ func (j *JobEndpoint) Deregister(args *structs.JobDeregisterRequest, reply *stru
 		reply.EvalCreateIndex = index
 	}
 	reply.Index = index
-	j.srv.setQueryMeta(&reply.QueryMeta)
+	j.srv.SetQueryMeta(&reply.QueryMeta)
 	return nil
 }
 
 // Evaluate forces a new evaluation of a job. With ForceReschedule, its
 // failed allocations are also marked to be replaced now, whatever their
 // reschedule policy says, in the same Raft entry.
-func (j *JobEndpoint) Evaluate(args *structs.JobEvaluateRequest, reply *structs.JobRegisterResponse) error {
-	if done, err := j.srv.forward("Job.Evaluate", args, args, reply); done {
+func (j *Job) Evaluate(args *structs.JobEvaluateRequest, reply *structs.JobRegisterResponse) error {
+	if done, err := j.srv.Forward("Job.Evaluate", args, args, reply); done {
 		return err
 	}
 	defer metrics.MeasureSince([]string{"nomad", "job", "evaluate"}, time.Now())
@@ -262,7 +262,7 @@ func (j *JobEndpoint) Evaluate(args *structs.JobEvaluateRequest, reply *structs.
 	case job.IsParameterized():
 		return fmt.Errorf("job %q: can't evaluate parameterized job", job.ID)
 	}
-	eval := newJobEval(job, structs.EvalTriggerJobRegister, 0, j.srv.now())
+	eval := newJobEval(job, structs.EvalTriggerJobRegister, 0, j.srv.Clock().Now())
 	eval.JobModifyIndex = job.JobModifyIndex
 
 	var index uint64
@@ -279,13 +279,13 @@ func (j *JobEndpoint) Evaluate(args *structs.JobEvaluateRequest, reply *structs.
 			}
 		}
 		req := &structs.AllocUpdateDesiredTransitionRequest{Allocs: transitions, Evals: []*structs.Evaluation{eval}}
-		_, index, err = j.srv.raftApply(structs.AllocUpdateDesiredTransitionRequestType, req)
+		_, index, err = j.srv.RaftApply(structs.AllocUpdateDesiredTransitionRequestType, req)
 		if err != nil {
 			return err
 		}
 	} else {
 		req := &structs.EvalUpdateRequest{Evals: []*structs.Evaluation{eval}}
-		if _, index, err = j.srv.raftApply(structs.EvalUpdateRequestType, req); err != nil {
+		if _, index, err = j.srv.RaftApply(structs.EvalUpdateRequestType, req); err != nil {
 			return err
 		}
 	}
@@ -293,16 +293,16 @@ func (j *JobEndpoint) Evaluate(args *structs.JobEvaluateRequest, reply *structs.
 	reply.EvalCreateIndex = index
 	reply.JobModifyIndex = job.JobModifyIndex
 	reply.Index = index
-	j.srv.setQueryMeta(&reply.QueryMeta)
+	j.srv.SetQueryMeta(&reply.QueryMeta)
 	return nil
 }
 
 // Validate checks a job without registering it. Problems are answered in
 // the reply, not as an error, so the caller can list them.
-func (j *JobEndpoint) Validate(args *structs.JobValidateRequest, reply *structs.JobValidateResponse) error {
+func (j *Job) Validate(args *structs.JobValidateRequest, reply *structs.JobValidateResponse) error {
 	// Validation reads nothing but the registered version, which any
 	// server has; it need not reach the leader.
-	_, err := prepareJob(args.Job, args.Namespace, 0, j.srv.config.JobMaxCount, func(ns, id string) (*structs.Job, error) {
+	_, err := prepareJob(args.Job, args.Namespace, 0, j.srv.Settings().JobMaxCount, func(ns, id string) (*structs.Job, error) {
 		return j.srv.State().JobByID(nil, ns, id)
 	})
 	reply.DriverConfigValidated = false
@@ -319,12 +319,12 @@ func (j *JobEndpoint) Validate(args *structs.JobValidateRequest, reply *structs.
 }
 
 // GetJob returns a job, nil when it does not exist.
-func (j *JobEndpoint) GetJob(args *structs.JobSpecificRequest, reply *structs.SingleJobResponse) error {
-	if done, err := j.srv.forward("Job.GetJob", args, args, reply); done {
+func (j *Job) GetJob(args *structs.JobSpecificRequest, reply *structs.SingleJobResponse) error {
+	if done, err := j.srv.Forward("Job.GetJob", args, args, reply); done {
 		return err
 	}
 	ns := args.RequestNamespace()
-	return j.srv.blockingQuery(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
+	return blockingQuery(j.srv, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
 		job, err := store.JobByID(ws, ns, args.JobID)
 		if err != nil {
 			return 0, err
@@ -339,12 +339,12 @@ func (j *JobEndpoint) GetJob(args *structs.JobSpecificRequest, reply *structs.Si
 
 // List returns the stubs of the jobs of a namespace ("*" for all) whose
 // ID starts with Prefix, each with its summary.
-func (j *JobEndpoint) List(args *structs.JobListRequest, reply *structs.JobListResponse) error {
-	if done, err := j.srv.forward("Job.List", args, args, reply); done {
+func (j *Job) List(args *structs.JobListRequest, reply *structs.JobListResponse) error {
+	if done, err := j.srv.Forward("Job.List", args, args, reply); done {
 		return err
 	}
 	ns := args.RequestNamespace()
-	return j.srv.blockingQuery(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
+	return blockingQuery(j.srv, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
 		jobs, err := store.JobsByIDPrefix(ws, ns, args.Prefix)
 		if err != nil {
 			return 0, err
@@ -368,12 +368,12 @@ func (j *JobEndpoint) List(args *structs.JobListRequest, reply *structs.JobListR
 
 // Allocations returns the stubs of a job's allocations; with All, also
 // those of earlier, purged jobs with the same ID.
-func (j *JobEndpoint) Allocations(args *structs.JobSpecificRequest, reply *structs.JobAllocationsResponse) error {
-	if done, err := j.srv.forward("Job.Allocations", args, args, reply); done {
+func (j *Job) Allocations(args *structs.JobSpecificRequest, reply *structs.JobAllocationsResponse) error {
+	if done, err := j.srv.Forward("Job.Allocations", args, args, reply); done {
 		return err
 	}
 	ns := args.RequestNamespace()
-	return j.srv.blockingQuery(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
+	return blockingQuery(j.srv, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
 		allocs, err := store.AllocsByJob(ws, ns, args.JobID, args.All)
 		if err != nil {
 			return 0, err
@@ -388,12 +388,12 @@ func (j *JobEndpoint) Allocations(args *structs.JobSpecificRequest, reply *struc
 }
 
 // Evaluations returns a job's evaluations.
-func (j *JobEndpoint) Evaluations(args *structs.JobSpecificRequest, reply *structs.JobEvaluationsResponse) error {
-	if done, err := j.srv.forward("Job.Evaluations", args, args, reply); done {
+func (j *Job) Evaluations(args *structs.JobSpecificRequest, reply *structs.JobEvaluationsResponse) error {
+	if done, err := j.srv.Forward("Job.Evaluations", args, args, reply); done {
 		return err
 	}
 	ns := args.RequestNamespace()
-	return j.srv.blockingQuery(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
+	return blockingQuery(j.srv, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
 		evals, err := store.EvalsByJob(ws, ns, args.JobID)
 		if err != nil {
 			return 0, err
@@ -404,12 +404,12 @@ func (j *JobEndpoint) Evaluations(args *structs.JobSpecificRequest, reply *struc
 }
 
 // Summary returns a job's summary, nil when the job does not exist.
-func (j *JobEndpoint) Summary(args *structs.JobSpecificRequest, reply *structs.JobSummaryResponse) error {
-	if done, err := j.srv.forward("Job.Summary", args, args, reply); done {
+func (j *Job) Summary(args *structs.JobSpecificRequest, reply *structs.JobSummaryResponse) error {
+	if done, err := j.srv.Forward("Job.Summary", args, args, reply); done {
 		return err
 	}
 	ns := args.RequestNamespace()
-	return j.srv.blockingQuery(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
+	return blockingQuery(j.srv, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
 		summary, err := store.JobSummaryByID(ws, ns, args.JobID)
 		if err != nil {
 			return 0, err
@@ -424,12 +424,12 @@ func (j *JobEndpoint) Summary(args *structs.JobSpecificRequest, reply *structs.J
 
 // GetJobVersions returns a job's stored versions, newest first, and with
 // Diffs the difference between each version and the one before it.
-func (j *JobEndpoint) GetJobVersions(args *structs.JobVersionsRequest, reply *structs.JobVersionsResponse) error {
-	if done, err := j.srv.forward("Job.GetJobVersions", args, args, reply); done {
+func (j *Job) GetJobVersions(args *structs.JobVersionsRequest, reply *structs.JobVersionsResponse) error {
+	if done, err := j.srv.Forward("Job.GetJobVersions", args, args, reply); done {
 		return err
 	}
 	ns := args.RequestNamespace()
-	return j.srv.blockingQuery(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
+	return blockingQuery(j.srv, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
 		versions, err := store.JobVersionsByID(ws, ns, args.JobID)
 		if err != nil {
 			return 0, err

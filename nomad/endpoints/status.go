@@ -1,0 +1,77 @@
+package endpoints
+
+import (
+	"github.com/opennomad/nomad/structs"
+)
+
+// Status serves the Status.* RPCs: who leads, who the servers
+// are and which of them this server knows as members. Any server answers
+// from what its Raft knows.
+type Status struct {
+	srv Server
+}
+
+// Ping answers, so callers can check a server is reachable.
+func (s *Status) Ping(args struct{}, reply *struct{}) error {
+	return nil
+}
+
+// otherRegion answers requests for a region other than this server's,
+// which have nowhere to go until federation exists.
+func (s *Status) otherRegion(method string, args *structs.GenericRequest, reply interface{}) (bool, error) {
+	if args.Region == "" || args.Region == s.srv.Settings().Region {
+		return false, nil
+	}
+	return s.srv.Forward(method, args, args, reply)
+}
+
+// Leader returns the RPC address ("host:port") of the leader, "" when no
+// leader is known.
+func (s *Status) Leader(args *structs.GenericRequest, reply *string) error {
+	if done, err := s.otherRegion("Status.Leader", args, reply); done {
+		return err
+	}
+	*reply = s.srv.LeaderRPCAddr()
+	return nil
+}
+
+// Peers returns the RPC addresses of the Raft voters and non-voters.
+func (s *Status) Peers(args *structs.GenericRequest, reply *[]string) error {
+	if done, err := s.otherRegion("Status.Peers", args, reply); done {
+		return err
+	}
+	peers, err := s.srv.RaftPeers()
+	if err != nil {
+		return err
+	}
+	*reply = peers
+	return nil
+}
+
+// Members returns the servers this server knows as gossip members, with
+// their status; a server that runs no gossip knows only itself.
+func (s *Status) Members(args *structs.GenericRequest, reply *structs.ServerMembersResponse) error {
+	if done, err := s.otherRegion("Status.Members", args, reply); done {
+		return err
+	}
+	c := s.srv.Settings()
+	*reply = structs.ServerMembersResponse{
+		ServerName:   c.NodeName,
+		ServerRegion: c.Region,
+		ServerDC:     c.Datacenter,
+		Members:      s.srv.Members(),
+	}
+	return nil
+}
+
+// Region serves Region.List.
+type Region struct {
+	srv Server
+}
+
+// List returns the regions this server knows: its own, until federation
+// exists.
+func (r *Region) List(args *structs.GenericRequest, reply *[]string) error {
+	*reply = []string{r.srv.Settings().Region}
+	return nil
+}
