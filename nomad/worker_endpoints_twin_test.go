@@ -9,29 +9,32 @@ import (
 
 	"github.com/opennomad/nomad/nomad/broker"
 	"github.com/opennomad/nomad/nomad/clock"
+	"github.com/opennomad/nomad/nomad/planapply"
+	"github.com/opennomad/nomad/nomad/planapply/planapplytest"
 	"github.com/opennomad/nomad/nomad/state"
+	"github.com/opennomad/nomad/nomad/state/statetest"
 	"github.com/opennomad/nomad/nomad/worker"
 	"github.com/opennomad/nomad/structs"
 )
 
 // localLeader is the leader side of scheduling in one process: a broker,
 // a blocked-evals tracker, a plan queue and an applier over a Raft twin,
-// all writing one testState. Its endpoints are the in-memory twin of the
-// RPC endpoints workers call; its fsm hooks play the FSM's leader-side
+// all writing one statetest.Store. Its endpoints are the in-memory twin of
+// the RPC endpoints workers call; its fsm hooks play the FSM's leader-side
 // effects (enqueue pending evals, track blocked ones).
 type localLeader struct {
 	t       testing.TB
-	s       *testState
+	s       *statetest.Store
 	clock   clock.Clock
 	broker  *broker.Broker
 	blocked *broker.BlockedEvals
-	queue   *PlanQueue
-	applier *PlanApplier
+	queue   *planapply.Queue
+	applier *planapply.Applier
 }
 
 // newLocalLeader starts a leader over s whose applier commits through
-// an autoPlanRaft with the given commit latency and pipeline depth.
-func newLocalLeader(t testing.TB, s *testState, c clock.Clock, pipeline int) *localLeader {
+// a planapplytest.AutoRaft with the given commit latency and pipeline depth.
+func newLocalLeader(t testing.TB, s *statetest.Store, c clock.Clock, pipeline int) *localLeader {
 	t.Helper()
 	bcfg := broker.DefaultConfig()
 	bcfg.Clock = c
@@ -43,14 +46,14 @@ func newLocalLeader(t testing.TB, s *testState, c clock.Clock, pipeline int) *lo
 	blocked, err := broker.NewBlockedEvals(eb, blcfg)
 	must.NoError(t, err)
 	blocked.SetEnabled(true)
-	q := NewPlanQueue(c)
+	q := planapply.NewQueue(c)
 	q.SetEnabled(true)
 	l := &localLeader{t: t, s: s, clock: c, broker: eb, blocked: blocked, queue: q}
 
-	raft := newAutoPlanRaft(t, s, 0, l.afterPlanResults)
-	l.applier, err = NewPlanApplier(PlanApplierConfig{
+	raft := planapplytest.NewAutoRaft(t, s, 0, l.afterPlanResults)
+	l.applier, err = planapply.New(planapply.Config{
 		Queue: q, Evals: eb, Raft: raft,
-		State: func() *state.StateStore { return s.store },
+		State: s.State,
 		Clock: c, Pipeline: pipeline,
 	})
 	must.NoError(t, err)
@@ -70,7 +73,7 @@ func newLocalLeader(t testing.TB, s *testState, c clock.Clock, pipeline int) *lo
 // writeEvals is Raft + FSM for evals: write, then hand pending ones to the
 // broker and blocked ones to the tracker.
 func (l *localLeader) writeEvals(evals ...*structs.Evaluation) error {
-	index, err := l.s.write(func(tx *state.Txn) error { return tx.UpsertEvals(evals) })
+	index, err := l.s.Write(func(tx *state.Txn) error { return tx.UpsertEvals(evals) })
 	if err != nil {
 		return err
 	}
@@ -98,11 +101,11 @@ func (l *localLeader) afterPlanResults(index uint64, req *structs.ApplyPlanResul
 	l.evalsApplied(index, req.PreemptionEvals)
 	for _, stops := range [][]*structs.AllocStop{req.AllocsStopped, req.AllocsPreempted} {
 		for _, stop := range stops {
-			a, err := l.s.store.AllocByID(nil, stop.ID)
+			a, err := l.s.State().AllocByID(nil, stop.ID)
 			if err != nil || a == nil {
 				continue
 			}
-			if n, err := l.s.store.NodeByID(nil, a.NodeID); err == nil && n != nil {
+			if n, err := l.s.State().NodeByID(nil, a.NodeID); err == nil && n != nil {
 				l.blocked.Unblock(n.ComputedClass, index)
 			}
 		}
@@ -120,7 +123,7 @@ func (l *localLeader) Dequeue(ctx context.Context, req *structs.EvalDequeueReque
 		return &structs.EvalDequeueResponse{}, err
 	}
 	waitIndex := eval.ModifyIndex
-	evals, err := l.s.store.EvalsByJob(nil, eval.Namespace, eval.JobID)
+	evals, err := l.s.State().EvalsByJob(nil, eval.Namespace, eval.JobID)
 	if err != nil {
 		return nil, err
 	}
@@ -160,7 +163,7 @@ func (l *localLeader) CreateEval(req *structs.EvalUpdateRequest) error {
 	if err := l.broker.OutstandingReset(eval.PreviousEval, req.EvalToken); err != nil {
 		return fmt.Errorf("eval create %q: previous eval %q: %w", eval.ID, eval.PreviousEval, err)
 	}
-	if existing, err := l.s.store.EvalByID(nil, eval.ID); err != nil || existing != nil {
+	if existing, err := l.s.State().EvalByID(nil, eval.ID); err != nil || existing != nil {
 		return fmt.Errorf("eval create %q: evaluation already exists", eval.ID)
 	}
 	return l.writeEvals(eval)
@@ -175,7 +178,7 @@ func (l *localLeader) ReblockEval(req *structs.EvalUpdateRequest) error {
 	if err := l.broker.OutstandingReset(eval.ID, req.EvalToken); err != nil {
 		return fmt.Errorf("eval reblock %q: %w", eval.ID, err)
 	}
-	stored, err := l.s.store.EvalByID(nil, eval.ID)
+	stored, err := l.s.State().EvalByID(nil, eval.ID)
 	if err != nil {
 		return err
 	}
