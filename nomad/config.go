@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/raft"
 
 	"github.com/opennomad/nomad/nomad/clock"
+	"github.com/opennomad/nomad/nomad/planapply"
 	"github.com/opennomad/nomad/nomad/state"
 	"github.com/opennomad/nomad/nomad/worker"
 	"github.com/opennomad/nomad/scheduler"
@@ -93,7 +94,7 @@ type Config struct {
 	LeaderPausedFraction float64
 	// PlanApplyPipeline is how many plan results the applier may have in
 	// Raft at once (plan_apply_pipeline); 0 means
-	// DefaultPlanApplyPipeline.
+	// planapply.DefaultPipeline.
 	PlanApplyPipeline int
 
 	// Heartbeats (see heartbeat.go). A client is told a TTL of
@@ -160,7 +161,7 @@ func DefaultConfig() *Config {
 		NumSchedulers:        runtime.NumCPU(),
 		EnabledSchedulers:    worker.AllSchedulers(),
 		LeaderPausedFraction: worker.DefaultLeaderPausedFraction,
-		PlanApplyPipeline:    DefaultPlanApplyPipeline,
+		PlanApplyPipeline:    planapply.DefaultPipeline,
 
 		MinHeartbeatTTL:        10 * time.Second,
 		MaxHeartbeatsPerSecond: 50.0,

@@ -28,16 +28,16 @@
 //   - broker.BlockedEvals holds evaluations waiting for capacity and
 //     releases them into the broker when the cluster changes in a way that
 //     can help.
-//   - PlanQueue orders the plans workers submit for the single plan
-//     applier.
-//   - PlanApplier judges each plan node by node against the newest state
-//     plus the results still in Raft, commits what fits through PlanRaft
-//     with several commits in flight, and answers in order. The judging
-//     and the building of the Raft entry are the pure package planjudge,
-//     which the scheduler's test harness uses too.
+//   - planapply.Queue (package nomad/planapply) orders the plans workers
+//     submit for the single plan applier.
+//   - planapply.Applier judges each plan node by node against the newest
+//     state plus the results still in Raft, commits what fits through
+//     planapply.Raft with several commits in flight, and answers in
+//     order. The judging and the building of the Raft entry are the pure
+//     package planjudge, which the scheduler's test harness uses too.
 //
-// The applier commits through PlanRaft, which the server implements with
-// raft.Apply (serverPlanRaft); the FSM applies the entry, hands the
+// The applier commits through planapply.Raft, which the server implements
+// with raft.Apply (serverPlanRaft); the FSM applies the entry, hands the
 // preemption evals to the broker and releases blocked evals on the nodes
 // where allocs stopped.
 //

@@ -6,13 +6,15 @@ import (
 
 	"github.com/opennomad/nomad/nomad/broker"
 	"github.com/opennomad/nomad/nomad/fsm"
+	"github.com/opennomad/nomad/nomad/planapply"
 	"github.com/opennomad/nomad/structs"
 )
 
 // The leader-only components of the scheduling pipeline, as the server
-// uses them. broker.Broker, broker.BlockedEvals and PlanQueue implement them; tests
-// substitute recorders. Every method must be safe for concurrent use:
-// endpoints, the FSM goroutine and the leader's loops call them at once.
+// uses them. broker.Broker, broker.BlockedEvals and planapply.Queue
+// implement them; tests substitute recorders. Every method must be safe for
+// concurrent use: endpoints, the FSM goroutine and the leader's loops call
+// them at once.
 
 // evalBroker is the leader's queue of evaluations (broker.Broker).
 type evalBroker interface {
@@ -52,11 +54,11 @@ type blockedEvalTracker interface {
 }
 
 // planQueue is the leader's queue of plans for the plan applier
-// (PlanQueue).
+// (planapply.Queue).
 type planQueue interface {
 	SetEnabled(enabled bool)
 	// Enqueue queues a plan; structs.ErrPlanQueueDisabled off the leader.
-	Enqueue(plan *structs.Plan) (PlanFuture, error)
+	Enqueue(plan *structs.Plan) (planapply.Future, error)
 }
 
 // statsEmitter is a component that publishes its gauges periodically
@@ -94,17 +96,17 @@ func newPipeline(c *Config) (pipeline, error) {
 	if err != nil {
 		return pipeline{}, err
 	}
-	return pipeline{broker: eb, blocked: blocked, plans: NewPlanQueue(c.Clock)}, nil
+	return pipeline{broker: eb, blocked: blocked, plans: planapply.NewQueue(c.Clock)}, nil
 }
 
 // The real components must keep fitting the server's view of them.
 var (
 	_ evalBroker         = (*broker.Broker)(nil)
 	_ blockedEvalTracker = (*broker.BlockedEvals)(nil)
-	_ planQueue          = (*PlanQueue)(nil)
+	_ planQueue          = (*planapply.Queue)(nil)
 	_ statsEmitter       = (*broker.Broker)(nil)
 	_ statsEmitter       = (*broker.BlockedEvals)(nil)
-	_ statsEmitter       = (*PlanQueue)(nil)
+	_ statsEmitter       = (*planapply.Queue)(nil)
 )
 
 // LeadershipObserver is a component that works only while this server
@@ -122,3 +124,6 @@ type LeadershipObserver interface {
 	LeadershipGained(ctx context.Context)
 	LeadershipLost()
 }
+
+// The plan applier (planapply.Applier) follows leadership.
+var _ LeadershipObserver = (*planapply.Applier)(nil)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/opennomad/nomad/nomad/broker"
+	"github.com/opennomad/nomad/nomad/planapply"
 	"github.com/opennomad/nomad/structs"
 )
 
@@ -296,7 +297,7 @@ func (q *fakePlanQueue) SetEnabled(enabled bool) {
 	q.enabled = enabled
 }
 
-func (q *fakePlanQueue) Enqueue(plan *structs.Plan) (PlanFuture, error) {
+func (q *fakePlanQueue) Enqueue(plan *structs.Plan) (planapply.Future, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if !q.enabled {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/opennomad/nomad/nomad/clock"
 	"github.com/opennomad/nomad/nomad/fsm"
+	"github.com/opennomad/nomad/nomad/planapply"
 	"github.com/opennomad/nomad/nomad/state"
 	"github.com/opennomad/nomad/nomad/worker"
 	"github.com/opennomad/nomad/scheduler"
@@ -42,7 +43,7 @@ type Server struct {
 	planQueue    planQueue
 	// planApplier commits plans while this server leads; nil when the
 	// pipeline has no real plan queue and broker (tests with fakes).
-	planApplier *PlanApplier
+	planApplier *planapply.Applier
 	// duties are the leader's watchers (drainer, deployments, periodic).
 	duties *leaderDuties
 	// workers schedule evals on every server.
@@ -177,10 +178,10 @@ func newServer(cfg *Config, components func(*Config) (pipeline, error)) (*Server
 // NewServer once Raft is up.
 func (s *Server) buildLeaderParts(p pipeline) error {
 	c := s.config
-	queue, okQueue := p.plans.(*PlanQueue)
-	evals, okEvals := p.broker.(OutstandingEvals)
+	queue, okQueue := p.plans.(*planapply.Queue)
+	evals, okEvals := p.broker.(planapply.OutstandingEvals)
 	if okQueue && okEvals {
-		a, err := NewPlanApplier(PlanApplierConfig{
+		a, err := planapply.New(planapply.Config{
 			Queue: queue, Evals: evals, Raft: &serverPlanRaft{s: s}, State: s.State,
 			Clock: s.clock, Logger: s.logger, Pipeline: c.PlanApplyPipeline,
 		})

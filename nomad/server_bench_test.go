@@ -10,6 +10,8 @@ import (
 
 	"github.com/hashicorp/go-memdb"
 
+	"github.com/opennomad/nomad/nomad/planapply"
+	"github.com/opennomad/nomad/nomad/state/statetest"
 	"github.com/opennomad/nomad/nomad/worker"
 	"github.com/opennomad/nomad/structs"
 	"github.com/opennomad/nomad/structs/mock"
@@ -68,7 +70,7 @@ func benchNodes(b *testing.B, s *Server, n int, opts ...mock.NodeOption) []*stru
 // is 1 (the classic applier) or the default.
 func BenchmarkServerPlanApply(b *testing.B) {
 	for _, allocs := range []int{1, 10} {
-		for _, pipeline := range []int{1, DefaultPlanApplyPipeline} {
+		for _, pipeline := range []int{1, planapply.DefaultPipeline} {
 			b.Run(fmt.Sprintf("allocs=%d/pipeline=%d", allocs, pipeline), func(b *testing.B) {
 				benchServerPlanApply(b, allocs, pipeline)
 			})
@@ -120,7 +122,7 @@ func benchServerPlanApply(b *testing.B, allocsPerPlan, pipeline int) {
 				plan := h.eval.MakePlan(h.job)
 				plan.EvalToken = h.token
 				for k := range allocsPerPlan {
-					a := newTestAlloc(h.job, nodes[(int(i)*allocsPerPlan+k)%len(nodes)], 1)
+					a := statetest.SizedAlloc(h.job, nodes[(int(i)*allocsPerPlan+k)%len(nodes)], 1)
 					a.EvalID = h.eval.ID
 					plan.AppendAlloc(a)
 				}

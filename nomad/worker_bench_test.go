@@ -10,7 +10,8 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/opennomad/nomad/nomad/clock"
-	"github.com/opennomad/nomad/nomad/state"
+	"github.com/opennomad/nomad/nomad/planapply"
+	"github.com/opennomad/nomad/nomad/state/statetest"
 	"github.com/opennomad/nomad/nomad/worker"
 	"github.com/opennomad/nomad/scheduler"
 	"github.com/opennomad/nomad/structs"
@@ -30,19 +31,19 @@ func BenchmarkWorkers(b *testing.B) {
 }
 
 func benchWorkers(b *testing.B, workers int) {
-	s := newTestState(b)
-	leader := newLocalLeader(b, s, clock.Real{}, DefaultPlanApplyPipeline)
+	s := statetest.NewStore(b)
+	leader := newLocalLeader(b, s, clock.Real{}, planapply.DefaultPipeline)
 	var nodes []*structs.Node
 	for range 100 {
-		nodes = append(nodes, s.node(mock.NodeResources(1<<40, 1<<40)))
+		nodes = append(nodes, s.Node(mock.NodeResources(1<<40, 1<<40)))
 	}
-	j := s.job()
+	j := s.Job()
 	acked := make(chan struct{}, b.N)
 	ep := &signalEndpoints{Endpoints: leader, ch: acked}
 	var next atomic.Int64
 	place := factoryOf(func(_ scheduler.State, p scheduler.Planner, eval *structs.Evaluation) error {
 		plan := eval.MakePlan(j)
-		plan.AppendAlloc(newTestAlloc(j, nodes[next.Add(1)%int64(len(nodes))], 1))
+		plan.AppendAlloc(statetest.SizedAlloc(j, nodes[next.Add(1)%int64(len(nodes))], 1))
 		if _, _, err := p.SubmitPlan(plan); err != nil {
 			return err
 		}
@@ -50,7 +51,7 @@ func benchWorkers(b *testing.B, workers int) {
 	})
 	cfg := worker.DefaultPoolConfig(worker.Config{
 		Endpoints: ep,
-		State:     func() *state.StateStore { return s.store },
+		State:     s.StateStore,
 		Factories: map[string]scheduler.Factory{structs.JobTypeService: place},
 	})
 	cfg.NumSchedulers, cfg.MaxSchedulers = workers, workers
@@ -60,7 +61,7 @@ func benchWorkers(b *testing.B, workers int) {
 	// One job per eval, so the broker hands them out in parallel.
 	evals := make([]*structs.Evaluation, b.N)
 	for i := range evals {
-		job := s.job()
+		job := s.Job()
 		evals[i] = &structs.Evaluation{
 			ID: structs.GenerateUUID(), Namespace: job.Namespace, Priority: job.Priority, Type: job.Type,
 			TriggeredBy: structs.EvalTriggerJobRegister, JobID: job.ID, Status: structs.EvalStatusPending,

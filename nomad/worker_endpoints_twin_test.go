@@ -7,7 +7,9 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/opennomad/nomad/nomad/clock"
-	"github.com/opennomad/nomad/nomad/state"
+	"github.com/opennomad/nomad/nomad/planapply"
+	"github.com/opennomad/nomad/nomad/planapply/planapplytest"
+	"github.com/opennomad/nomad/nomad/state/statetest"
 	"github.com/opennomad/nomad/nomad/worker"
 	"github.com/opennomad/nomad/nomad/worker/workertest"
 	"github.com/opennomad/nomad/structs"
@@ -16,19 +18,19 @@ import (
 var _ worker.Endpoints = (*workertest.Leader)(nil)
 
 // newLocalLeader starts the in-memory twin of the leader's worker
-// endpoints over s, with this package's plan queue and applier in place
-// of its serial one: the applier commits through an autoPlanRaft (no
+// endpoints over s, with the real plan queue and applier in place of its
+// serial one: the applier commits through a planapplytest.AutoRaft (no
 // commit latency) with the given pipeline depth, and the Raft twin plays
 // the FSM's leader-side effects of each plan result.
-func newLocalLeader(t testing.TB, s *testState, c clock.Clock, pipeline int) *workertest.Leader {
+func newLocalLeader(t testing.TB, s *statetest.Store, c clock.Clock, pipeline int) *workertest.Leader {
 	t.Helper()
-	l := workertest.NewLeader(t, twinStore{s}, c)
-	q := NewPlanQueue(c)
+	l := workertest.NewLeader(t, s, c)
+	q := planapply.NewQueue(c)
 	q.SetEnabled(true)
-	raft := newAutoPlanRaft(t, s, 0, l.AfterPlanResults)
-	applier, err := NewPlanApplier(PlanApplierConfig{
+	raft := planapplytest.NewAutoRaft(t, s, 0, l.AfterPlanResults)
+	applier, err := planapply.New(planapply.Config{
 		Queue: q, Evals: l.Broker, Raft: raft,
-		State: func() *state.StateStore { return s.store },
+		State: s.StateStore,
 		Clock: c, Pipeline: pipeline,
 	})
 	must.NoError(t, err)
@@ -49,10 +51,3 @@ func newLocalLeader(t testing.TB, s *testState, c clock.Clock, pipeline int) *wo
 	})
 	return l
 }
-
-// twinStore lets the leader twin write the package's testState.
-type twinStore struct{ s *testState }
-
-func (t twinStore) Write(fn func(tx *state.Txn) error) (uint64, error) { return t.s.write(fn) }
-func (t twinStore) Latest() uint64                                     { return t.s.latest() }
-func (t twinStore) StateStore() *state.StateStore                      { return t.s.store }

@@ -11,7 +11,8 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/opennomad/nomad/nomad/clock"
-	"github.com/opennomad/nomad/nomad/state"
+	"github.com/opennomad/nomad/nomad/planapply"
+	"github.com/opennomad/nomad/nomad/state/statetest"
 	"github.com/opennomad/nomad/nomad/worker"
 	"github.com/opennomad/nomad/nomad/worker/workertest"
 	"github.com/opennomad/nomad/scheduler"
@@ -32,6 +33,9 @@ const (
 	// job fits in the end.
 	invariantTaskCPU = 150
 )
+
+// testEpoch is the fake clocks' starting time.
+var testEpoch = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
 func TestSchedulingInvariants(t *testing.T) {
 	t.Run("racing test scheduler", func(t *testing.T) {
@@ -78,15 +82,15 @@ func (s *signalEndpoints) signal() {
 }
 
 func runSchedulingInvariants(t *testing.T, service scheduler.Factory, mustRace bool) {
-	s := newTestState(t)
-	leader := newLocalLeader(t, s, clock.NewFake(testEpoch), DefaultPlanApplyPipeline)
+	s := statetest.NewStore(t)
+	leader := newLocalLeader(t, s, clock.NewFake(testEpoch), planapply.DefaultPipeline)
 	for range invariantNodes {
-		s.node()
+		s.Node()
 	}
 	ep := &signalEndpoints{Endpoints: leader, ch: make(chan struct{}, 1)}
 	cfg := worker.DefaultPoolConfig(worker.Config{
 		Endpoints: ep,
-		State:     func() *state.StateStore { return s.store },
+		State:     s.StateStore,
 		Factories: map[string]scheduler.Factory{structs.JobTypeService: service},
 		Clock:     clock.NewFake(testEpoch),
 	})
@@ -98,7 +102,7 @@ func runSchedulingInvariants(t *testing.T, service scheduler.Factory, mustRace b
 
 	jobs := make([]*structs.Job, invariantJobs)
 	for i := range jobs {
-		jobs[i] = s.job(mock.Count(invariantCount), mock.TaskResources(invariantTaskCPU, 256))
+		jobs[i] = s.Job(mock.Count(invariantCount), mock.TaskResources(invariantTaskCPU, 256))
 		must.NoError(t, leader.WriteEvals(&structs.Evaluation{
 			ID: structs.GenerateUUID(), Namespace: jobs[i].Namespace, Priority: jobs[i].Priority,
 			Type: jobs[i].Type, TriggeredBy: structs.EvalTriggerJobRegister, JobID: jobs[i].ID,
@@ -125,9 +129,9 @@ func runSchedulingInvariants(t *testing.T, service scheduler.Factory, mustRace b
 		cancel()
 	}
 
-	assertNoOvercommit(t, s)
+	statetest.NoOvercommit(t, s.StateStore())
 	for _, j := range jobs {
-		allocs, err := s.store.AllocsByJob(nil, j.Namespace, j.ID, false)
+		allocs, err := s.StateStore().AllocsByJob(nil, j.Namespace, j.ID, false)
 		must.NoError(t, err)
 		live := 0
 		for _, a := range allocs {
@@ -137,7 +141,7 @@ func runSchedulingInvariants(t *testing.T, service scheduler.Factory, mustRace b
 		}
 		must.Eq(t, invariantCount, live, must.Sprintf("job %s", j.ID))
 	}
-	evals, err := s.store.Evals(nil, structs.AllNamespaces)
+	evals, err := s.StateStore().Evals(nil, structs.AllNamespaces)
 	must.NoError(t, err)
 	for _, e := range evals {
 		must.True(t, e.TerminalStatus() || e.Status == structs.EvalStatusBlocked,
@@ -154,9 +158,9 @@ func runSchedulingInvariants(t *testing.T, service scheduler.Factory, mustRace b
 // invariantSettled reports whether every eval in state is terminal or
 // blocked and the broker holds nothing; otherwise it says what is left.
 // It registers the evals table in ws.
-func invariantSettled(t *testing.T, s *testState, l *workertest.Leader, ws memdb.WatchSet) (bool, string) {
+func invariantSettled(t *testing.T, s *statetest.Store, l *workertest.Leader, ws memdb.WatchSet) (bool, string) {
 	t.Helper()
-	evals, err := s.store.Evals(ws, structs.AllNamespaces)
+	evals, err := s.StateStore().Evals(ws, structs.AllNamespaces)
 	must.NoError(t, err)
 	open := 0
 	for _, e := range evals {

@@ -5,8 +5,8 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/opennomad/nomad/nomad"
 	"github.com/opennomad/nomad/nomad/keyring"
+	"github.com/opennomad/nomad/nomad/planapply"
 	"github.com/opennomad/nomad/nomad/worker"
 	"github.com/opennomad/nomad/structs"
 )
@@ -124,7 +124,7 @@ type ServerConfig struct {
 
 	// PlanApplyPipeline is the number of plan results the leader's
 	// applier keeps in Raft at once (it judges the next plan meanwhile);
-	// nomad.DefaultPlanApplyPipeline unless set. Nomad's default is 1.
+	// planapply.DefaultPipeline unless set. Nomad's default is 1.
 	PlanApplyPipeline int `hcl:"plan_apply_pipeline"`
 	// RaftProtocol must be 3, the only version spoken.
 	RaftProtocol int `hcl:"raft_protocol"`
@@ -330,7 +330,7 @@ func DefaultConfig() *Config {
 				PreemptionConfig:   PreemptionConfigBlock{SystemSchedulerEnabled: true},
 			},
 			ServerJoin:        ServerJoin{RetryInterval: 30 * time.Second},
-			PlanApplyPipeline: nomad.DefaultPlanApplyPipeline,
+			PlanApplyPipeline: planapply.DefaultPipeline,
 			RaftProtocol:      3,
 			EnableEventBroker: true,
 			EventBufferSize:   100,

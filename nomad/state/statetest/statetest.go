@@ -1,7 +1,8 @@
 // Package statetest holds test helpers for the state store that the tests
-// of several packages share (the FSM's, the server's): comparing two
-// stores object by object (SameState), and a store written at increasing
-// indexes with helpers that commit mock fixtures (Store).
+// of several packages share (the FSM's, the plan applier's, the server's):
+// comparing two stores object by object (SameState), and a store written
+// at increasing indexes as Raft and the FSM would (Store), with the mock
+// objects those tests commit to it.
 package statetest
 
 import (

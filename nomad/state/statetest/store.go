@@ -126,3 +126,27 @@ func (s *Store) NodeStatus(n *structs.Node, status string) {
 	s.t.Helper()
 	s.MustWrite(func(tx *state.Txn) error { return tx.UpdateNodeStatus(n.ID, status, 1, nil) })
 }
+// AllocMemMB is every SizedAlloc's memory. For the arithmetic in test
+// comments, a mock node offers allocs 3900 MHz and 7936 MB (4000 MHz less
+// 100 reserved, 8192 MB less 256 reserved).
+const AllocMemMB = 256
+
+// SizedAlloc returns a new, pending alloc of job on node using cpu MHz
+// and AllocMemMB MB (see mock.SizedAlloc).
+func SizedAlloc(job *structs.Job, node *structs.Node, cpu int64) *structs.Allocation {
+	return mock.SizedAlloc(job, node, cpu, AllocMemMB)
+}
+
+// NoOvercommit fails unless every node's committed, non-terminal allocs
+// fit it.
+func NoOvercommit(t testing.TB, s *state.StateStore) {
+	t.Helper()
+	nodes, err := s.Nodes(nil)
+	must.NoError(t, err)
+	for _, n := range nodes {
+		allocs, err := s.AllocsByNodeTerminal(nil, n.ID, false)
+		must.NoError(t, err)
+		fit, dim, used := structs.AllocsFit(n, allocs)
+		must.True(t, fit, must.Sprintf("node %s overcommitted on %s: %d allocs use %+v", n.ID, dim, len(allocs), used.Flattened))
+	}
+}

@@ -1,4 +1,4 @@
-package nomad
+package planapply_test
 
 import (
 	"math/rand"
@@ -7,6 +7,8 @@ import (
 
 	"github.com/shoenig/test/must"
 
+	"github.com/opennomad/nomad/nomad/planapply/planapplytest"
+	"github.com/opennomad/nomad/nomad/state/statetest"
 	"github.com/opennomad/nomad/structs"
 )
 
@@ -15,13 +17,13 @@ import (
 // collide, and moves that stop an alloc to make room for a bigger one.
 // Whatever is committed fits every node.
 func TestPlanApplier_RacingPlansNeverOvercommit(t *testing.T) {
-	s := newTestState(t)
-	raft := newAutoPlanRaft(t, s, 0, nil)
+	s := statetest.NewStore(t)
+	raft := planapplytest.NewAutoRaft(t, s, 0, nil)
 	h := newApplierHarness(t, s, raft, 4, nil)
-	j := s.job()
+	j := s.Job()
 	var nodes []*structs.Node
 	for range 6 {
-		nodes = append(nodes, s.node())
+		nodes = append(nodes, s.Node())
 	}
 
 	var (
@@ -34,7 +36,7 @@ func TestPlanApplier_RacingPlansNeverOvercommit(t *testing.T) {
 	for g := range submitters {
 		evals := make([]*structs.Evaluation, plansEach)
 		for i := range evals {
-			evals[i] = s.eval(j)
+			evals[i] = s.Eval(j)
 		}
 		wg.Go(func() {
 			rng := rand.New(rand.NewSource(int64(g)))
@@ -53,11 +55,11 @@ func TestPlanApplier_RacingPlansNeverOvercommit(t *testing.T) {
 							node = n
 						}
 					}
-					plan.AppendAlloc(newTestAlloc(j, node, 300+int64(rng.Intn(1500))))
+					plan.AppendAlloc(statetest.SizedAlloc(j, node, 300+int64(rng.Intn(1500))))
 				}
 				mu.Unlock()
 				for range 1 + rng.Intn(3) {
-					plan.AppendAlloc(newTestAlloc(j, nodes[rng.Intn(len(nodes))], 300+int64(rng.Intn(1500))))
+					plan.AppendAlloc(statetest.SizedAlloc(j, nodes[rng.Intn(len(nodes))], 300+int64(rng.Intn(1500))))
 				}
 				r, err := h.submitAndWait(plan)
 				if err != nil {
@@ -74,7 +76,7 @@ func TestPlanApplier_RacingPlansNeverOvercommit(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	assertNoOvercommit(t, s)
+	statetest.NoOvercommit(t, s.StateStore())
 	t.Logf("%d node rejections, %d waits for pending stops", rejected, h.waited.Load())
 	must.Positive(t, rejected) // the plans did collide
 
@@ -82,7 +84,7 @@ func TestPlanApplier_RacingPlansNeverOvercommit(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	for _, a := range placed {
-		stored, err := s.store.AllocByID(nil, a.ID)
+		stored, err := s.StateStore().AllocByID(nil, a.ID)
 		must.NoError(t, err)
 		must.NotNil(t, stored)
 	}

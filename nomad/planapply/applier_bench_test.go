@@ -1,4 +1,4 @@
-package nomad
+package planapply_test
 
 import (
 	"context"
@@ -11,7 +11,9 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/opennomad/nomad/nomad/clock"
-	"github.com/opennomad/nomad/nomad/state"
+	"github.com/opennomad/nomad/nomad/planapply"
+	"github.com/opennomad/nomad/nomad/planapply/planapplytest"
+	"github.com/opennomad/nomad/nomad/state/statetest"
 	"github.com/opennomad/nomad/structs"
 	"github.com/opennomad/nomad/structs/mock"
 )
@@ -58,28 +60,28 @@ func benchPlanApplier(b *testing.B, latency time.Duration, allocsPerPlan, pipeli
 		nodes      = 1000
 		submitters = 32
 	)
-	s := newTestState(b)
+	s := statetest.NewStore(b)
 	var ns []*structs.Node
 	for range nodes {
-		ns = append(ns, s.node(mock.NodeResources(1<<40, 1<<40)))
+		ns = append(ns, s.Node(mock.NodeResources(1<<40, 1<<40)))
 	}
-	j := s.job()
+	j := s.Job()
 	evals := make([]*structs.Evaluation, submitters)
 	for i := range evals {
-		evals[i] = s.eval(j)
+		evals[i] = s.Eval(j)
 	}
 
-	raft := newAutoPlanRaft(b, s, latency, nil)
+	raft := planapplytest.NewAutoRaft(b, s, latency, nil)
 	clk := clock.Real{}
-	q := NewPlanQueue(clk)
+	q := planapply.NewQueue(clk)
 	q.SetEnabled(true)
 	out := &fakeOutstanding{}
 	for _, e := range evals {
 		out.set(e.ID, "token")
 	}
-	a, err := NewPlanApplier(PlanApplierConfig{
+	a, err := planapply.New(planapply.Config{
 		Queue: q, Evals: out, Raft: raft, Clock: clk, Pipeline: pipeline,
-		State: func() *state.StateStore { return s.store },
+		State: s.StateStore,
 	})
 	must.NoError(b, err)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -105,7 +107,7 @@ func benchPlanApplier(b *testing.B, latency time.Duration, allocsPerPlan, pipeli
 				plan := evals[g].MakePlan(j)
 				plan.EvalToken = "token"
 				for k := range allocsPerPlan {
-					plan.AppendAlloc(newTestAlloc(j, ns[(int(i)+k)%nodes], 1))
+					plan.AppendAlloc(statetest.SizedAlloc(j, ns[(int(i)+k)%nodes], 1))
 				}
 				f, err := q.Enqueue(plan)
 				if err == nil {

@@ -1,4 +1,4 @@
-package nomad
+package planapply
 
 import (
 	"context"
@@ -18,10 +18,10 @@ import (
 // planQueueTestEpoch is where the plan queue tests' fake clock starts.
 var planQueueTestEpoch = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
-func newTestPlanQueue(t testing.TB) (*PlanQueue, *clock.Fake) {
+func newTestPlanQueue(t testing.TB) (*Queue, *clock.Fake) {
 	t.Helper()
 	c := clock.NewFake(planQueueTestEpoch)
-	q := NewPlanQueue(c)
+	q := NewQueue(c)
 	q.SetEnabled(true)
 	return q, c
 }
@@ -30,7 +30,7 @@ func newTestPlan(priority int, evalID string) *structs.Plan {
 	return &structs.Plan{EvalID: evalID, Priority: priority}
 }
 
-func tryDequeuePlan(t testing.TB, q *PlanQueue) *QueuedPlan {
+func tryDequeuePlan(t testing.TB, q *Queue) *QueuedPlan {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -101,7 +101,7 @@ func TestPlanQueue_FutureGetsResponse(t *testing.T) {
 }
 
 func TestPlanQueue_Disabled(t *testing.T) {
-	q := NewPlanQueue(nil)
+	q := NewQueue(nil)
 	if q.Enabled() {
 		t.Fatal("new queue enabled")
 	}
@@ -120,7 +120,7 @@ func TestPlanQueue_Disabled(t *testing.T) {
 
 func TestPlanQueue_DisableFlushesAndWakes(t *testing.T) {
 	q, _ := newTestPlanQueue(t)
-	var futs []PlanFuture
+	var futs []Future
 	for i := range 3 {
 		f, err := q.Enqueue(newTestPlan(50, fmt.Sprint(i)))
 		if err != nil {
@@ -131,7 +131,7 @@ func TestPlanQueue_DisableFlushesAndWakes(t *testing.T) {
 	q.SetEnabled(false)
 	for i, f := range futs {
 		res, err := f.Wait()
-		if res != nil || !errors.Is(err, ErrPlanQueueFlushed) || err.Error() != "plan queue flushed" {
+		if res != nil || !errors.Is(err, ErrQueueFlushed) || err.Error() != "plan queue flushed" {
 			t.Fatalf("plan %d after flush: %v, %v", i, res, err)
 		}
 	}
@@ -154,7 +154,7 @@ func TestPlanQueue_DisableFlushesAndWakes(t *testing.T) {
 }
 
 // waitForPlanWaiter yields until a Dequeue is blocked on q.
-func waitForPlanWaiter(t *testing.T, q *PlanQueue) {
+func waitForPlanWaiter(t *testing.T, q *Queue) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {

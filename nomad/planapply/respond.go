@@ -1,4 +1,4 @@
-package nomad
+package planapply
 
 import (
 	"fmt"
@@ -16,7 +16,7 @@ type judgedPlan struct {
 	queued *QueuedPlan
 	result *structs.PlanResult
 	// future is nil for a result with nothing to commit.
-	future     PlanApplyFuture
+	future     RaftFuture
 	seq        uint64
 	dispatched time.Time
 }

@@ -1,4 +1,4 @@
-package nomad
+package planapply
 
 import (
 	"context"
@@ -13,13 +13,13 @@ import (
 	"github.com/opennomad/nomad/structs"
 )
 
-// ErrPlanQueueFlushed is the answer to every plan still queued when the
+// ErrQueueFlushed is the answer to every plan still queued when the
 // queue is disabled (leadership lost); the worker's Plan.Submit fails and
 // the eval is retried through the broker.
-var ErrPlanQueueFlushed = errors.New("plan queue flushed")
+var ErrQueueFlushed = errors.New("plan queue flushed")
 
-// PlanFuture is a submitter's handle on a queued plan.
-type PlanFuture interface {
+// Future is a submitter's handle on a queued plan.
+type Future interface {
 	// Wait blocks until the applier responds and returns its answer.
 	Wait() (*structs.PlanResult, error)
 	// Done is closed once the answer is available, for callers that also
@@ -28,7 +28,7 @@ type PlanFuture interface {
 }
 
 // QueuedPlan is a plan in the queue and the promise of its result. The
-// Plan.Submit endpoint holds it as a PlanFuture; the plan applier gets it
+// Plan.Submit endpoint holds it as a Future; the plan applier gets it
 // from Dequeue and must call Respond exactly once (later calls are
 // ignored).
 type QueuedPlan struct {
@@ -70,11 +70,11 @@ func queuedPlanBefore(a, b *QueuedPlan) bool {
 	return a.seq < b.seq
 }
 
-// PlanQueue orders the plans workers submit for the single plan applier on
+// Queue orders the plans workers submit for the single plan applier on
 // the leader: higher eval priority first, then arrival. Any number of
 // endpoint goroutines enqueue; the applier goroutine dequeues. It is
 // enabled on the leader only. All methods are safe for concurrent use.
-type PlanQueue struct {
+type Queue struct {
 	clock clock.Clock
 
 	mu      sync.Mutex
@@ -87,13 +87,13 @@ type PlanQueue struct {
 	waiting int
 }
 
-// NewPlanQueue returns a disabled queue whose Dequeue timeouts run on c
+// NewQueue returns a disabled queue whose Dequeue timeouts run on c
 // (clock.Real{} when nil).
-func NewPlanQueue(c clock.Clock) *PlanQueue {
+func NewQueue(c clock.Clock) *Queue {
 	if c == nil {
 		c = clock.Real{}
 	}
-	return &PlanQueue{
+	return &Queue{
 		clock: c,
 		ready: priorityheap.New(queuedPlanBefore),
 		wake:  make(chan struct{}),
@@ -101,16 +101,16 @@ func NewPlanQueue(c clock.Clock) *PlanQueue {
 }
 
 // Enabled reports whether the queue accepts plans.
-func (q *PlanQueue) Enabled() bool {
+func (q *Queue) Enabled() bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	return q.enabled
 }
 
 // SetEnabled turns the queue on (leader) or off. Turning it off answers
-// every queued plan with ErrPlanQueueFlushed and makes a blocked Dequeue
+// every queued plan with ErrQueueFlushed and makes a blocked Dequeue
 // return structs.ErrPlanQueueDisabled.
-func (q *PlanQueue) SetEnabled(enabled bool) {
+func (q *Queue) SetEnabled(enabled bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.enabled = enabled
@@ -118,7 +118,7 @@ func (q *PlanQueue) SetEnabled(enabled bool) {
 		return
 	}
 	for _, p := range q.ready.Drain() {
-		p.Respond(nil, ErrPlanQueueFlushed)
+		p.Respond(nil, ErrQueueFlushed)
 	}
 	q.broadcastLocked()
 }
@@ -126,7 +126,7 @@ func (q *PlanQueue) SetEnabled(enabled bool) {
 // Enqueue queues a plan and returns the future of its result. Errors:
 // structs.ErrPlanQueueDisabled when not the leader (workers retry), and a
 // nil plan.
-func (q *PlanQueue) Enqueue(plan *structs.Plan) (PlanFuture, error) {
+func (q *Queue) Enqueue(plan *structs.Plan) (Future, error) {
 	if plan == nil {
 		return nil, errors.New("plan queue: plan must not be nil")
 	}
@@ -149,7 +149,7 @@ func (q *PlanQueue) Enqueue(plan *structs.Plan) (PlanFuture, error) {
 	return p, nil
 }
 
-func (q *PlanQueue) broadcastLocked() {
+func (q *Queue) broadcastLocked() {
 	close(q.wake)
 	q.wake = make(chan struct{})
 }
@@ -159,7 +159,7 @@ func (q *PlanQueue) broadcastLocked() {
 // ends. It returns (nil, nil) on timeout, ctx.Err() when ctx ends, and
 // structs.ErrPlanQueueDisabled when the queue is or becomes disabled. The
 // plan applier calls it from its one goroutine.
-func (q *PlanQueue) Dequeue(ctx context.Context, timeout time.Duration) (*QueuedPlan, error) {
+func (q *Queue) Dequeue(ctx context.Context, timeout time.Duration) (*QueuedPlan, error) {
 	var timeoutCh <-chan struct{}
 	for {
 		q.mu.Lock()
@@ -199,25 +199,25 @@ func (q *PlanQueue) Dequeue(ctx context.Context, timeout time.Duration) (*Queued
 	}
 }
 
-// PlanQueueStats is a snapshot of the queue.
-type PlanQueueStats struct {
+// QueueStats is a snapshot of the queue.
+type QueueStats struct {
 	// Depth counts queued plans.
 	Depth int
 }
 
 // Stats returns the queue's counters.
-func (q *PlanQueue) Stats() *PlanQueueStats {
+func (q *Queue) Stats() *QueueStats {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return &PlanQueueStats{Depth: q.ready.Len()}
+	return &QueueStats{Depth: q.ready.Len()}
 }
 
 // EmitStats publishes nomad.plan.queue_depth every period until ctx ends
 // (at once if period <= 0). The leader runs it in its own goroutine.
-func (q *PlanQueue) EmitStats(ctx context.Context, period time.Duration) {
+func (q *Queue) EmitStats(ctx context.Context, period time.Duration) {
 	clock.Every(ctx, q.clock, period, q.emitStats)
 }
 
-func (q *PlanQueue) emitStats() {
+func (q *Queue) emitStats() {
 	metrics.SetGauge([]string{"nomad", "plan", "queue_depth"}, float32(q.Stats().Depth))
 }

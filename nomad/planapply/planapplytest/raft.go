@@ -1,4 +1,15 @@
-package nomad
+// Package planapplytest holds in-memory twins of planapply.Raft for the
+// tests of the plan applier and of what runs on top of it (the server's
+// scheduling tests): they encode each request when it is handed over, as
+// the real one must, and apply a decoded copy to a statetest.Store the way
+// the FSM would, so nothing the applier keeps is shared with the store.
+//
+// ManualRaft holds every entry until the test commits or fails it;
+// AutoRaft applies entries in the background, optionally with a group
+// commit latency.
+//
+// It is imported by tests only.
+package planapplytest
 
 import (
 	"context"
@@ -9,14 +20,11 @@ import (
 
 	"github.com/shoenig/test/must"
 
+	"github.com/opennomad/nomad/nomad/planapply"
 	"github.com/opennomad/nomad/nomad/state"
+	"github.com/opennomad/nomad/nomad/state/statetest"
 	"github.com/opennomad/nomad/structs"
 )
-
-// In-memory twins of PlanRaft. Both encode the request when it is handed
-// over, as the real one must, and apply a decoded copy to a testState the
-// way the FSM would, so nothing the applier keeps is shared with the
-// store.
 
 // twinFuture completes once its entry is applied or failed.
 type twinFuture struct {
@@ -56,25 +64,25 @@ func (e *twinEntry) decode() (*structs.ApplyPlanResultsRequest, error) {
 	return &req, err
 }
 
-// applyEntry is the FSM: it writes the entry at the next index and runs
-// after (the leader's side effects) on success.
-func (s *testState) applyEntry(e *twinEntry, after func(uint64, *structs.ApplyPlanResultsRequest)) (uint64, error) {
+// applyEntry is the FSM: it writes the entry to s at the next index and
+// runs after (the leader's side effects) on success.
+func applyEntry(s *statetest.Store, e *twinEntry, after func(uint64, *structs.ApplyPlanResultsRequest)) (uint64, error) {
 	req, err := e.decode()
 	if err != nil {
 		return 0, err
 	}
-	index, err := s.write(func(tx *state.Txn) error { return tx.UpsertPlanResults(req) })
+	index, err := s.Write(func(tx *state.Txn) error { return tx.UpsertPlanResults(req) })
 	if err == nil && after != nil {
 		after(index, req)
 	}
 	return index, err
 }
 
-// manualPlanRaft holds every entry until the test commits or fails it,
+// ManualRaft holds every entry until the test commits or fails it,
 // oldest first.
-type manualPlanRaft struct {
+type ManualRaft struct {
 	t *testing.T
-	s *testState
+	s *statetest.Store
 
 	mu         sync.Mutex
 	queue      []*twinEntry
@@ -82,11 +90,16 @@ type manualPlanRaft struct {
 	changed    chan struct{}
 }
 
-func newManualPlanRaft(t *testing.T, s *testState) *manualPlanRaft {
-	return &manualPlanRaft{t: t, s: s, changed: make(chan struct{})}
+// NewManualRaft returns a twin that commits to s when told to.
+func NewManualRaft(t *testing.T, s *statetest.Store) *ManualRaft {
+	return &ManualRaft{t: t, s: s, changed: make(chan struct{})}
 }
 
-func (r *manualPlanRaft) ApplyPlanResults(req *structs.ApplyPlanResultsRequest) PlanApplyFuture {
+var _ planapply.Raft = (*ManualRaft)(nil)
+
+// ApplyPlanResults queues the entry; it commits when the test says so.
+
+func (r *ManualRaft) ApplyPlanResults(req *structs.ApplyPlanResultsRequest) planapply.RaftFuture {
 	e := newTwinEntry(r.t, req)
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -97,8 +110,8 @@ func (r *manualPlanRaft) ApplyPlanResults(req *structs.ApplyPlanResultsRequest) 
 	return e.future
 }
 
-// waitDispatched blocks until n entries in all were handed over.
-func (r *manualPlanRaft) waitDispatched(n int) {
+// WaitDispatched blocks until n entries in all were handed over.
+func (r *ManualRaft) WaitDispatched(n int) {
 	r.t.Helper()
 	deadline := time.After(10 * time.Second)
 	for {
@@ -116,15 +129,15 @@ func (r *manualPlanRaft) waitDispatched(n int) {
 	}
 }
 
-// dispatchedCount is how many entries were handed over so far.
-func (r *manualPlanRaft) dispatchedCount() int {
+// Dispatched is how many entries were handed over so far.
+func (r *ManualRaft) Dispatched() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return len(r.dispatched)
 }
 
-// request decodes the i-th entry handed over.
-func (r *manualPlanRaft) request(i int) *structs.ApplyPlanResultsRequest {
+// Request decodes the i-th entry handed over.
+func (r *ManualRaft) Request(i int) *structs.ApplyPlanResultsRequest {
 	r.t.Helper()
 	r.mu.Lock()
 	e := r.dispatched[i]
@@ -134,7 +147,7 @@ func (r *manualPlanRaft) request(i int) *structs.ApplyPlanResultsRequest {
 	return req
 }
 
-func (r *manualPlanRaft) pop() *twinEntry {
+func (r *ManualRaft) pop() *twinEntry {
 	r.t.Helper()
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -146,29 +159,42 @@ func (r *manualPlanRaft) pop() *twinEntry {
 	return e
 }
 
-// commit applies the oldest entry and returns its index.
-func (r *manualPlanRaft) commit() uint64 {
+// Commit applies the oldest entry and returns its index.
+func (r *ManualRaft) Commit() uint64 {
 	r.t.Helper()
 	e := r.pop()
-	index, err := r.s.applyEntry(e, nil)
+	index, err := applyEntry(r.s, e, nil)
 	e.future.complete(index, err)
 	must.NoError(r.t, err)
 	return index
 }
 
-// fail fails the oldest entry without applying it.
-func (r *manualPlanRaft) fail(err error) {
+// Fail fails the oldest entry without applying it.
+func (r *ManualRaft) Fail(err error) {
 	r.t.Helper()
 	r.pop().future.complete(0, err)
 }
 
-// autoPlanRaft applies entries in the background, in order. With a
+// FailQueued fails every entry not yet committed or failed with
+// ErrShutdown, as Raft does at shutdown; a test calls it at its end so
+// that the applier's Run can return.
+func (r *ManualRaft) FailQueued() {
+	r.mu.Lock()
+	queued := r.queue
+	r.queue = nil
+	r.mu.Unlock()
+	for _, e := range queued {
+		e.future.complete(0, ErrShutdown)
+	}
+}
+
+// AutoRaft applies entries in the background, in order. With a
 // latency it behaves like Raft with group commit: whatever arrived while
 // the previous batch was being made durable goes into the next batch,
 // which costs one latency however many entries it holds.
-type autoPlanRaft struct {
+type AutoRaft struct {
 	tb      testing.TB
-	s       *testState
+	s       *statetest.Store
 	latency time.Duration
 	after   func(uint64, *structs.ApplyPlanResultsRequest)
 
@@ -179,10 +205,13 @@ type autoPlanRaft struct {
 	done  chan struct{}
 }
 
-// newAutoPlanRaft starts the twin; it stops at the end of the test.
-func newAutoPlanRaft(tb testing.TB, s *testState, latency time.Duration, after func(uint64, *structs.ApplyPlanResultsRequest)) *autoPlanRaft {
+// NewAutoRaft starts a twin that commits to s in the background, each
+// batch after latency (none when 0), and runs after (the leader's side
+// effects of the FSM; may be nil) for every entry committed. It stops at
+// the end of the test, failing what it still holds.
+func NewAutoRaft(tb testing.TB, s *statetest.Store, latency time.Duration, after func(uint64, *structs.ApplyPlanResultsRequest)) *AutoRaft {
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &autoPlanRaft{
+	r := &AutoRaft{
 		tb: tb, s: s, latency: latency, after: after,
 		wake: make(chan struct{}, 1), stop: cancel, done: make(chan struct{}),
 	}
@@ -194,7 +223,10 @@ func newAutoPlanRaft(tb testing.TB, s *testState, latency time.Duration, after f
 	return r
 }
 
-func (r *autoPlanRaft) ApplyPlanResults(req *structs.ApplyPlanResultsRequest) PlanApplyFuture {
+var _ planapply.Raft = (*AutoRaft)(nil)
+
+// ApplyPlanResults queues the entry for the next batch.
+func (r *AutoRaft) ApplyPlanResults(req *structs.ApplyPlanResultsRequest) planapply.RaftFuture {
 	e := newTwinEntry(r.tb, req)
 	r.mu.Lock()
 	r.queue = append(r.queue, e)
@@ -206,7 +238,7 @@ func (r *autoPlanRaft) ApplyPlanResults(req *structs.ApplyPlanResultsRequest) Pl
 	return e.future
 }
 
-func (r *autoPlanRaft) run(ctx context.Context) {
+func (r *AutoRaft) run(ctx context.Context) {
 	defer close(r.done)
 	for {
 		r.mu.Lock()
@@ -226,20 +258,22 @@ func (r *autoPlanRaft) run(ctx context.Context) {
 			time.Sleep(r.latency) // stands for the fsync of the batch
 		}
 		for _, e := range batch {
-			index, err := r.s.applyEntry(e, r.after)
+			index, err := applyEntry(r.s, e, r.after)
 			e.future.complete(index, err)
 		}
 	}
 }
 
 // failQueued fails what is left at shutdown, as Raft does.
-func (r *autoPlanRaft) failQueued() {
+func (r *AutoRaft) failQueued() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, e := range r.queue {
-		e.future.complete(0, errRaftTwinShutdown)
+		e.future.complete(0, ErrShutdown)
 	}
 	r.queue = nil
 }
 
-var errRaftTwinShutdown = errors.New("raft is shutdown")
+// ErrShutdown is what the twins answer for entries still queued when
+// they stop, as Raft does.
+var ErrShutdown = errors.New("raft is shutdown")

@@ -1,4 +1,4 @@
-package nomad
+package planapply
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 // BenchmarkPlanQueue_Serial enqueues, dequeues and answers one plan at a
 // time on one goroutine.
 func BenchmarkPlanQueue_Serial(b *testing.B) {
-	q := NewPlanQueue(nil)
+	q := NewQueue(nil)
 	q.SetEnabled(true)
 	ctx := context.Background()
 	plan := &structs.Plan{Priority: 50}
@@ -41,7 +41,7 @@ func BenchmarkPlanQueue_Serial(b *testing.B) {
 func BenchmarkPlanQueue_Submitters(b *testing.B) {
 	for _, submitters := range []int{1, 8, 32} {
 		b.Run(fmt.Sprintf("submitters=%d", submitters), func(b *testing.B) {
-			q := NewPlanQueue(nil)
+			q := NewQueue(nil)
 			q.SetEnabled(true)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()

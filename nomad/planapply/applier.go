@@ -1,4 +1,4 @@
-package nomad
+package planapply
 
 import (
 	"context"
@@ -18,8 +18,8 @@ import (
 	"github.com/opennomad/nomad/structs"
 )
 
-// DefaultPlanApplyPipeline is how many plan results may be in Raft at
-// once unless configured (server.plan_apply_pipeline). With one, the
+// DefaultPipeline is how many plan results may be in Raft at once
+// unless configured (server.plan_apply_pipeline). With one, the
 // applier judges the next plan while the previous one commits but waits
 // for that commit before sending another; deeper pipelines let Raft group
 // several plans into one fsync. Measured with a 1 ms group commit, 16
@@ -27,11 +27,11 @@ import (
 // (the applier is then CPU bound); a depth above the number of workers
 // submitting at once changes nothing, and thanks to planjudge.InFlight's
 // rule a deeper pipeline adds no risk. See website/content/performance.md.
-const DefaultPlanApplyPipeline = 16
+const DefaultPipeline = 16
 
-// DefaultPlanSnapshotTimeout bounds how long the applier waits for its
+// DefaultSnapshotTimeout bounds how long the applier waits for its
 // state store to reach the index a plan was made at.
-const DefaultPlanSnapshotTimeout = 10 * time.Second
+const DefaultSnapshotTimeout = 10 * time.Second
 
 // Metric keys of the plan applier.
 var (
@@ -43,23 +43,24 @@ var (
 )
 
 // OutstandingEvals tells the applier whether the worker that sent a plan
-// still holds its eval. EvalBroker implements it. Safe for concurrent use.
+// still holds its eval. broker.Broker implements it. Safe for concurrent
+// use.
 type OutstandingEvals interface {
 	// Outstanding returns the token of the eval's current delivery; ok is
 	// false when the eval is not outstanding.
 	Outstanding(evalID string) (token string, ok bool)
 }
 
-// PlanApplierConfig wires a PlanApplier.
-type PlanApplierConfig struct {
+// Config wires an Applier.
+type Config struct {
 	// Queue is where plans come from. The applier dequeues; Plan.Submit
 	// enqueues.
-	Queue *PlanQueue
+	Queue *Queue
 	// Evals guards against plans of evals no longer outstanding: a worker
 	// whose delivery timed out, or one that talks to a former leader.
 	Evals OutstandingEvals
 	// Raft commits the results.
-	Raft PlanRaft
+	Raft Raft
 	// State returns this server's state store; called anew for every plan
 	// because a snapshot restore replaces the store.
 	State func() *state.StateStore
@@ -69,17 +70,17 @@ type PlanApplierConfig struct {
 	// Logger; a null logger when nil.
 	Logger hclog.Logger
 	// Pipeline is how many results may be in Raft at once;
-	// DefaultPlanApplyPipeline when 0.
+	// DefaultPipeline when 0.
 	Pipeline int
 	// EvalParallelism is how many goroutines check the nodes of one large
 	// plan; half the CPUs (at least one) when 0.
 	EvalParallelism int
 	// SnapshotTimeout bounds the wait for the state store to reach a
-	// plan's SnapshotIndex; DefaultPlanSnapshotTimeout when 0.
+	// plan's SnapshotIndex; DefaultSnapshotTimeout when 0.
 	SnapshotTimeout time.Duration
 }
 
-// PlanApplier is the single judge of plans, on the leader. It takes plans
+// Applier is the single judge of plans, on the leader. It takes plans
 // from the plan queue one at a time, checks each node of each plan
 // against the newest state plus the results still being committed (the
 // rules are package planjudge's), commits what fits through Raft, and
@@ -88,10 +89,10 @@ type PlanApplierConfig struct {
 // at once; answers go out in the order the plans were judged.
 //
 // The server runs it while it leads: see Run.
-type PlanApplier struct {
-	queue       *PlanQueue
+type Applier struct {
+	queue       *Queue
 	evals       OutstandingEvals
-	raft        PlanRaft
+	raft        Raft
 	state       func() *state.StateStore
 	clock       clock.Clock
 	logger      hclog.Logger
@@ -109,8 +110,8 @@ type PlanApplier struct {
 	waitHook func(seq uint64)
 }
 
-// NewPlanApplier checks cfg and returns an applier that is not running.
-func NewPlanApplier(cfg PlanApplierConfig) (*PlanApplier, error) {
+// New checks cfg and returns an applier that is not running.
+func New(cfg Config) (*Applier, error) {
 	var errs []error
 	if cfg.Queue == nil {
 		errs = append(errs, errors.New("Queue is required"))
@@ -136,7 +137,7 @@ func NewPlanApplier(cfg PlanApplierConfig) (*PlanApplier, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("plan applier config: %w", err)
 	}
-	a := &PlanApplier{
+	a := &Applier{
 		queue:       cfg.Queue,
 		evals:       cfg.Evals,
 		raft:        cfg.Raft,
@@ -155,20 +156,20 @@ func NewPlanApplier(cfg PlanApplierConfig) (*PlanApplier, error) {
 	}
 	a.logger = a.logger.Named("plan_apply")
 	if a.pipeline == 0 {
-		a.pipeline = DefaultPlanApplyPipeline
+		a.pipeline = DefaultPipeline
 	}
 	if a.parallelism == 0 {
 		a.parallelism = max(1, runtime.NumCPU()/2)
 	}
 	if a.snapTimeout == 0 {
-		a.snapTimeout = DefaultPlanSnapshotTimeout
+		a.snapTimeout = DefaultSnapshotTimeout
 	}
 	return a, nil
 }
 
 // LeadershipGained starts Run for the new term in a goroutine of its own
-// (LeadershipObserver); ctx ends with the term.
-func (a *PlanApplier) LeadershipGained(ctx context.Context) {
+// (nomad.LeadershipObserver); ctx ends with the term.
+func (a *Applier) LeadershipGained(ctx context.Context) {
 	done := make(chan struct{})
 	a.termMu.Lock()
 	a.termDone = done
@@ -182,10 +183,10 @@ func (a *PlanApplier) LeadershipGained(ctx context.Context) {
 }
 
 // LeadershipLost waits until the term's Run has answered every plan it
-// took and returned (LeadershipObserver). The server calls it after the
-// term's context ended and before it disables the plan queue, which then
-// flushes the plans never taken.
-func (a *PlanApplier) LeadershipLost() {
+// took and returned (nomad.LeadershipObserver). The server calls it
+// after the term's context ended and before it disables the plan queue,
+// which then flushes the plans never taken.
+func (a *Applier) LeadershipLost() {
 	a.termMu.Lock()
 	done := a.termDone
 	a.termDone = nil
@@ -195,8 +196,6 @@ func (a *PlanApplier) LeadershipLost() {
 	}
 }
 
-var _ LeadershipObserver = (*PlanApplier)(nil)
-
 // Run applies plans until ctx ends or the plan queue is disabled, and
 // returns once every plan it took from the queue has been answered
 // (waiting for the Raft outcome of those in flight). The server calls it
@@ -205,7 +204,7 @@ var _ LeadershipObserver = (*PlanApplier)(nil)
 // earlier terms), and ends it when leadership is lost, before the next
 // term's Run. One Run at a time: a second concurrent call returns an
 // error at once.
-func (a *PlanApplier) Run(ctx context.Context) error {
+func (a *Applier) Run(ctx context.Context) error {
 	if !a.running.CompareAndSwap(false, true) {
 		return errors.New("plan applier is already running")
 	}
@@ -213,10 +212,10 @@ func (a *PlanApplier) Run(ctx context.Context) error {
 
 	done := make(chan planCompletion, a.pipeline)
 	r := &applyRun{
-		PlanApplier: a,
-		pending:     planjudge.NewInFlight(),
-		done:        done,
-		responder:   newPlanResponder(a.clock, done),
+		Applier:   a,
+		pending:   planjudge.NewInFlight(),
+		done:      done,
+		responder: newPlanResponder(a.clock, done),
 	}
 	go r.responder.run()
 	defer r.responder.close()
@@ -238,7 +237,7 @@ func (a *PlanApplier) Run(ctx context.Context) error {
 
 // applyRun is the state of one Run; only its goroutine touches it.
 type applyRun struct {
-	*PlanApplier
+	*Applier
 
 	// pending holds what the results in Raft add to the state the next
 	// plan is judged against.
@@ -284,7 +283,7 @@ func (r *applyRun) handle(ctx context.Context, p *QueuedPlan) {
 			r.waitHook(verdict.WaitFor)
 		}
 		if !r.awaitSeq(ctx, verdict.WaitFor) {
-			p.Respond(nil, ErrPlanQueueFlushed)
+			p.Respond(nil, ErrQueueFlushed)
 			return
 		}
 		if view, verdict, err = r.judge(ctx, plan); err != nil {
@@ -304,7 +303,7 @@ func (r *applyRun) handle(ctx context.Context, p *QueuedPlan) {
 	req := planjudge.BuildRequest(view, plan, verdict.Result, r.clock.Now())
 	for r.inflight >= r.pipeline {
 		if !r.awaitOne(ctx) {
-			p.Respond(nil, ErrPlanQueueFlushed)
+			p.Respond(nil, ErrQueueFlushed)
 			return
 		}
 	}
