@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/raft"
 
 	"github.com/opennomad/nomad/nomad/clock"
+	"github.com/opennomad/nomad/nomad/keyring"
 	"github.com/opennomad/nomad/nomad/planapply"
 	"github.com/opennomad/nomad/nomad/state"
 	"github.com/opennomad/nomad/nomad/worker"
@@ -133,6 +134,12 @@ type Config struct {
 	EvalFailedFollowupDelayRange     time.Duration
 	EvalReapCancelableInterval       time.Duration
 
+	// RootKeyRotationThreshold is how old the active root key may get
+	// before the leader rotates it; KeyringCheckInterval how often the
+	// leader looks at the keyring (keyring.Tick).
+	RootKeyRotationThreshold time.Duration
+	KeyringCheckInterval     time.Duration
+
 	// AllocUpdateBatchInterval is how long Node.UpdateAlloc gathers client
 	// updates before writing them in one Raft entry.
 	AllocUpdateBatchInterval time.Duration
@@ -187,6 +194,9 @@ func DefaultConfig() *Config {
 		EvalFailedFollowupBaselineDelay:  time.Minute,
 		EvalFailedFollowupDelayRange:     5 * time.Minute,
 		EvalReapCancelableInterval:       5 * time.Second,
+
+		RootKeyRotationThreshold: keyring.DefaultRotationThreshold,
+		KeyringCheckInterval:     time.Minute,
 
 		AllocUpdateBatchInterval: 50 * time.Millisecond,
 	}
@@ -268,6 +278,8 @@ func (c *Config) validate() error {
 		{"eval_nack_timeout", c.EvalNackTimeout},
 		{"eval_reap_cancelable_interval", c.EvalReapCancelableInterval},
 		{"alloc_update_batch_interval", c.AllocUpdateBatchInterval},
+		{"root_key_rotation_threshold", c.RootKeyRotationThreshold},
+		{"keyring_check_interval", c.KeyringCheckInterval},
 	}
 	for _, p := range positive {
 		if p.d <= 0 {

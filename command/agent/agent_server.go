@@ -68,6 +68,7 @@ func serverConfig(c *Config) *nomad.Config {
 	sc.JobGCThreshold = s.JobGCThreshold
 	sc.NodeGCThreshold = s.NodeGCThreshold
 	sc.DeploymentGCThreshold = s.DeploymentGCThreshold
+	sc.RootKeyRotationThreshold = s.RootKeyRotationThreshold
 	sc.DefaultSchedulerConfig = *s.DefaultSchedulerConfig.SchedulerConfiguration()
 	sc.PlanApplyPipeline = s.PlanApplyPipeline
 	sc.RaftSnapshotThreshold = uint64(s.RaftSnapshotThreshold)

@@ -56,7 +56,9 @@ func TestMetrics_JSONAndPrometheus(t *testing.T) {
 }
 
 func TestMetrics_PrometheusDisabled(t *testing.T) {
-	cfg := DevConfig()
+	// A -dev agent serves Prometheus metrics; any other does only when
+	// told to.
+	cfg := DefaultConfig()
 	tel, err := setupTelemetry(cfg)
 	must.NoError(t, err)
 	must.Nil(t, tel.prometheus)

@@ -221,5 +221,6 @@ func All(srv Server) []Endpoint {
 		{"Status", &Status{srv: srv}},
 		{"Region", &Region{srv: srv}},
 		{"System", &System{srv: srv}},
+		{"Keyring", &Keyring{srv: srv}},
 	}
 }

@@ -22,7 +22,8 @@ func rootKeysTableSchema() *memdb.TableSchema {
 	}
 }
 
-// RootKeys returns every root key, oldest first (by CreateTime, then ID).
+// RootKeys returns every root key, oldest first (by CreateTime, then by
+// the index that wrote it).
 func (s *StateStore) RootKeys(ws memdb.WatchSet) ([]*structs.RootKey, error) {
 	return rootKeys(s.db.Txn(false), ws)
 }
@@ -34,7 +35,11 @@ func rootKeys(txn *memdb.Txn, ws memdb.WatchSet) ([]*structs.RootKey, error) {
 	}
 	keys := collect[structs.RootKey](it, nil)
 	sort.SliceStable(keys, func(i, j int) bool {
-		return keys[i].Meta.CreateTime < keys[j].Meta.CreateTime
+		a, b := keys[i].Meta, keys[j].Meta
+		if a.CreateTime != b.CreateTime {
+			return a.CreateTime < b.CreateTime
+		}
+		return a.CreateIndex < b.CreateIndex
 	})
 	return keys, nil
 }

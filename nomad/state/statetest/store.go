@@ -126,6 +126,7 @@ func (s *Store) NodeStatus(n *structs.Node, status string) {
 	s.t.Helper()
 	s.MustWrite(func(tx *state.Txn) error { return tx.UpdateNodeStatus(n.ID, status, 1, nil) })
 }
+
 // AllocMemMB is every SizedAlloc's memory. For the arithmetic in test
 // comments, a mock node offers allocs 3900 MHz and 7936 MB (4000 MHz less
 // 100 reserved, 8192 MB less 256 reserved).

@@ -1,0 +1,110 @@
+package endpoints
+
+import (
+	"crypto/rand"
+	"fmt"
+
+	"github.com/hashicorp/go-memdb"
+
+	"github.com/opennomad/nomad/nomad/keyring"
+	"github.com/opennomad/nomad/nomad/state"
+	"github.com/opennomad/nomad/structs"
+)
+
+// Keyring serves the Keyring.* RPCs: the cluster's root keys. The key
+// material never leaves the servers: List answers metadata, ListPublic
+// the public signing keys.
+type Keyring struct {
+	srv Server
+}
+
+// Rotate makes a new root key, active at once (the active key becomes
+// inactive in the same entry), prepublished until PublishTime, or with
+// every older key marked for rekeying (Full).
+func (k *Keyring) Rotate(args *structs.KeyringRotateRequest, reply *structs.KeyringRotateResponse) error {
+	if done, err := k.srv.Forward("Keyring.Rotate", args, args, reply); done {
+		return err
+	}
+	r := keyring.Rotation{Algorithm: args.Algorithm, Full: args.Full, PublishTime: args.PublishTime}
+	if err := r.Check(); err != nil {
+		return err
+	}
+	fresh, err := keyring.New(rand.Reader, k.srv.Clock().Now(), r.NewKeyState(), r.PublishTime)
+	if err != nil {
+		return err
+	}
+	keys, err := k.srv.State().RootKeys(nil)
+	if err != nil {
+		return err
+	}
+	req := &structs.RootKeyUpsertRequest{Keys: keyring.Rotate(keys, fresh, r), WriteRequest: args.WriteRequest}
+	_, index, err := k.srv.RaftApply(structs.RootKeyUpsertRequestType, req)
+	if err != nil {
+		return fmt.Errorf("rotating the keyring: %w", err)
+	}
+	stored, err := k.srv.State().RootKeyByID(nil, fresh.Meta.KeyID)
+	if err != nil {
+		return err
+	}
+	if stored == nil {
+		return fmt.Errorf("root key %s: %w", fresh.Meta.KeyID, structs.ErrRootKeyNotFound)
+	}
+	reply.Key = stored.Meta.Copy()
+	reply.Index = index
+	return nil
+}
+
+// List returns every root key's metadata, oldest first.
+func (k *Keyring) List(args *structs.GenericRequest, reply *structs.KeyringListResponse) error {
+	if done, err := k.srv.Forward("Keyring.List", args, args, reply); done {
+		return err
+	}
+	return blockingQuery(k.srv, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
+		keys, err := store.RootKeys(ws)
+		if err != nil {
+			return 0, err
+		}
+		reply.Keys = make([]*structs.RootKeyMeta, 0, len(keys))
+		for _, key := range keys {
+			reply.Keys = append(reply.Keys, key.Meta.Copy())
+		}
+		return store.Index(state.TableRootKeys)
+	})
+}
+
+// ListPublic returns the public signing keys of every published root key:
+// what /.well-known/jwks.json serves to anyone.
+func (k *Keyring) ListPublic(args *structs.GenericRequest, reply *structs.KeyringPublicKeysResponse) error {
+	if done, err := k.srv.Forward("Keyring.ListPublic", args, args, reply); done {
+		return err
+	}
+	return blockingQuery(k.srv, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
+		keys, err := store.RootKeys(ws)
+		if err != nil {
+			return 0, err
+		}
+		reply.Keys = keyring.PublicKeys(keys)
+		return store.Index(state.TableRootKeys)
+	})
+}
+
+// Delete removes a root key; never the active one.
+func (k *Keyring) Delete(args *structs.KeyringDeleteRequest, reply *structs.KeyringDeleteResponse) error {
+	if done, err := k.srv.Forward("Keyring.Delete", args, args, reply); done {
+		return err
+	}
+	key, err := k.srv.State().RootKeyByID(nil, args.KeyID)
+	if err != nil {
+		return err
+	}
+	if err := keyring.CanDelete(key, args.Force); err != nil {
+		return fmt.Errorf("root key %q: %w", args.KeyID, err)
+	}
+	req := &structs.RootKeyDeleteRequest{KeyID: args.KeyID, WriteRequest: args.WriteRequest}
+	_, index, err := k.srv.RaftApply(structs.RootKeyDeleteRequestType, req)
+	if err != nil {
+		return err
+	}
+	reply.Index = index
+	return nil
+}
