@@ -2,6 +2,7 @@ package command
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/hashicorp/cronexpr"
 
 	"github.com/opennomad/nomad/api"
+	"github.com/opennomad/nomad/structs"
 )
 
 // JobRunCommand registers a job and follows the evaluation it causes.
@@ -172,7 +174,7 @@ func (c *JobRunCommand) Run(args []string) int {
 // mismatch says which index was expected.
 func (c *JobRunCommand) reportRegisterError(err error, checkIndex optionalUint) {
 	msg := c.describe(err)
-	if checkIndex.set && strings.Contains(strings.ToLower(msg), "index") {
+	if checkIndex.set && errors.Is(agentErrorKind(err), structs.ErrJobModifyIndex) {
 		if checkIndex.value == 0 {
 			c.Ui.Error(fmt.Sprintf("Error submitting job: -check-index 0 requires that the job does not exist yet: %s", msg))
 			return

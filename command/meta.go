@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/cli"
 
 	"github.com/opennomad/nomad/api"
+	"github.com/opennomad/nomad/structs"
 )
 
 // Meta is what every command shares: where it writes, the clock and
@@ -216,6 +217,18 @@ func (m *Meta) describe(err error) string {
 		return fmt.Sprintf("request to %s failed: %v", m.clientConfig().Address, uerr.Err)
 	}
 	return err.Error()
+}
+
+// agentErrorKind is the structs error kind of an error the agent
+// answered with (nil when it names none): the answer's text is read by
+// structs.RecoverError, the one reader of error text.
+func agentErrorKind(err error) error {
+	var resp *api.UnexpectedResponseError
+	if errors.As(err, &resp) {
+		kind, _, _ := structs.RecoverError(resp.Body)
+		return kind
+	}
+	return structs.KindOf(err)
 }
 
 // rootCause unwraps to the innermost error, whose text is the useful part

@@ -84,6 +84,12 @@ var (
 	ErrUnknownAlloc      error = &kindedSentinel{msg: "alloc not found", kind: ErrNotFound}
 	ErrUnknownDeployment error = &kindedSentinel{msg: "deployment not found", kind: ErrNotFound}
 
+	// ErrJobModifyIndex: a registration's check-and-set on the job's
+	// modify index failed; of kind ErrConflict. Its text opens the
+	// message, the indexes follow: "Enforcing job modify index 5: job
+	// exists with conflicting job modify index: 7", as Nomad words it.
+	ErrJobModifyIndex error = &kindedSentinel{msg: "Enforcing job modify index", kind: ErrConflict, opensMessage: true}
+
 	// ErrRootKeyNotFound: no root key has the ID; of kind ErrNotFound.
 	ErrRootKeyNotFound error = &kindedSentinel{msg: "root key not found", kind: ErrNotFound}
 	// ErrRootKeyActive: the active root key cannot be removed; of kind
@@ -96,7 +102,7 @@ var (
 var recognised = []error{
 	ErrNoLeader, ErrNoRegionPath, ErrBrokerDisabled, ErrPlanQueueDisabled, ErrSchedulerVersion,
 	ErrNotOutstanding, ErrTokenMismatch, ErrNackTimeoutReached, ErrUnknownMethod,
-	ErrJobRegistrationOff, ErrUnknownNode, ErrUnknownJob, ErrUnknownEval, ErrUnknownAlloc,
+	ErrJobRegistrationOff, ErrJobModifyIndex, ErrUnknownNode, ErrUnknownJob, ErrUnknownEval, ErrUnknownAlloc,
 	ErrUnknownDeployment, ErrRootKeyNotFound, ErrRootKeyActive, ErrPermissionDenied,
 }
 
@@ -105,9 +111,12 @@ var recognised = []error{
 var kinds = append(append([]error{}, recognised...), ErrNotFound, ErrInvalid, ErrConflict)
 
 // kindedSentinel is a specific kind that is also of a general one.
+// opensMessage marks a sentinel whose text starts a message that goes on
+// with details after a space, which RecoverError accepts too.
 type kindedSentinel struct {
-	msg  string
-	kind error
+	msg          string
+	kind         error
+	opensMessage bool
 }
 
 func (e *kindedSentinel) Error() string        { return e.msg }
@@ -180,6 +189,17 @@ func HTTPStatus(kind error) int {
 	return 0
 }
 
+// opensLine reports whether line is a message that sentinel k opens, at
+// its start or after context ("registering: Enforcing job modify index
+// 5: ...").
+func opensLine(k error, line string) bool {
+	ks, ok := k.(*kindedSentinel)
+	if !ok || !ks.opensMessage {
+		return false
+	}
+	return strings.HasPrefix(line, ks.msg+" ") || strings.Contains(line, ": "+ks.msg+" ")
+}
+
 // kindOfStatus is the general kind a status code carries across the
 // network when the message names no specific one.
 func kindOfStatus(code int) error {
@@ -219,7 +239,7 @@ func RecoverError(text string) (kind error, code int, msg string) {
 		for _, k := range recognised {
 			t := k.Error()
 			if line == t || strings.HasSuffix(line, ": "+t) || strings.HasPrefix(line, t+": ") ||
-				strings.Contains(line, ": "+t+": ") {
+				strings.Contains(line, ": "+t+": ") || opensLine(k, line) {
 				return k, code, msg
 			}
 		}

@@ -38,6 +38,7 @@ func TestErrorKinds(t *testing.T) {
 		{kind: ErrUnknownEval, status: http.StatusNotFound},
 		{kind: ErrUnknownAlloc, status: http.StatusNotFound},
 		{kind: ErrUnknownDeployment, status: http.StatusNotFound},
+		{kind: ErrJobModifyIndex, status: http.StatusBadRequest},
 		{kind: ErrRootKeyNotFound, status: http.StatusNotFound},
 		{kind: ErrRootKeyActive, status: http.StatusBadRequest},
 		{kind: ErrPermissionDenied, status: http.StatusForbidden},
@@ -130,6 +131,25 @@ func TestRecoverError_OnlyWholeWords(t *testing.T) {
 		must.Nil(t, kind, must.Sprint(text))
 		must.Eq(t, 0, code, must.Sprint(text))
 		must.Eq(t, text, msg, must.Sprint(text))
+	}
+}
+
+// TestRecoverError_MessageOpeners: a kind whose text opens a message is
+// recognised with its details after it, and only there.
+func TestRecoverError_MessageOpeners(t *testing.T) {
+	cases := []struct {
+		text string
+		want error
+	}{
+		{"Enforcing job modify index 5: job exists with conflicting job modify index: 7", ErrJobModifyIndex},
+		{"RPC Error:: 400,Enforcing job modify index 0: job already exists", ErrJobModifyIndex},
+		{"registering: Enforcing job modify index 3: job does not exist", ErrJobModifyIndex},
+		{"not Enforcing job modify index 3", nil},
+		{"Enforcing job modify indexes", nil},
+	}
+	for _, tc := range cases {
+		kind, _, _ := RecoverError(tc.text)
+		must.Eq(t, tc.want, kind, must.Sprint(tc.text))
 	}
 }
 

@@ -13,25 +13,22 @@ import (
 // acts on them, written in the same transaction: no reader ever sees a
 // new job version without the eval that will schedule it.
 
-// EnforceIndexErrPrefix starts every error of a registration refused by
-// its EnforceIndex check; the CLI recognises it.
-const EnforceIndexErrPrefix = "Enforcing job modify index"
-
 // CheckEnforceIndex applies a registration's check-and-set on the job's
 // modify index: 0 means the job must not exist, any other value must be
 // the current JobModifyIndex. A failed check is the caller's stale view:
-// an error of kind structs.ErrConflict. The Job.Register endpoint runs it
+// an error of kind structs.ErrJobModifyIndex (a conflict), whose text
+// is Nomad's. The Job.Register endpoint runs it
 // too, before it writes; the FSM checks again against the state the entry
 // lands on.
 func CheckEnforceIndex(want uint64, existing *structs.Job) error {
 	switch {
 	case existing != nil && want == 0:
-		return structs.KindErrorf(structs.ErrConflict, "%s 0: job already exists", EnforceIndexErrPrefix)
+		return fmt.Errorf("%w 0: job already exists", structs.ErrJobModifyIndex)
 	case existing != nil && want != existing.JobModifyIndex:
-		return structs.KindErrorf(structs.ErrConflict, "%s %d: job exists with conflicting job modify index: %d",
-			EnforceIndexErrPrefix, want, existing.JobModifyIndex)
+		return fmt.Errorf("%w %d: job exists with conflicting job modify index: %d",
+			structs.ErrJobModifyIndex, want, existing.JobModifyIndex)
 	case existing == nil && want != 0:
-		return structs.KindErrorf(structs.ErrConflict, "%s %d: job does not exist", EnforceIndexErrPrefix, want)
+		return fmt.Errorf("%w %d: job does not exist", structs.ErrJobModifyIndex, want)
 	}
 	return nil
 }
