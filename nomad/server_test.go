@@ -6,10 +6,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/go-memdb"
 	"github.com/hashicorp/raft"
 	"github.com/shoenig/test/must"
 
 	"github.com/opennomad/nomad/nomad/clock"
+	"github.com/opennomad/nomad/nomad/state"
 	"github.com/opennomad/nomad/structs"
 	"github.com/opennomad/nomad/structs/mock"
 )
@@ -55,6 +57,13 @@ func newTestServerWith(t *testing.T, cb func(*Config), p func(*Config) (pipeline
 	must.NoError(t, err)
 	t.Cleanup(func() { _ = s.Shutdown() })
 	waitForLeadership(t, s)
+	// A new cluster's leader writes its first root key on its own
+	// goroutine; tests start from the state the cluster settles into.
+	waitForState(t, s, func(ws memdb.WatchSet, store *state.StateStore) (bool, string) {
+		keys, err := store.RootKeys(ws)
+		must.NoError(t, err)
+		return len(keys) > 0, "no root key yet"
+	})
 	return s
 }
 

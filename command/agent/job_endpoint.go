@@ -106,13 +106,13 @@ func (s *HTTPServer) jobRegister(w http.ResponseWriter, r *http.Request, pathID 
 }
 
 // jobFromBody fills a submitted job's namespace and region from the
-// request when the job names none, converts and validates it. The write
-// request then targets the job's namespace. Validation failures are 400
-// with every problem listed; so is a job with null list entries, which
-// is refused before anything reads it. The server canonicalizes and
-// validates again (prepareJob), as it must for anything it receives over
-// RPC; the agent's check answers a bad job before any RPC, with the
-// same problems.
+// request when the job names none and converts it (the api package's
+// defaults are applied on the way, as Nomad's agent does). The write
+// request then targets the job's namespace. A job with null list entries
+// or driver configs nested too deep is refused here with 400, before
+// anything reads it. Canonicalizing and validating the job is the
+// server's (endpoints.PrepareJob), once, for every caller: its
+// problems come back as a 400 listing each of them.
 func (s *HTTPServer) jobFromBody(r *http.Request, in *api.Job, wr *structs.WriteRequest) (*structs.Job, []string, error) {
 	if err := nullEntries(in); err != nil {
 		return nil, nil, err
@@ -127,10 +127,6 @@ func (s *HTTPServer) jobFromBody(r *http.Request, in *api.Job, wr *structs.Write
 		in.Region = new(s.region(r))
 	}
 	job, warnings := convertJob(in)
-	job.Canonicalize()
-	if err := job.Validate(); err != nil {
-		return nil, nil, err
-	}
 	wr.Namespace = job.Namespace
 	return job, warnings, nil
 }
@@ -205,19 +201,19 @@ func (s *HTTPServer) validateJobRequest(w http.ResponseWriter, r *http.Request) 
 	if err := deepConfigs(body.Job); err != nil {
 		return nil, err
 	}
-	var wr structs.WriteRequest
-	s.parseWriteRequest(r, &wr)
-	out := structs.JobValidateResponse{ValidationErrors: []string{}}
-	_, warnings, err := s.jobFromBody(r, body.Job, &wr)
+	args := structs.JobValidateRequest{}
+	s.parseWriteRequest(r, &args.WriteRequest)
+	job, warnings, err := s.jobFromBody(r, body.Job, &args.WriteRequest)
 	if err != nil {
-		out.Error = err.Error()
-		if v, ok := err.(*structs.ValidationError); ok {
-			out.ValidationErrors = v.Problems
-		} else {
-			out.ValidationErrors = []string{err.Error()}
-		}
+		return nil, err
 	}
-	out.Warnings = strings.Join(warnings, "\n")
+	args.Job = job
+	var out structs.JobValidateResponse
+	if err := s.rpc.RPC("Job.Validate", &args, &out); err != nil {
+		return nil, err
+	}
+	out.ValidationErrors = nonNil(out.ValidationErrors)
+	out.Warnings = joinWarnings(out.Warnings, warnings)
 	return out, nil
 }
 

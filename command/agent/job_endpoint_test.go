@@ -86,7 +86,8 @@ func TestJobs_RegisterViaJobPath(t *testing.T) {
 }
 
 // TestJobs_RegisterValidation shows every problem of an invalid job in
-// one 400 answer, before anything reaches the server.
+// one 400 answer: the server's check (endpoints.PrepareJob, which the
+// test RPC runs as the server would), passed through by the agent.
 func TestJobs_RegisterValidation(t *testing.T) {
 	h := newTestHTTP(t)
 	resp, body := h.do("PUT", "/v1/jobs", `{"Job": {
@@ -100,11 +101,6 @@ func TestJobs_RegisterValidation(t *testing.T) {
 	must.StrContains(t, body, "priority")
 	must.StrContains(t, body, `group "g"`)
 	must.StrContains(t, body, `task "t"`)
-	h.rpc.mu.Lock()
-	defer h.rpc.mu.Unlock()
-	for _, c := range h.rpc.calls {
-		must.NotEq(t, "Job.Register", c.Method)
-	}
 }
 
 func TestJobs_RegisterWarnsAboutIgnoredBlocks(t *testing.T) {
@@ -329,7 +325,7 @@ func TestJobs_Validate(t *testing.T) {
 }
 
 // TestJobs_NULInNamesIs400 sends names holding a NUL byte (JSON's
-// \u0000): each is refused with 400 naming its field, before the server.
+// \u0000): each is refused with 400 naming its field.
 func TestJobs_NULInNamesIs400(t *testing.T) {
 	cases := []struct{ name, job, want string }{
 		{"namespace", `{"ID": "web", "Namespace": "de\u0000fault", "TaskGroups": [{"Name": "g", "Tasks": [{"Name": "t", "Driver": "raw_exec"}]}]}`,
@@ -347,9 +343,6 @@ func TestJobs_NULInNamesIs400(t *testing.T) {
 			resp, body := h.do("PUT", "/v1/jobs", `{"Job": `+tc.job+`}`)
 			must.Eq(t, http.StatusBadRequest, resp.StatusCode, must.Sprint(body))
 			must.StrContains(t, body, tc.want)
-			h.rpc.mu.Lock()
-			defer h.rpc.mu.Unlock()
-			must.SliceEmpty(t, h.rpc.calls)
 		})
 	}
 }

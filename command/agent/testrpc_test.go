@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -16,6 +17,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/opennomad/nomad/api"
+	"github.com/opennomad/nomad/nomad/endpoints"
 	"github.com/opennomad/nomad/nomad/state"
 	"github.com/opennomad/nomad/nomad/stream"
 	"github.com/opennomad/nomad/nomad/worker"
@@ -87,6 +89,9 @@ func (f *testRPC) RPC(method string, args, reply interface{}) error {
 	if failure != nil {
 		return failure
 	}
+	if done, err := f.checkJob(method, args, reply); done || err != nil {
+		return err
+	}
 	if isWrite {
 		return write(args, reply)
 	}
@@ -115,6 +120,34 @@ func (f *testRPC) RPC(method string, args, reply interface{}) error {
 	// Any other method is a write nobody configured: it succeeds with a
 	// zero reply.
 	return nil
+}
+
+// checkJob does what the server does first with a submitted job: canonicalize
+// and validate it (endpoints.PrepareJob), refusing it as the server would.
+// Job.Validate is answered here; done reports that.
+func (f *testRPC) checkJob(method string, args, reply interface{}) (bool, error) {
+	existing := func(ns, id string) (*structs.Job, error) { return f.state.JobByID(nil, ns, id) }
+	switch method {
+	case "Job.Register":
+		a := args.(*structs.JobRegisterRequest)
+		_, err := endpoints.PrepareJob(a.Job, a.Namespace, a.EvalPriority, 0, existing)
+		return false, err
+	case "Job.Plan":
+		a := args.(*structs.JobPlanRequest)
+		_, err := endpoints.PrepareJob(a.Job, a.Namespace, 0, 0, existing)
+		return false, err
+	case "Job.Validate":
+		a := args.(*structs.JobValidateRequest)
+		out := reply.(*structs.JobValidateResponse)
+		_, err := endpoints.PrepareJob(a.Job, a.Namespace, 0, 0, existing)
+		var v *structs.ValidationError
+		if errors.As(err, &v) {
+			out.ValidationErrors, out.Error = v.Problems, v.Error()
+			return true, nil
+		}
+		return true, err
+	}
+	return false, nil
 }
 
 // query runs fn as a blocking query against the store, as the server

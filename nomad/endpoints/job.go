@@ -19,11 +19,14 @@ type Job struct {
 	srv Server
 }
 
-// prepareJob canonicalizes a submitted job and validates it, together
-// with how it changes the job already registered (existing, may be nil)
-// and the server's count limit (maxCount, 0: the default). Every problem
-// is reported in one *structs.ValidationError.
-func prepareJob(job *structs.Job, requestNamespace string, evalPriority int, maxCount int, existing func(ns, id string) (*structs.Job, error)) (*structs.Job, error) {
+// PrepareJob canonicalizes a submitted job and validates it, together
+// with how it changes the job already registered (existing returns it,
+// nil when there is none) and the server's count limit (maxCount, 0: the
+// default). Every problem is reported in one *structs.ValidationError.
+// It is the one place a job on its way in is canonicalized and
+// validated: Job.Register, Job.Plan and Job.Validate call it, and the
+// agent leaves both to it. It returns the registered version.
+func PrepareJob(job *structs.Job, requestNamespace string, evalPriority int, maxCount int, existing func(ns, id string) (*structs.Job, error)) (*structs.Job, error) {
 	if job == nil {
 		return nil, &structs.ValidationError{Problems: []string{"missing job"}}
 	}
@@ -120,7 +123,7 @@ func (j *Job) Register(args *structs.JobRegisterRequest, reply *structs.JobRegis
 	defer metrics.MeasureSince([]string{"nomad", "job", "register"}, time.Now())
 
 	store := j.srv.State()
-	existing, err := prepareJob(args.Job, args.Namespace, args.EvalPriority, j.srv.Settings().JobMaxCount, func(ns, id string) (*structs.Job, error) {
+	existing, err := PrepareJob(args.Job, args.Namespace, args.EvalPriority, j.srv.Settings().JobMaxCount, func(ns, id string) (*structs.Job, error) {
 		return store.JobByID(nil, ns, id)
 	})
 	if err != nil {
@@ -302,7 +305,7 @@ func (j *Job) Evaluate(args *structs.JobEvaluateRequest, reply *structs.JobRegis
 func (j *Job) Validate(args *structs.JobValidateRequest, reply *structs.JobValidateResponse) error {
 	// Validation reads nothing but the registered version, which any
 	// server has; it need not reach the leader.
-	_, err := prepareJob(args.Job, args.Namespace, 0, j.srv.Settings().JobMaxCount, func(ns, id string) (*structs.Job, error) {
+	_, err := PrepareJob(args.Job, args.Namespace, 0, j.srv.Settings().JobMaxCount, func(ns, id string) (*structs.Job, error) {
 		return j.srv.State().JobByID(nil, ns, id)
 	})
 	reply.DriverConfigValidated = false

@@ -25,7 +25,7 @@ func (j *Job) Plan(args *structs.JobPlanRequest, reply *structs.JobPlanResponse)
 	defer metrics.MeasureSince([]string{"nomad", "job", "plan"}, time.Now())
 
 	snap := j.srv.State().Snapshot()
-	existing, err := prepareJob(args.Job, args.Namespace, 0, j.srv.Settings().JobMaxCount, func(ns, id string) (*structs.Job, error) {
+	existing, err := PrepareJob(args.Job, args.Namespace, 0, j.srv.Settings().JobMaxCount, func(ns, id string) (*structs.Job, error) {
 		return snap.JobByID(nil, ns, id)
 	})
 	if err != nil {
