@@ -4,6 +4,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/opennomad/nomad/nomad/clock"
 	"github.com/opennomad/nomad/nomad/priorityheap"
 	"github.com/opennomad/nomad/structs"
 )
@@ -163,9 +164,9 @@ func (b *Broker) Ack(evalID, token string) error {
 	b.mu.Unlock()
 
 	labels := evalMetricLabels(u.eval)
-	emitDuration(metricBrokerProcessTime, now.Sub(u.dequeuedAt), labels)
+	clock.EmitDuration(metricBrokerProcessTime, now.Sub(u.dequeuedAt), labels)
 	if measured {
-		emitDuration(metricBrokerResponseTime, now.Sub(enqueuedAt), labels)
+		clock.EmitDuration(metricBrokerResponseTime, now.Sub(enqueuedAt), labels)
 	}
 	return nil
 }
@@ -223,7 +224,7 @@ func (b *Broker) Nack(evalID, token string) error {
 	b.nackLocked(u, now)
 	b.mu.Unlock()
 
-	emitDuration(metricBrokerProcessTime, now.Sub(u.dequeuedAt), evalMetricLabels(u.eval))
+	clock.EmitDuration(metricBrokerProcessTime, now.Sub(u.dequeuedAt), evalMetricLabels(u.eval))
 	return nil
 }
 
@@ -271,7 +272,7 @@ func (b *Broker) nackExpired(evalID, token string) {
 
 	b.logger.Debug("nack timeout reached, eval will be redelivered",
 		"eval_id", evalID, "job_id", u.eval.JobID, "namespace", u.eval.Namespace)
-	emitDuration(metricBrokerProcessTime, now.Sub(u.dequeuedAt), evalMetricLabels(u.eval))
+	clock.EmitDuration(metricBrokerProcessTime, now.Sub(u.dequeuedAt), evalMetricLabels(u.eval))
 }
 
 func (b *Broker) removeUnackLocked(u *unackEval) {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/opennomad/nomad/nomad/clock"
 	"github.com/opennomad/nomad/structs"
 )
 
@@ -63,7 +64,7 @@ func (b *Broker) Dequeue(ctx context.Context, schedulers []string, timeout time.
 		if eval, token, waited, ok := b.scanLocked(schedulers, now); ok {
 			b.rewakeLocked(schedulers)
 			b.mu.Unlock()
-			emitDuration(metricBrokerWaitTime, waited, evalMetricLabels(eval))
+			clock.EmitDuration(metricBrokerWaitTime, waited, evalMetricLabels(eval))
 			return eval, token, nil
 		}
 		if w == nil {

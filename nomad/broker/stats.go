@@ -109,8 +109,3 @@ func evalMetricLabels(e *structs.Evaluation) []metrics.Label {
 	}
 }
 
-// emitDuration records d in milliseconds, as metrics.MeasureSince does, but
-// measured on the broker's clock rather than the wall clock.
-func emitDuration(key []string, d time.Duration, labels []metrics.Label) {
-	metrics.AddSampleWithLabels(key, float32(d)/float32(time.Millisecond), labels)
-}

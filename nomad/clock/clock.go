@@ -1,7 +1,8 @@
 // Package clock is the server's seam to time. Every timer a leader-side
 // component arms (nack timeouts, redelivery delays, delayed evaluations,
 // heartbeat TTLs, garbage-collection intervals) goes through a Clock, so
-// that tests drive time by hand with a Fake and never sleep.
+// that tests drive time by hand with a Fake and never sleep. Durations
+// measured on a Clock go to metrics through EmitDuration.
 package clock
 
 import "time"

@@ -346,7 +346,7 @@ func (r *applyRun) judge(ctx context.Context, plan *structs.Plan) (*state.Schedu
 	view := snap.SchedulerView()
 	start := r.clock.Now()
 	verdict, err := planjudge.Judge(planjudge.View{State: view, InFlight: r.pending}, plan, r.parallelism)
-	emitDuration(metricPlanEvaluate, r.clock.Now().Sub(start), nil)
+	clock.EmitDuration(metricPlanEvaluate, r.clock.Now().Sub(start), nil)
 	return view, verdict, err
 }
 
@@ -355,7 +355,7 @@ func (r *applyRun) judge(ctx context.Context, plan *structs.Plan) (*state.Schedu
 // the scheduler already saw.
 func (r *applyRun) snapshot(ctx context.Context, plan *structs.Plan) (*state.StateSnapshot, error) {
 	start := r.clock.Now()
-	defer func() { emitDuration(metricPlanWaitForIndex, r.clock.Now().Sub(start), nil) }()
+	defer func() { clock.EmitDuration(metricPlanWaitForIndex, r.clock.Now().Sub(start), nil) }()
 	for {
 		store := r.state()
 		wctx, cancel := clock.WithTimeout(ctx, r.clock, r.snapTimeout)

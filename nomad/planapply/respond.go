@@ -103,7 +103,7 @@ func (r *planResponder) answer(resp *judgedPlan) {
 	res := resp.result
 	if resp.future != nil {
 		index, err := resp.future.Wait()
-		emitDuration(metricPlanApply, r.clock.Now().Sub(resp.dispatched), nil)
+		clock.EmitDuration(metricPlanApply, r.clock.Now().Sub(resp.dispatched), nil)
 		r.done <- planCompletion{seq: resp.seq, err: err}
 		if err != nil {
 			resp.queued.Respond(nil, fmt.Errorf("plan for eval %q: applying the result: %w", resp.queued.Plan.EvalID, err))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/opennomad/nomad/nomad/clock"
 	"github.com/opennomad/nomad/nomad/state"
 	"github.com/opennomad/nomad/scheduler"
 	"github.com/opennomad/nomad/structs"
@@ -39,7 +40,7 @@ func (p *workerPlanner) SubmitPlan(plan *structs.Plan) (*structs.PlanResult, sch
 		resp, err = p.w.endpoints.SubmitPlan(&structs.PlanRequest{Plan: plan})
 		return err
 	})
-	emitDuration([]string{"nomad", "worker", "submit_plan"}, p.w.clock.Now().Sub(start), nil)
+	clock.EmitDuration([]string{"nomad", "worker", "submit_plan"}, p.w.clock.Now().Sub(start), nil)
 	p.w.setWorkload(WorkloadScheduling)
 	if err != nil {
 		return nil, nil, fmt.Errorf("submitting plan for eval %q: %w", p.eval.ID, err)
@@ -74,7 +75,7 @@ func (p *workerPlanner) UpdateEval(eval *structs.Evaluation) error {
 	err := p.w.callWithRetry(func() error {
 		return p.w.endpoints.UpdateEval(&structs.EvalUpdateRequest{Evals: []*structs.Evaluation{eval}, EvalToken: p.token})
 	})
-	emitDuration([]string{"nomad", "worker", "update_eval"}, p.w.clock.Now().Sub(start), nil)
+	clock.EmitDuration([]string{"nomad", "worker", "update_eval"}, p.w.clock.Now().Sub(start), nil)
 	if err != nil {
 		return fmt.Errorf("updating eval %q: %w", eval.ID, err)
 	}
@@ -90,7 +91,7 @@ func (p *workerPlanner) CreateEval(eval *structs.Evaluation) error {
 	err := p.w.callWithRetry(func() error {
 		return p.w.endpoints.CreateEval(&structs.EvalUpdateRequest{Evals: []*structs.Evaluation{eval}, EvalToken: p.token})
 	})
-	emitDuration([]string{"nomad", "worker", "create_eval"}, p.w.clock.Now().Sub(start), nil)
+	clock.EmitDuration([]string{"nomad", "worker", "create_eval"}, p.w.clock.Now().Sub(start), nil)
 	if err != nil {
 		return fmt.Errorf("creating eval %q: %w", eval.ID, err)
 	}
@@ -115,7 +116,7 @@ func (p *workerPlanner) ReblockEval(eval *structs.Evaluation) error {
 	err = p.w.callWithRetry(func() error {
 		return p.w.endpoints.ReblockEval(&structs.EvalUpdateRequest{Evals: []*structs.Evaluation{eval}, EvalToken: p.token})
 	})
-	emitDuration([]string{"nomad", "worker", "reblock_eval"}, p.w.clock.Now().Sub(start), nil)
+	clock.EmitDuration([]string{"nomad", "worker", "reblock_eval"}, p.w.clock.Now().Sub(start), nil)
 	if err != nil {
 		return fmt.Errorf("reblocking eval %q: %w", eval.ID, err)
 	}

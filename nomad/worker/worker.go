@@ -387,7 +387,7 @@ func (w *Worker) dequeue() (eval *structs.Evaluation, token string, waitIndex ui
 	}
 	// An eval that arrived is in hand, even if a pause or stop came
 	// meanwhile: it is processed, not handed back.
-	emitDuration([]string{"nomad", "worker", "dequeue_eval"}, w.clock.Now().Sub(start), nil)
+	clock.EmitDuration([]string{"nomad", "worker", "dequeue_eval"}, w.clock.Now().Sub(start), nil)
 	return resp.Eval, resp.Token, resp.GetWaitIndex(), true
 }
 
@@ -484,7 +484,7 @@ func (w *Worker) invokeScheduler(snap *state.StateSnapshot, eval *structs.Evalua
 	}()
 	start := w.clock.Now()
 	defer func() {
-		emitDuration([]string{"nomad", "worker", "invoke_scheduler", eval.Type}, w.clock.Now().Sub(start), nil)
+		clock.EmitDuration([]string{"nomad", "worker", "invoke_scheduler", eval.Type}, w.clock.Now().Sub(start), nil)
 	}()
 	if err := sched.Process(eval); err != nil {
 		return fmt.Errorf("eval %q: %w", eval.ID, err)
@@ -497,7 +497,7 @@ func (w *Worker) invokeScheduler(snap *state.StateSnapshot, eval *structs.Evalua
 func (w *Worker) snapshotMinIndex(ctx context.Context, index uint64) (*state.StateSnapshot, error) {
 	start := w.clock.Now()
 	defer func() {
-		emitDuration([]string{"nomad", "worker", "wait_for_index"}, w.clock.Now().Sub(start), nil)
+		clock.EmitDuration([]string{"nomad", "worker", "wait_for_index"}, w.clock.Now().Sub(start), nil)
 	}()
 	return w.snapshotMinIndexWithin(ctx, index, workerRaftSyncLimit)
 }
@@ -526,7 +526,7 @@ func (w *Worker) ack(eval *structs.Evaluation, token string) {
 	if err := w.endpoints.Ack(&structs.EvalAckRequest{EvalID: eval.ID, Token: token}); err != nil {
 		w.logger.Error("failed to ack evaluation", "eval_id", eval.ID, "error", err)
 	}
-	emitDuration([]string{"nomad", "worker", "send_ack"}, w.clock.Now().Sub(start), nil)
+	clock.EmitDuration([]string{"nomad", "worker", "send_ack"}, w.clock.Now().Sub(start), nil)
 }
 
 func (w *Worker) nack(eval *structs.Evaluation, token string) {
