@@ -108,4 +108,3 @@ func evalMetricLabels(e *structs.Evaluation) []metrics.Label {
 		{Name: "triggered_by", Value: e.TriggeredBy},
 	}
 }
-
