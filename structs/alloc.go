@@ -466,3 +466,15 @@ func (e *TaskEvent) SetDriverError(err error) *TaskEvent {
 func (e *TaskEvent) String() string {
 	return fmt.Sprintf("%s: %s", e.Type, e.DisplayMessage)
 }
+
+// ValidClientStatus reports whether s is a status a client may report for
+// an allocation.
+func ValidClientStatus(s string) bool {
+	switch s {
+	case AllocClientStatusPending, AllocClientStatusRunning,
+		AllocClientStatusComplete, AllocClientStatusFailed,
+		AllocClientStatusLost, AllocClientStatusUnknown:
+		return true
+	}
+	return false
+}

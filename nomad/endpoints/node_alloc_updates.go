@@ -82,7 +82,7 @@ func validateAllocUpdates(allocs []*structs.Allocation) error {
 			problems = append(problems, fmt.Sprintf("allocation %d: missing", i))
 		case a.ID == "":
 			problems = append(problems, fmt.Sprintf("allocation %d: missing ID", i))
-		case !validClientStatus(a.ClientStatus):
+		case !structs.ValidClientStatus(a.ClientStatus):
 			problems = append(problems, fmt.Sprintf("allocation %q: invalid client status %q", a.ID, a.ClientStatus))
 		}
 	}
@@ -90,15 +90,4 @@ func validateAllocUpdates(allocs []*structs.Allocation) error {
 		return &structs.ValidationError{Problems: problems}
 	}
 	return nil
-}
-
-// validClientStatus reports whether a client may report the status.
-func validClientStatus(s string) bool {
-	switch s {
-	case structs.AllocClientStatusPending, structs.AllocClientStatusRunning,
-		structs.AllocClientStatusComplete, structs.AllocClientStatusFailed,
-		structs.AllocClientStatusLost, structs.AllocClientStatusUnknown:
-		return true
-	}
-	return false
 }

@@ -315,7 +315,7 @@ func (tx *Txn) UpdateAllocsFromClient(allocs []*structs.Allocation) error {
 		if update == nil {
 			return fmt.Errorf("update alloc from client: alloc is nil")
 		}
-		if !validClientStatus(update.ClientStatus) {
+		if !structs.ValidClientStatus(update.ClientStatus) {
 			return fmt.Errorf("alloc %q: invalid client status %q", update.ID, update.ClientStatus)
 		}
 		existing, err := allocByID(tx.txn, nil, update.ID)
@@ -378,16 +378,6 @@ func (tx *Txn) markAllocsSynced(nodeID string) error {
 		return fmt.Errorf("node %q: %w", nodeID, err)
 	}
 	return nil
-}
-
-func validClientStatus(s string) bool {
-	switch s {
-	case structs.AllocClientStatusPending, structs.AllocClientStatusRunning,
-		structs.AllocClientStatusComplete, structs.AllocClientStatusFailed,
-		structs.AllocClientStatusLost, structs.AllocClientStatusUnknown:
-		return true
-	}
-	return false
 }
 
 // updateDeploymentWithAlloc counts a placement or a health change of an
