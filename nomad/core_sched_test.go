@@ -7,6 +7,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/opennomad/nomad/nomad/clock"
+	"github.com/opennomad/nomad/nomad/coresched"
 	"github.com/opennomad/nomad/structs"
 	"github.com/opennomad/nomad/structs/mock"
 )
@@ -36,8 +37,8 @@ func newGCFixture(t *testing.T) *gcFixture {
 // runGC runs one core eval of the given kind on a fresh snapshot.
 func (f *gcFixture) runGC(kind string) {
 	f.t.Helper()
-	sched := NewCoreScheduler(f.srv, f.srv.State().Snapshot())
-	must.NoError(f.t, sched.Process(coreJobEval(kind, latestIndex(f.t, f.srv), f.clock.Now())))
+	sched := f.srv.coreSchedulerFactory(nil, f.srv.State().Snapshot().SchedulerView(), nil)
+	must.NoError(f.t, sched.Process(coresched.NewEval(kind, latestIndex(f.t, f.srv), f.clock.Now())))
 }
 
 // setEval writes the eval with a new status, stamped now.
@@ -265,32 +266,9 @@ func TestCoreScheduler_ForceGCIgnoresThresholds(t *testing.T) {
 
 func TestCoreScheduler_UnknownKind(t *testing.T) {
 	f := newGCFixture(t)
-	sched := NewCoreScheduler(f.srv, f.srv.State().Snapshot())
-	err := sched.Process(coreJobEval("volume-gc", 1, f.clock.Now()))
+	sched := f.srv.coreSchedulerFactory(nil, f.srv.State().Snapshot().SchedulerView(), nil)
+	err := sched.Process(coresched.NewEval("volume-gc", 1, f.clock.Now()))
 	must.ErrorContains(t, err, `cannot handle job "volume-gc"`)
 	// Extra data after a colon is ignored.
-	must.NoError(t, sched.Process(coreJobEval(structs.CoreJobEvalGC+":extra", 1, f.clock.Now())))
-}
-
-func TestCoreScheduler_ReapsInBoundedBatches(t *testing.T) {
-	var calls []*structs.EvalDeleteRequest
-	c := &CoreScheduler{rpc: func(method string, args, reply interface{}) error {
-		calls = append(calls, args.(*structs.EvalDeleteRequest))
-		return nil
-	}}
-	ids := func(n int) []string {
-		out := make([]string, n)
-		for i := range out {
-			out[i] = structs.GenerateUUID()
-		}
-		return out
-	}
-	// maxIDsPerReap+10 allocs and 5 evals: allocs fill the first entry,
-	// the remaining 10 allocs and the evals share the second.
-	must.NoError(t, c.reapEvals(ids(5), ids(maxIDsPerReap+10)))
-	must.Len(t, 2, calls)
-	must.Len(t, maxIDsPerReap, calls[0].Allocs)
-	must.SliceEmpty(t, calls[0].Evals)
-	must.Len(t, 10, calls[1].Allocs)
-	must.Len(t, 5, calls[1].Evals)
+	must.NoError(t, sched.Process(coresched.NewEval(structs.CoreJobEvalGC+":extra", 1, f.clock.Now())))
 }

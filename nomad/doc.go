@@ -46,7 +46,7 @@
 // worker.Endpoints (on a server, rpcWorkerEndpoints: the Eval.* and
 // Plan.Submit RPCs; Dequeue calls endpoints.Dequeue with the worker's
 // context), waits until its own state store has caught up, runs
-// the scheduler on a snapshot (the garbage collector, CoreScheduler, for
+// the scheduler on a snapshot (the garbage collector, package nomad/coresched, for
 // "_core" evals) and acts as its Planner. A leader pauses
 // LeaderPausedFraction of its own workers.
 //

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/opennomad/nomad/nomad/coresched"
 	"github.com/opennomad/nomad/structs"
 )
 
@@ -39,4 +40,18 @@ func (s *Server) scheduleCoreJobs(ctx context.Context, ticks map[string]<-chan s
 			s.logger.Error("failed to schedule garbage collection", "kind", kind, "error", err)
 		}
 	}
+}
+
+// enqueueCoreJob puts a core eval of the given kind in the leader's broker.
+func (s *Server) enqueueCoreJob(kind string) (*structs.Evaluation, error) {
+	if s.evalBroker == nil || !s.evalBroker.Enabled() {
+		return nil, structs.ErrBrokerDisabled
+	}
+	index, err := s.State().LatestIndex()
+	if err != nil {
+		return nil, err
+	}
+	eval := coresched.NewEval(kind, index, s.now())
+	s.evalBroker.Enqueue(eval)
+	return eval, nil
 }

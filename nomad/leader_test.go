@@ -10,6 +10,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/opennomad/nomad/nomad/clock"
+	"github.com/opennomad/nomad/nomad/coresched"
 	"github.com/opennomad/nomad/structs"
 	"github.com/opennomad/nomad/structs/mock"
 )
@@ -163,7 +164,7 @@ func TestLeader_FailedEvalsGetAFollowUp(t *testing.T) {
 	})
 
 	// A failed core eval is only acked: nothing of it is in state.
-	core := coreJobEval(structs.CoreJobEvalGC, 1, time.Now())
+	core := coresched.NewEval(structs.CoreJobEvalGC, 1, time.Now())
 	broker.fail(core)
 	waitFor(t, func() bool {
 		_, _, acked := broker.snapshot()

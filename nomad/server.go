@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/raft"
 
 	"github.com/opennomad/nomad/nomad/clock"
+	"github.com/opennomad/nomad/nomad/coresched"
 	"github.com/opennomad/nomad/nomad/fsm"
 	"github.com/opennomad/nomad/nomad/planapply"
 	"github.com/opennomad/nomad/nomad/state"
@@ -231,7 +232,16 @@ func (s *Server) coreSchedulerFactory(_ *scheduler.Config, st scheduler.State, _
 	if !ok {
 		return failingScheduler{err: fmt.Errorf("core scheduler: state is %T, not a state store snapshot", st)}
 	}
-	return NewCoreScheduler(s, view.Snapshot())
+	c := s.config
+	return coresched.New(coresched.Config{
+		RPC: s.RPC,
+		Now: s.now(),
+		Thresholds: coresched.Thresholds{
+			Eval: c.EvalGCThreshold, BatchEval: c.BatchEvalGCThreshold, Job: c.JobGCThreshold,
+			Node: c.NodeGCThreshold, Deployment: c.DeploymentGCThreshold,
+		},
+		Logger: s.logger.Named("core"),
+	}, view.Snapshot())
 }
 
 // failingScheduler fails every eval with err.

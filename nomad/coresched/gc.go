@@ -1,4 +1,4 @@
-package nomad
+package coresched
 
 import (
 	"fmt"
@@ -18,10 +18,21 @@ import (
 // of UUIDs): one huge entry would stall the FSM on every server.
 const maxIDsPerReap = (1024 * 256) / 36
 
-// gcThresholds says how old (since its last change) each kind of
-// terminal object must be to be collected.
-type gcThresholds struct {
-	eval, batchEval, job, node, deployment time.Duration
+// Thresholds say how old (since its last change) each kind of terminal
+// object must be to be collected.
+type Thresholds struct {
+	Eval, BatchEval, Job, Node, Deployment time.Duration
+}
+
+// Config is what the garbage collector needs of the server it runs in.
+type Config struct {
+	// RPC calls the server's endpoints in process (Server.RPC): every
+	// deletion goes through them, to the leader and Raft.
+	RPC func(method string, args, reply interface{}) error
+	// Now is the time of the run, on the server's clock.
+	Now        time.Time
+	Thresholds Thresholds
+	Logger     hclog.Logger
 }
 
 // CoreScheduler is the garbage collector: the scheduler of "_core" evals.
@@ -35,25 +46,15 @@ type CoreScheduler struct {
 	snap       *state.StateSnapshot
 	rpc        func(method string, args, reply interface{}) error
 	now        time.Time
-	thresholds gcThresholds
+	thresholds Thresholds
 	logger     hclog.Logger
 }
 
-// NewCoreScheduler returns the garbage collector for one core eval,
-// reading snap and deleting through srv. Workers build it for evals of
-// type structs.JobTypeCore.
-func NewCoreScheduler(srv *Server, snap *state.StateSnapshot) scheduler.Scheduler {
-	c := srv.config
-	return &CoreScheduler{
-		snap: snap,
-		rpc:  srv.RPC,
-		now:  srv.now(),
-		thresholds: gcThresholds{
-			eval: c.EvalGCThreshold, batchEval: c.BatchEvalGCThreshold, job: c.JobGCThreshold,
-			node: c.NodeGCThreshold, deployment: c.DeploymentGCThreshold,
-		},
-		logger: srv.logger.Named("core"),
-	}
+// New returns the garbage collector for one core eval, reading snap and
+// deleting through c.RPC. Workers build it for evals of type
+// structs.JobTypeCore.
+func New(c Config, snap *state.StateSnapshot) scheduler.Scheduler {
+	return &CoreScheduler{snap: snap, rpc: c.RPC, now: c.Now, thresholds: c.Thresholds, logger: c.Logger}
 }
 
 // Process runs the collection the eval's JobID names (anything after a
@@ -106,8 +107,8 @@ func (c *CoreScheduler) evalGC(force bool) error {
 	if err != nil {
 		return err
 	}
-	cutoff := c.cutoff(c.thresholds.eval, force)
-	batchCutoff := c.cutoff(c.thresholds.batchEval, force)
+	cutoff := c.cutoff(c.thresholds.Eval, force)
+	batchCutoff := c.cutoff(c.thresholds.BatchEval, force)
 	var gcEvals, gcAllocs []string
 	for _, e := range evals {
 		cut := cutoff
@@ -214,7 +215,7 @@ func (c *CoreScheduler) jobGC(force bool) error {
 	if err != nil {
 		return err
 	}
-	cutoff := c.cutoff(c.thresholds.job, force)
+	cutoff := c.cutoff(c.thresholds.Job, force)
 	var (
 		gcJobs           []structs.NamespacedID
 		gcEvals, gcAlloc []string
@@ -292,7 +293,7 @@ func (c *CoreScheduler) nodeGC(force bool) error {
 	if err != nil {
 		return err
 	}
-	cutoff := c.cutoff(c.thresholds.node, force)
+	cutoff := c.cutoff(c.thresholds.Node, force)
 	var gc []string
 	for _, n := range nodes {
 		if !n.TerminalStatus() || !before(time.Unix(n.StatusUpdatedAt, 0).UnixNano(), cutoff) {
@@ -326,7 +327,7 @@ func (c *CoreScheduler) deploymentGC(force bool) error {
 	if err != nil {
 		return err
 	}
-	cutoff := c.cutoff(c.thresholds.deployment, force)
+	cutoff := c.cutoff(c.thresholds.Deployment, force)
 	var gc []string
 	for _, d := range deployments {
 		if d.Active() || !before(d.ModifyTime, cutoff) {
@@ -408,10 +409,10 @@ func batches(ids []string, n int) [][]string {
 	return out
 }
 
-// coreJobEval returns a core eval of the given kind. It is never written
+// NewEval returns a core eval of the given kind. It is never written
 // to Raft; ModifyIndex makes the worker wait until its state is at least
 // as new as the leader's was.
-func coreJobEval(kind string, index uint64, now time.Time) *structs.Evaluation {
+func NewEval(kind string, index uint64, now time.Time) *structs.Evaluation {
 	return &structs.Evaluation{
 		ID:          structs.GenerateUUID(),
 		Namespace:   "-",
@@ -424,18 +425,4 @@ func coreJobEval(kind string, index uint64, now time.Time) *structs.Evaluation {
 		CreateTime:  now.UnixNano(),
 		ModifyTime:  now.UnixNano(),
 	}
-}
-
-// enqueueCoreJob puts a core eval of the given kind in the leader's broker.
-func (s *Server) enqueueCoreJob(kind string) (*structs.Evaluation, error) {
-	if s.evalBroker == nil || !s.evalBroker.Enabled() {
-		return nil, structs.ErrBrokerDisabled
-	}
-	index, err := s.State().LatestIndex()
-	if err != nil {
-		return nil, err
-	}
-	eval := coreJobEval(kind, index, s.now())
-	s.evalBroker.Enqueue(eval)
-	return eval, nil
 }
