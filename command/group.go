@@ -31,16 +31,18 @@ func (c *groupCommand) Synopsis() string {
 func (c *groupCommand) Run([]string) int { return cli.RunResultHelp }
 
 var groupSynopses = map[string]string{
-	"job":                "Interact with jobs",
-	"node":               "Interact with nodes",
-	"alloc":              "Interact with allocations",
-	"eval":               "Interact with evaluations",
-	"server":             "Interact with servers",
-	"operator":           "Cluster operator commands",
-	"operator raft":      "Inspect and change the Raft configuration",
-	"operator snapshot":  "Save and restore snapshots of the cluster state",
-	"operator scheduler": "Inspect and tune the schedulers",
-	"system":             "Interact with the system API",
+	"job":                   "Interact with jobs",
+	"node":                  "Interact with nodes",
+	"alloc":                 "Interact with allocations",
+	"eval":                  "Interact with evaluations",
+	"server":                "Interact with servers",
+	"operator":              "Cluster operator commands",
+	"operator raft":         "Inspect and change the Raft configuration",
+	"operator snapshot":     "Save and restore snapshots of the cluster state",
+	"operator root":         "Manage the cluster's root keys",
+	"operator root keyring": "List, rotate and remove the root keys",
+	"operator scheduler":    "Inspect and tune the schedulers",
+	"system":                "Interact with the system API",
 }
 
 const jobGroupHelp = `
@@ -121,10 +123,11 @@ const operatorGroupHelp = `
 Usage: nomad operator <subcommand> [options] [args]
 
   Commands for cluster operators: the Raft peer set, snapshots of the
-  cluster state, the cluster-wide scheduler configuration and the
-  scheduler workers of each server.
+  cluster state, the cluster-wide scheduler configuration, the
+  scheduler workers of each server and the root keyring.
 
       $ nomad operator raft list-peers
+      $ nomad operator root keyring list
       $ nomad operator snapshot save backup.snap
       $ nomad operator scheduler get-config
       $ nomad operator scheduler workers
@@ -140,6 +143,39 @@ Usage: nomad operator raft <subcommand> [options]
 
       $ nomad operator raft list-peers
       $ nomad operator raft remove-peer -peer-id=<id>
+`
+
+const operatorRootGroupHelp = `
+Usage: nomad operator root <subcommand> [options]
+
+  Manage the cluster's root keys: the keys that seal data at rest and
+  sign workload identities.
+
+      $ nomad operator root keyring list
+      $ nomad operator root keyring rotate -now
+`
+
+const operatorRootKeyringGroupHelp = `
+Usage: nomad operator root keyring <subcommand> [options] [args]
+
+  List, rotate and remove the cluster's root keys. The leader makes the
+  first key when the cluster starts and rotates it when it is older than
+  server.root_key_rotation_threshold; the public halves of the signing
+  keys are published at /.well-known/jwks.json.
+
+  List the keys:
+
+      $ nomad operator root keyring list
+
+  Make a new active key at once, or publish one an hour before it becomes
+  active:
+
+      $ nomad operator root keyring rotate -now
+      $ nomad operator root keyring rotate -prepublish 1h
+
+  Remove an old key:
+
+      $ nomad operator root keyring remove <key id>
 `
 
 const operatorSnapshotGroupHelp = `

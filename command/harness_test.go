@@ -155,7 +155,13 @@ type cmdCase struct {
 // runCases runs each case against each test cluster.
 func runCases(t *testing.T, cases []cmdCase) {
 	t.Helper()
-	for kind, newCluster := range testClusters {
+	runCasesOn(t, testClusters, cases)
+}
+
+// runCasesOn runs each case against each of clusters.
+func runCasesOn(t *testing.T, clusters map[string]func(t testing.TB) testCluster, cases []cmdCase) {
+	t.Helper()
+	for kind, newCluster := range clusters {
 		for _, tc := range cases {
 			t.Run(kind+"/"+tc.name, func(t *testing.T) {
 				c := newCluster(t)
