@@ -115,7 +115,7 @@ export function meter(label, used, total, fmt) {
 
 // dl renders [term, description] pairs.
 export function dl(pairs, cls) {
-  return h('dl', { class: cls || 'facts' }, pairs.filter(Boolean).map(([k, v]) => [h('dt', {}, k), h('dd', {}, v ?? '—')]));
+  return h('dl', { class: cls || 'facts' }, pairs.filter(Boolean).map(([k, v]) => h('div', {}, h('dt', {}, k), h('dd', {}, v ?? '—'))));
 }
 
 let toastTimer;

@@ -132,7 +132,7 @@ export async function page(root, params, ctx) {
       ['Name', a.Name], ['Job', h('a', { href: jobHref(a.JobID, a.Namespace) }, a.JobID)], ['Group', a.TaskGroup],
       ['Node', h('a', { href: nodeHref(a.NodeID) }, a.NodeName || shortId(a.NodeID))],
       ['Client status', a.ClientStatus], ['Description', a.ClientDescription], ['Desired', a.DesiredStatus + (a.DesiredDescription ? ` (${a.DesiredDescription})` : '')],
-      ['Job version', a.JobVersion], ['Evaluation', h('a', { href: evalHref(a.EvalID) }, h('code', {}, shortId(a.EvalID)))],
+      ['Job version', a.Job?.Version ?? a.JobVersion], ['Evaluation', h('a', { href: evalHref(a.EvalID) }, h('code', {}, shortId(a.EvalID)))],
       ['Resources', `${mhz(r.cpu)} CPU, ${mib(r.mem)} memory, ${mib(r.disk)} disk`],
       ['Created', when(a.CreateTime)], ['Modified', when(a.ModifyTime)],
       a.PreviousAllocation ? ['Previous', h('a', { href: `/ui/allocations/${a.PreviousAllocation}` }, h('code', {}, shortId(a.PreviousAllocation)))] : null,

@@ -21,7 +21,7 @@ export function allocTable(allocs, opts = {}) {
     opts.node === false ? null : { label: 'Node', cell: (a) => h('a', { href: nodeHref(a.NodeID) }, a.NodeName || shortId(a.NodeID)) },
     { label: 'Status', cell: (a) => badge(a.ClientStatus) },
     { label: 'Desired', cell: (a) => a.DesiredStatus },
-    { label: 'Version', cell: (a) => a.JobVersion, class: 'num' },
+    { label: 'Version', cell: (a) => a.JobVersion ?? a.Job?.Version ?? '—', class: 'num' },
     { label: 'Restarts', cell: (a) => Object.values(a.TaskStates || {}).reduce((s, t) => s + (t.Restarts || 0), 0), class: 'num' },
     { label: 'Created', cell: (a) => when(a.CreateTime) },
   ].filter(Boolean), allocs, { caption: 'Allocations', empty: 'No allocations.' });
