@@ -56,7 +56,9 @@ func TestMetrics_JSONAndPrometheus(t *testing.T) {
 }
 
 func TestMetrics_PrometheusDisabled(t *testing.T) {
+	// A dev agent turns Prometheus on; this agent does not.
 	cfg := DevConfig()
+	cfg.Telemetry.PrometheusMetrics = false
 	tel, err := setupTelemetry(cfg)
 	must.NoError(t, err)
 	must.Nil(t, tel.prometheus)
