@@ -125,6 +125,20 @@ func TestBrowser(t *testing.T) {
 		)
 	})
 
+	t.Run("scaling a group from the job page", func(t *testing.T) {
+		run(t, ctx, wait,
+			chromedp.Navigate(d.addr+"/ui/jobs/planned@default"),
+			textContains("#s-allocations + .table-wrap", "running"),
+			chromedp.SetValue(chromedp.CSS("#scale-main"), "2"),
+			chromedp.Click(chromedp.CSS(`button[aria-label="Scale group main"]`)),
+		)
+		d.waitFor(t, "planned scaled to 2", func() bool {
+			var job struct{ TaskGroups []struct{ Count int } }
+			return d.getJSON("/v1/job/planned", &job) == nil && len(job.TaskGroups) == 1 && job.TaskGroups[0].Count == 2
+		})
+		run(t, ctx, wait, waitJS(`document.querySelectorAll("#s-allocations + .table-wrap tbody tr").length === 2`))
+	})
+
 	t.Run("topology draws every node", func(t *testing.T) {
 		var nodes []map[string]any
 		if err := d.getJSON("/v1/nodes", &nodes); err != nil {
@@ -153,9 +167,39 @@ func TestBrowser(t *testing.T) {
 			chromedp.Navigate(d.addr+"/ui/nodes"),
 			chromedp.WaitVisible(chromedp.CSS(`a[href^="/ui/nodes/"]`)),
 			chromedp.Click(chromedp.CSS(`main a[href^="/ui/nodes/"]`)),
-			textContains("main", "How full"),
-			chromedp.WaitVisible(chromedp.CSS("#toggle-eligibility")),
+			chromedp.WaitVisible(chromedp.CSS("#s-how-full + .fill .meter")),
+			textContains("#toggle-eligibility", "Mark ineligible"),
+			chromedp.Click(chromedp.CSS("#toggle-eligibility")),
 		)
+		eligibility := func(want string) func() bool {
+			return func() bool {
+				var nodes []map[string]any
+				return d.getJSON("/v1/nodes", &nodes) == nil && len(nodes) == 1 && nodes[0]["SchedulingEligibility"] == want
+			}
+		}
+		d.waitFor(t, "the node ineligible", eligibility("ineligible"))
+		run(t, ctx, wait, textContains("#toggle-eligibility", "Mark eligible"), chromedp.Click(chromedp.CSS("#toggle-eligibility")))
+		d.waitFor(t, "the node eligible again", eligibility("eligible"))
+	})
+
+	t.Run("pausing the eval broker from the scheduler page", func(t *testing.T) {
+		paused := func(want bool) func() bool {
+			return func() bool {
+				var cfg struct {
+					SchedulerConfig struct{ PauseEvalBroker bool }
+				}
+				return d.getJSON("/v1/operator/scheduler/configuration", &cfg) == nil && cfg.SchedulerConfig.PauseEvalBroker == want
+			}
+		}
+		run(t, ctx, wait,
+			chromedp.Navigate(d.addr+"/ui/scheduler"),
+			textContains("#toggle-broker", "Pause the broker"),
+			chromedp.Click(chromedp.CSS("#toggle-broker")),
+		)
+		d.waitFor(t, "the broker paused", paused(true))
+		run(t, ctx, wait, textContains("#broker-state", "paused"), textContains("#toggle-broker", "Resume the broker"),
+			chromedp.Click(chromedp.CSS("#toggle-broker")))
+		d.waitFor(t, "the broker resumed", paused(false))
 	})
 
 	t.Run("servers shows the raft leader", func(t *testing.T) {

@@ -155,6 +155,7 @@ export async function page(root, params, ctx) {
 
   let pending = false;
   let busy = false;
+  let lastKey = '';
   const refresh = async () => {
     if (busy) { pending = true; return; }
     busy = true;
@@ -170,6 +171,11 @@ export async function page(root, params, ctx) {
           getJSON(`${path}/versions`, { ...q, diffs: 'true' }, ctx.signal),
         ]);
         if (ctx.signal.aborted) return;
+        // The watches wake together at first and on timeouts: an
+        // unchanged answer leaves the page (and the user's input) alone.
+        const key = JSON.stringify([jr.data, allocs, summary, evals, deps, versions]);
+        if (key === lastKey) continue;
+        lastKey = key;
         job = jr.data;
         allocs.sort((a, b) => b.CreateIndex - a.CreateIndex);
         evals.sort((a, b) => b.CreateIndex - a.CreateIndex);

@@ -143,8 +143,12 @@ export async function page(root, params, ctx) {
         dl(Object.entries(node.Attributes || {}).sort().map(([k, v]) => [k, v]), 'facts attrs')),
       Object.keys(node.Meta || {}).length ? h('details', {}, h('summary', {}, 'Meta'), dl(Object.entries(node.Meta).sort(), 'facts attrs')) : null);
   };
-  node = await getJSON(path, {}, ctx.signal);
+  // Node and allocations both first, so that nothing shifts under the
+  // pointer when the second arrives.
+  [node, allocs] = await Promise.all([getJSON(path, {}, ctx.signal), getJSON(`${path}/allocations`, {}, ctx.signal)]);
+  allocs.sort((a, b) => b.CreateIndex - a.CreateIndex);
   drawNode();
+  drawUsage();
   const onErr = (err) => replace(errs, errorBox(err));
   watch(path, {}, ctx.signal, (n) => { node = n; drawNode(); drawUsage(); }, onErr);
   watch(`${path}/allocations`, {}, ctx.signal, (list) => { allocs = list.sort((a, b) => b.CreateIndex - a.CreateIndex); drawUsage(); }, onErr);
