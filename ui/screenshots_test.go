@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
 	"github.com/opennomad/nomad/structs"
@@ -132,6 +134,23 @@ func TestScreenshots(t *testing.T) {
 	shot("run", "/ui/jobs/run", 1280, 900, 1,
 		chromedp.SetValue(chromedp.CSS("#job-hcl"), sleepJob("web", 6, 500, 512)),
 		chromedp.Click(chromedp.CSS("#plan-job")), textContains("#plan-out", "Scheduler"))
+	// Dark mode (the system's preference), for the colours' contrast.
+	dark := func(on bool) chromedp.Action[chromedp.Void] {
+		return chromedp.Func(func(ctx context.Context, tgt *chromedp.Target) error {
+			value := "light"
+			if on {
+				value = "dark"
+			}
+			_, err := cdp.Call(ctx, tgt, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+				Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: value}},
+			})
+			return err
+		})
+	}
+	run(t, ctx, 10*time.Second, dark(true))
+	shot("dark-job-placement-failure", "/ui/jobs/huge@default", 1280, 900, 1, chromedp.WaitVisible(chromedp.CSS(".failure")))
+	shot("dark-topology", "/ui/topology", 1280, 700, 1, chromedp.WaitVisible(chromedp.CSS(".tseg")))
+	run(t, ctx, 10*time.Second, dark(false))
 	shot("phone-jobs", "/ui/jobs", 390, 844, 2, textContains("main", "huge"))
 	shot("phone-job", "/ui/jobs/web@default", 390, 844, 2, textContains("#s-allocations + .table-wrap", "running"))
 }

@@ -5,28 +5,28 @@
 import { h, replace, badge, nodeHref, allocHref, errorBox, hue, mhz, mib, allocResources, nodeCapacity, liveAlloc, shortId } from '../dom.js';
 import { getJSON, watch } from '../api.js';
 
-function segs(allocs, dim, cap) {
+function segs(allocs, dim, cap, colour) {
   return allocs.map((a) => {
     const r = allocResources(a);
     const pct = cap > 0 ? (r[dim] / cap) * 100 : 0;
     const label = `${a.JobID} / ${a.TaskGroup} (allocation ${shortId(a.ID)}): ${mhz(r.cpu)} CPU, ${mib(r.mem)} memory`;
     return h('a', {
       class: 'tseg', href: allocHref(a.ID), 'aria-label': label, 'data-job': a.JobID, 'data-tip': label,
-      tabindex: dim === 'cpu' ? '0' : '-1', style: { width: `${pct}%`, backgroundColor: `hsl(${hue(a.JobID)} 60% 45%)` },
+      tabindex: dim === 'cpu' ? '0' : '-1', style: { width: `${pct}%`, backgroundColor: colour(a.JobID) },
     });
   });
 }
 
-function nodeBox(n, allocs) {
+function nodeBox(n, allocs, colour) {
   const cap = nodeCapacity(n);
   const used = allocs.reduce((s, a) => { const r = allocResources(a); s.cpu += r.cpu; s.mem += r.mem; return s; }, { cpu: 0, mem: 0 });
   const pct = (x, y) => (y > 0 ? Math.round((x / y) * 100) : 0);
   return h('article', { class: `tnode ${n.Status !== 'ready' ? 'down' : ''} ${n.SchedulingEligibility !== 'eligible' ? 'inelig' : ''}`, 'data-node': n.ID, 'aria-label': `Node ${n.Name}` },
     h('header', {}, h('a', { href: nodeHref(n.ID) }, n.Name), ' ', n.Status !== 'ready' ? badge(n.Status) : null,
       n.SchedulingEligibility !== 'eligible' ? badge('ineligible') : null),
-    h('div', { class: 'trow' }, h('span', { class: 'tlabel' }, 'CPU'), h('div', { class: 'ttrack' }, segs(allocs, 'cpu', cap.cpu)),
+    h('div', { class: 'trow' }, h('span', { class: 'tlabel' }, 'CPU'), h('div', { class: 'ttrack' }, segs(allocs, 'cpu', cap.cpu, colour)),
       h('span', { class: 'tpct' }, `${pct(used.cpu, cap.cpu)}%`)),
-    h('div', { class: 'trow' }, h('span', { class: 'tlabel' }, 'Mem'), h('div', { class: 'ttrack' }, segs(allocs, 'mem', cap.mem)),
+    h('div', { class: 'trow' }, h('span', { class: 'tlabel' }, 'Mem'), h('div', { class: 'ttrack' }, segs(allocs, 'mem', cap.mem, colour)),
       h('span', { class: 'tpct' }, `${pct(used.mem, cap.mem)}%`)),
     h('footer', {}, `${allocs.length} alloc${allocs.length === 1 ? '' : 's'} · ${mhz(cap.cpu)} · ${mib(cap.mem)}`));
 }
@@ -70,8 +70,12 @@ export async function page(root, _params, ctx) {
       h('span', {}, h('strong', {}, nodes.length), ' nodes'), h('span', {}, h('strong', {}, live.length), ' running or pending allocations'),
       h('span', {}, 'CPU ', h('strong', {}, `${mhz(tot.ucpu)} / ${mhz(tot.cpu)}`)), h('span', {}, 'Memory ', h('strong', {}, `${mib(tot.umem)} / ${mib(tot.mem)}`)));
     const jobs = [...new Set(live.map((a) => a.JobID))].sort();
+    // Hues a golden angle apart keep neighbouring jobs distinct; past a
+    // dozen jobs the lightness alternates too.
+    const hues = new Map(jobs.map((j, i) => [j, `hsl(${Math.round(i * 137.508) % 360} 65% ${i % 2 ? 38 : 48}%)`]));
+    const colour = (j) => hues.get(j) || `hsl(${hue(j)} 60% 45%)`;
     replace(legend, jobs.length ? h('ul', { 'aria-label': 'Jobs by colour' }, jobs.map((j) => h('li', {},
-      h('span', { class: 'swatch', style: { backgroundColor: `hsl(${hue(j)} 60% 45%)` } }), j))) : null);
+      h('span', { class: 'swatch', style: { backgroundColor: colour(j) } }), j))) : null);
     const dcs = new Map();
     for (const n of nodes) {
       if (!dcs.has(n.Datacenter)) dcs.set(n.Datacenter, new Map());
@@ -84,7 +88,7 @@ export async function page(root, _params, ctx) {
       h('h2', {}, `Datacenter ${dc}`),
       [...dcs.get(dc).keys()].sort().map((pool) => h('div', { class: 'tpool' },
         h('h3', {}, `Pool ${pool}`),
-        h('div', { class: 'tgrid' }, dcs.get(dc).get(pool).sort((a, b) => a.Name.localeCompare(b.Name)).map((n) => nodeBox(n, byNode.get(n.ID) || []))))))));
+        h('div', { class: 'tgrid' }, dcs.get(dc).get(pool).sort((a, b) => a.Name.localeCompare(b.Name)).map((n) => nodeBox(n, byNode.get(n.ID) || [], colour))))))));
   };
   const onErr = (err) => replace(errs, errorBox(err));
   nodes = await getJSON('/v1/nodes', { resources: 'true' }, ctx.signal);
