@@ -139,6 +139,19 @@ func TestBrowser(t *testing.T) {
 		run(t, ctx, wait, waitJS(`document.querySelectorAll("#s-allocations + .table-wrap tbody tr").length === 2`))
 	})
 
+	t.Run("failing a deployment from the job page", func(t *testing.T) {
+		run(t, ctx, wait,
+			chromedp.Navigate(d.addr+"/ui/jobs/planned@default"),
+			chromedp.WaitVisible(chromedp.CSS(`button[aria-label^="Fail deployment"]`)),
+			chromedp.Click(chromedp.CSS(`button[aria-label^="Fail deployment"]`)),
+		)
+		d.waitFor(t, "the deployment failed", func() bool {
+			var dep struct{ Status string }
+			return d.getJSON("/v1/job/planned/deployment", &dep) == nil && dep.Status == "failed"
+		})
+		run(t, ctx, wait, textContains("#s-deployments + .table-wrap", "failed"))
+	})
+
 	t.Run("topology draws every node", func(t *testing.T) {
 		var nodes []map[string]any
 		if err := d.getJSON("/v1/nodes", &nodes); err != nil {

@@ -73,6 +73,20 @@ function groupsTable(job, allocs, summary, onScale) {
   ].filter(Boolean), rows, { caption: 'Task groups' });
 }
 
+function deploymentActions(d) {
+  if (d.Status !== 'running' && d.Status !== 'paused') return '—';
+  const canaries = Object.values(d.TaskGroups || {}).some((g) => g.DesiredCanaries > 0 && !g.Promoted);
+  return h('span', { class: 'inline-form' },
+    canaries ? action('Promote', async () => {
+      await send('POST', `/v1/deployment/promote/${d.ID}`, { DeploymentID: d.ID, All: true });
+      return 'Deployment promoted';
+    }, { class: 'small primary' }) : null,
+    action('Fail', async () => {
+      await send('POST', `/v1/deployment/fail/${d.ID}`, { DeploymentID: d.ID });
+      return 'Deployment failed';
+    }, { class: 'small danger', 'aria-label': `Fail deployment ${shortId(d.ID)}` }));
+}
+
 function deploymentsTable(deps) {
   return table([
     { label: 'Deployment', cell: (d) => h('code', { title: d.ID }, shortId(d.ID)) },
@@ -81,6 +95,7 @@ function deploymentsTable(deps) {
     { label: 'Description', cell: (d) => d.StatusDescription },
     { label: 'Groups (healthy / placed / desired)', cell: (d) => Object.entries(d.TaskGroups || {})
       .map(([g, s]) => `${g}: ${s.HealthyAllocs} / ${s.PlacedAllocs} / ${s.DesiredTotal}${s.DesiredCanaries ? ` (${s.DesiredCanaries} canaries${s.Promoted ? ', promoted' : ''})` : ''}`).join('; ') },
+    { label: 'Actions', cell: deploymentActions },
   ], deps, { caption: 'Deployments', empty: 'No deployments.' });
 }
 
