@@ -66,6 +66,15 @@ func TestBrowser(t *testing.T) {
 		)
 	})
 
+	t.Run("restarting the allocation from its page", func(t *testing.T) {
+		run(t, ctx, wait, chromedp.Click(chromedp.CSS("#restart-alloc")))
+		d.waitFor(t, "the task restarted", func() bool {
+			var a struct{ TaskStates map[string]struct{ Restarts int } }
+			return d.getJSON("/v1/allocation/"+allocID, &a) == nil && a.TaskStates["sleep"].Restarts == 1
+		})
+		run(t, ctx, wait, textContains("article.task", "Restart Signaled"))
+	})
+
 	t.Run("stopping the job from its page stops it", func(t *testing.T) {
 		run(t, ctx, wait,
 			chromedp.Navigate(d.addr+"/ui/jobs/web@default"),

@@ -126,8 +126,8 @@ export async function page(root, params, ctx) {
     const live = a.ClientStatus === 'running' || a.ClientStatus === 'pending';
     replace(head, h('h1', {}, 'Allocation ', h('code', { title: a.ID }, shortId(a.ID)), ' ', badge(a.ClientStatus)),
       h('div', { class: 'actions' },
-        live ? action('Restart', async () => { await send('POST', `/v1/client/allocation/${a.ID}/restart`, { AllTasks: true }); return 'Restarting the tasks'; }) : null,
-        a.DesiredStatus === 'run' ? action('Stop allocation', async () => { await send('POST', `/v1/allocation/${a.ID}/stop`); return 'Allocation stopping'; }, { class: 'danger' }) : null));
+        live ? action('Restart', async () => { await send('POST', `/v1/client/allocation/${a.ID}/restart`, { AllTasks: true }); return 'Restarting the tasks'; }, { id: 'restart-alloc' }) : null,
+        a.DesiredStatus === 'run' ? action('Stop allocation', async () => { await send('POST', `/v1/allocation/${a.ID}/stop`); return 'Allocation stopping'; }, { class: 'danger', id: 'stop-alloc' }) : null));
     replace(facts, dl([
       ['Name', a.Name], ['Job', h('a', { href: jobHref(a.JobID, a.Namespace) }, a.JobID)], ['Group', a.TaskGroup],
       ['Node', h('a', { href: nodeHref(a.NodeID) }, a.NodeName || shortId(a.NodeID))],

@@ -2,7 +2,7 @@
 // evaluations (with placement failures), deployments and versions,
 // followed live; stop, start and scale.
 import { h, replace, table, badge, when, dl, section, shortId, allocHref, nodeHref, evalHref, errorBox, action } from '../dom.js';
-import { get, getJSON, send, watch } from '../api.js';
+import { get, getJSON, send, watch, poll } from '../api.js';
 import { failures } from '../failures.js';
 import { diffView } from '../diff.js';
 
@@ -73,21 +73,23 @@ function groupsTable(job, allocs, summary, onScale) {
   ].filter(Boolean), rows, { caption: 'Task groups' });
 }
 
-function deploymentActions(d) {
+function deploymentActions(d, after) {
   if (d.Status !== 'running' && d.Status !== 'paused') return '—';
   const canaries = Object.values(d.TaskGroups || {}).some((g) => g.DesiredCanaries > 0 && !g.Promoted);
   return h('span', { class: 'inline-form' },
     canaries ? action('Promote', async () => {
       await send('POST', `/v1/deployment/promote/${d.ID}`, { DeploymentID: d.ID, All: true });
+      after();
       return 'Deployment promoted';
     }, { class: 'small primary' }) : null,
     action('Fail', async () => {
       await send('POST', `/v1/deployment/fail/${d.ID}`, { DeploymentID: d.ID });
+      after();
       return 'Deployment failed';
     }, { class: 'small danger', 'aria-label': `Fail deployment ${shortId(d.ID)}` }));
 }
 
-function deploymentsTable(deps) {
+function deploymentsTable(deps, after) {
   return table([
     { label: 'Deployment', cell: (d) => h('code', { title: d.ID }, shortId(d.ID)) },
     { label: 'Version', cell: (d) => d.JobVersion, class: 'num' },
@@ -95,7 +97,7 @@ function deploymentsTable(deps) {
     { label: 'Description', cell: (d) => d.StatusDescription },
     { label: 'Groups (healthy / placed / desired)', cell: (d) => Object.entries(d.TaskGroups || {})
       .map(([g, s]) => `${g}: ${s.HealthyAllocs} / ${s.PlacedAllocs} / ${s.DesiredTotal}${s.DesiredCanaries ? ` (${s.DesiredCanaries} canaries${s.Promoted ? ', promoted' : ''})` : ''}`).join('; ') },
-    { label: 'Actions', cell: deploymentActions },
+    { label: 'Actions', cell: (d) => deploymentActions(d, after) },
   ], deps, { caption: 'Deployments', empty: 'No deployments.' });
 }
 
@@ -126,12 +128,14 @@ export async function page(root, params, ctx) {
   };
   const stopJob = async () => {
     await send('DELETE', path, undefined, q);
+    refresh();
     return `Job ${id} stopped`;
   };
   const startJob = async () => {
     const j = await getJSON(path, q);
     j.Stop = false;
     await register(j);
+    refresh();
     return `Job ${id} started`;
   };
   const scale = async (group, count) => {
@@ -141,6 +145,7 @@ export async function page(root, params, ctx) {
     if (!g) throw new Error(`no group ${group}`);
     g.Count = count;
     await register(j);
+    refresh();
     return `Group ${group} scaled to ${count}`;
   };
 
@@ -152,7 +157,8 @@ export async function page(root, params, ctx) {
     const key = JSON.stringify([job.Stop, job.Status, job.Version, job.ModifyIndex]);
     if (key === headKey) return;
     headKey = key;
-    const confirmBox = h('span', { class: 'confirm', hidden: true },
+    const confirmBox = h('span', { class: 'confirm', hidden: true, role: 'group', 'aria-label': 'Confirm stopping the job',
+      onkeydown: (e) => { if (e.key === 'Escape') { confirmBox.hidden = true; stopBtn.focus(); } } },
       h('span', {}, `Stop every allocation of ${id}?`),
       action('Yes, stop the job', async () => { confirmBox.hidden = true; return stopJob(); }, { class: 'danger', id: 'stop-confirm' }),
       h('button', { type: 'button', onclick: () => { confirmBox.hidden = true; stopBtn.focus(); } }, 'Cancel'));
@@ -211,7 +217,7 @@ export async function page(root, params, ctx) {
             failures(latest.FailedTGAllocs)) : null,
           section('Allocations', allocTable(allocs)),
           section('Evaluations', evalTable(evals)),
-          section('Deployments', deploymentsTable(deps)),
+          section('Deployments', deploymentsTable(deps, () => refresh())),
           section('Versions', versionsList(versions.Versions || [], versions.Diffs)),
         ));
         for (const [eid, v] of edited) { const el = document.getElementById(eid); if (el) el.value = v; }
@@ -236,4 +242,7 @@ export async function page(root, params, ctx) {
   // queries at most: a browser holds only six connections to the agent.
   watch(path, q, ctx.signal, () => refresh());
   watch(`${path}/allocations`, { ...q, all: 'true' }, ctx.signal, () => refresh());
+  // Deployments promoted or failed elsewhere change neither: a slow
+  // refresh catches them (it redraws only if something changed).
+  poll(15000, ctx.signal, refresh);
 }
