@@ -69,7 +69,9 @@ func TestBrowser(t *testing.T) {
 	t.Run("restarting the allocation from its page", func(t *testing.T) {
 		run(t, ctx, wait, chromedp.Click(chromedp.CSS("#restart-alloc")))
 		d.waitFor(t, "the task restarted", func() bool {
-			var a struct{ TaskStates map[string]struct{ Restarts int } }
+			var a struct {
+				TaskStates map[string]struct{ Restarts int }
+			}
 			return d.getJSON("/v1/allocation/"+allocID, &a) == nil && a.TaskStates["sleep"].Restarts == 1
 		})
 		run(t, ctx, wait, textContains("article.task", "Restart Signaled"))
