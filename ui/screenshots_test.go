@@ -129,7 +129,7 @@ func TestScreenshots(t *testing.T) {
 			_, err := chromedp.Evaluate[bool](`(() => { const s = document.querySelector('.tseg[data-job="cache"]') || document.querySelector('.tseg'); s.dispatchEvent(new MouseEvent('mouseover', {bubbles: true})); return true; })()`)(ctx2, tgt)
 			return err
 		}))
-	shot("scheduler", "/ui/scheduler", 1280, 900, 1, chromedp.WaitVisible(chromedp.CSS("#toggle-workers")))
+	shot("scheduler", "/ui/scheduler", 1280, 1100, 1, chromedp.WaitVisible(chromedp.CSS("#toggle-workers")), chromedp.WaitVisible(chromedp.CSS("ul.stats")))
 	shot("servers", "/ui/servers", 1280, 500, 1, textContains("#leader", "127.0.0.1"))
 	shot("run", "/ui/jobs/run", 1280, 900, 1,
 		chromedp.SetValue(chromedp.CSS("#job-hcl"), sleepJob("web", 6, 500, 512)),

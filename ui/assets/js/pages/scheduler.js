@@ -7,13 +7,14 @@ import { get, getJSON, send, poll, watch } from '../api.js';
 export async function page(root, _params, ctx) {
   ctx.title('Scheduler');
   const broker = h('div');
+  const queues = h('div', { class: 'queues' });
   const workers = h('div');
   const queue = h('div');
   const errs = h('div');
   replace(root, h('div', { class: 'page-head' }, h('h1', {}, 'Scheduler')),
     h('p', { class: 'help' }, 'Every change becomes an evaluation; the leader\'s eval broker hands evaluations to scheduler workers on every server; each worker plans placements and the leader\'s plan applier commits them.'),
     errs,
-    section('Eval broker', broker),
+    section('Eval broker', broker, queues),
     section('Workers on this server', workers),
     section('Evaluations waiting', queue));
 
@@ -102,6 +103,27 @@ export async function page(root, _params, ctx) {
       ], waiting.sort((a, b) => b.CreateIndex - a.CreateIndex), { caption: 'Evaluations waiting', empty: 'No evaluation is waiting.' }));
   };
 
+  // The broker's and plan queue's gauges, from the agent's metrics (the
+  // leader's are the ones that move: the broker lives there).
+  const GAUGES = [
+    ['broker.total_ready', 'ready', 'evaluations waiting for a worker'],
+    ['broker.total_unacked', 'being scheduled', 'handed to a worker, not yet acknowledged'],
+    ['broker.total_pending', 'pending', 'behind another evaluation of the same job'],
+    ['broker.total_waiting', 'delayed', 'waiting for their wait time'],
+    ['blocked_evals.total_blocked', 'blocked', 'waiting for resources'],
+    ['plan.queue_depth', 'plans queued', 'waiting for the plan applier'],
+  ];
+  const refreshQueues = async () => {
+    const m = await getJSON('/v1/metrics', {}, ctx.signal);
+    const gauges = m.Gauges || [];
+    const value = (suffix) => gauges.find((g) => g.Name.endsWith(`.nomad.${suffix}`))?.Value;
+    if (!GAUGES.some(([k]) => value(k) !== undefined)) { replace(queues); return; }
+    replace(queues, h('h3', {}, 'Queues now'),
+      h('ul', { class: 'stats' }, GAUGES.map(([k, label, help]) => h('li', { title: help },
+        h('strong', {}, value(k) ?? '—'), h('span', {}, label)))),
+      h('p', { class: 'help' }, 'From this agent\'s metrics, every few seconds; the broker and the plan queue live on the leader.'));
+  };
+
   const onErr = (err) => replace(errs, errorBox(err));
   await Promise.all([refreshBroker(), refreshWorkers().catch((err) => {
     // A client-only agent runs no workers.
@@ -112,4 +134,5 @@ export async function page(root, _params, ctx) {
   watch('/v1/evaluations', { namespace: '*' }, ctx.signal, drawQueue, onErr);
   // The agent's workers answer no blocking query: poll them.
   poll(2000, ctx.signal, refreshWorkers, () => {});
+  poll(2000, ctx.signal, refreshQueues, () => replace(queues));
 }
