@@ -119,6 +119,7 @@ func TestScreenshots(t *testing.T) {
 	shot("jobs", "/ui/jobs", 1280, 720, 1, textContains("main", "huge"))
 	shot("job", "/ui/jobs/web@default", 1280, 1100, 1, textContains("#s-allocations + .table-wrap", "running"))
 	shot("job-placement-failure", "/ui/jobs/huge@default", 1280, 1400, 1, chromedp.WaitVisible(chromedp.CSS(".failure")))
+	shot("evaluations", "/ui/evaluations", 1280, 600, 1, textContains("main", "huge"))
 	shot("evaluation", "/ui/evaluations/"+hugeEval, 1280, 900, 1, chromedp.WaitVisible(chromedp.CSS(".failure")))
 	shot("allocation", "/ui/allocations/"+webAlloc, 1280, 1350, 1, textContains("#log-output", "started web"))
 	shot("nodes", "/ui/nodes", 1280, 600, 1, chromedp.WaitVisible(chromedp.CSS(".meter")))
