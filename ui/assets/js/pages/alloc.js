@@ -141,7 +141,18 @@ export async function page(root, params, ctx) {
     replace(tasks, tasksView(a));
   };
   draw();
+  const logs = h('div');
+  let logTasks = '';
+  // The log view is rebuilt only when the set of tasks changes (a
+  // pending allocation's tasks starting), not on every update.
+  const drawLogs = () => {
+    const key = Object.keys(a.TaskStates || {}).sort().join(',');
+    if (key === logTasks && logs.firstChild) return;
+    logTasks = key;
+    replace(logs, logsView(a, ctx.signal));
+  };
+  drawLogs();
   replace(root, h('p', { class: 'crumbs' }, h('a', { href: '/ui/jobs' }, 'Jobs'), ' / ', h('a', { href: jobHref(a.JobID, a.Namespace) }, a.JobID), ' / allocation'),
-    head, errs, facts, section('Tasks', tasks), section('Logs', logsView(a, ctx.signal)), section('Files', filesView(a)));
-  watch(`/v1/allocation/${id}`, {}, ctx.signal, (data) => { a = data; draw(); replace(errs); }, (err) => replace(errs, errorBox(err)));
+    head, errs, facts, section('Tasks', tasks), section('Logs', logs), section('Files', filesView(a)));
+  watch(`/v1/allocation/${id}`, {}, ctx.signal, (data) => { a = data; draw(); drawLogs(); replace(errs); }, (err) => replace(errs, errorBox(err)));
 }

@@ -91,10 +91,12 @@ export async function page(root, _params, ctx) {
         h('div', { class: 'tgrid' }, dcs.get(dc).get(pool).sort((a, b) => a.Name.localeCompare(b.Name)).map((n) => nodeBox(n, byNode.get(n.ID) || [], colour))))))));
   };
   const onErr = (err) => replace(errs, errorBox(err));
-  nodes = await getJSON('/v1/nodes', { resources: 'true' }, ctx.signal);
-  watch('/v1/nodes', { resources: 'true' }, ctx.signal, (d) => { nodes = d; }, onErr);
-  await watch('/v1/allocations', { resources: 'true', namespace: '*' }, ctx.signal, async (allocs) => {
-    nodes = await getJSON('/v1/nodes', { resources: 'true' }, ctx.signal);
+  // Nodes and allocations are followed apart; either changing redraws.
+  let allocs = null;
+  watch('/v1/nodes', { resources: 'true' }, ctx.signal, (d) => { nodes = d; if (allocs) draw(allocs); }, onErr);
+  await watch('/v1/allocations', { resources: 'true', namespace: '*' }, ctx.signal, async (list) => {
+    allocs = list;
+    if (!nodes.length) nodes = await getJSON('/v1/nodes', { resources: 'true' }, ctx.signal);
     draw(allocs);
     replace(errs);
   }, onErr);
