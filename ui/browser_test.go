@@ -186,7 +186,7 @@ func TestBrowser(t *testing.T) {
 		}
 	})
 
-	t.Run("node list and page", func(t *testing.T) {
+	t.Run("node page: eligibility and drain", func(t *testing.T) {
 		run(t, ctx, wait,
 			chromedp.Navigate(d.addr+"/ui/nodes"),
 			chromedp.WaitVisible(chromedp.CSS(`a[href^="/ui/nodes/"]`)),
@@ -204,6 +204,30 @@ func TestBrowser(t *testing.T) {
 		d.waitFor(t, "the node ineligible", eligibility("ineligible"))
 		run(t, ctx, wait, textContains("#toggle-eligibility", "Mark eligible"), chromedp.Click(chromedp.CSS("#toggle-eligibility")))
 		d.waitFor(t, "the node eligible again", eligibility("eligible"))
+
+		// Drain, then stop draining (the node stays ineligible), then
+		// mark it eligible again.
+		draining := func(want bool) func() bool {
+			return func() bool {
+				var nodes []map[string]any
+				if d.getJSON("/v1/nodes", &nodes) != nil || len(nodes) != 1 {
+					return false
+				}
+				var node map[string]any
+				return d.getJSON("/v1/node/"+nodes[0]["ID"].(string), &node) == nil && (node["DrainStrategy"] != nil) == want
+			}
+		}
+		run(t, ctx, wait,
+			chromedp.SetValue(chromedp.CSS("#drain-deadline"), "2h"),
+			chromedp.Click(chromedp.CSS("#drain-node")),
+		)
+		d.waitFor(t, "the node draining", draining(true))
+		run(t, ctx, wait, chromedp.WaitVisible(chromedp.CSS("#stop-drain")), textContains("main", "deadline"),
+			chromedp.Click(chromedp.CSS("#stop-drain")))
+		d.waitFor(t, "the drain stopped", draining(false))
+		run(t, ctx, wait, chromedp.WaitVisible(chromedp.CSS("#drain-node")), textContains("#toggle-eligibility", "Mark eligible"),
+			chromedp.Click(chromedp.CSS("#toggle-eligibility")))
+		d.waitFor(t, "the node eligible after the drain", eligibility("eligible"))
 	})
 
 	t.Run("pausing the eval broker from the scheduler page", func(t *testing.T) {
