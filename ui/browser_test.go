@@ -63,6 +63,10 @@ func TestBrowser(t *testing.T) {
 			textContains("main", "Task sleep"),
 			textContains("main", "Started"),
 			textContains("#log-output", "started web"),
+			// The files of the alloc dir, and into a task's directory.
+			textContains("#s-files + div", "sleep/"),
+			chromedp.Click(chromedp.Search(`//button[text()="sleep/"]`)),
+			textContains("#s-files + div", "local/"),
 		)
 	})
 
@@ -94,6 +98,15 @@ func TestBrowser(t *testing.T) {
 			chromedp.WaitVisible(chromedp.CSS("#start-job")),
 			textContains("#s-allocations + .table-wrap", "complete"),
 		)
+	})
+
+	t.Run("starting the stopped job from its page", func(t *testing.T) {
+		run(t, ctx, wait, chromedp.Click(chromedp.CSS("#start-job")))
+		d.waitFor(t, "the job started", func() bool {
+			var job map[string]any
+			return d.getJSON("/v1/job/web", &job) == nil && job["Stop"] == false
+		})
+		run(t, ctx, wait, chromedp.WaitVisible(chromedp.CSS("#stop-job")))
 	})
 
 	t.Run("a failed placement shows its reason", func(t *testing.T) {
