@@ -1,6 +1,7 @@
 package ui_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -231,6 +232,7 @@ func TestBrowser(t *testing.T) {
 			}
 		}
 		run(t, ctx, wait,
+			textContains("#toggle-eligibility", "Mark ineligible"),
 			chromedp.SetValue(chromedp.CSS("#drain-deadline"), "2h"),
 			chromedp.Click(chromedp.CSS("#drain-node")),
 		)
@@ -276,6 +278,7 @@ func TestBrowser(t *testing.T) {
 			textContains("#toggle-workers", "Pause workers"),
 			chromedp.Click(chromedp.CSS("#toggle-workers")),
 		)
+		var lastStatus string
 		d.waitFor(t, "every worker paused", func() bool {
 			var cfg map[string]any
 			var info struct {
@@ -291,11 +294,12 @@ func TestBrowser(t *testing.T) {
 			}
 			for _, w := range info.Schedulers {
 				if w.Status != "Paused" {
+					lastStatus = fmt.Sprint(info.Schedulers)
 					return false
 				}
 			}
 			return true
-		})
+		}, func() string { return lastStatus })
 		run(t, ctx, wait,
 			textContains("#toggle-workers", "Resume workers"),
 			chromedp.Click(chromedp.CSS("#toggle-workers")),

@@ -122,12 +122,16 @@ func (d *devAgent) runHCL(t testing.TB, hcl string) {
 
 // waitFor polls the API until cond holds (a condition, not a fixed
 // delay), failing after 20 seconds.
-func (d *devAgent) waitFor(t testing.TB, what string, cond func() bool) {
+func (d *devAgent) waitFor(t testing.TB, what string, cond func() bool, detail ...func() string) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
+			more := ""
+			for _, f := range detail {
+				more += " " + f()
+			}
+			t.Fatalf("timed out waiting for %s%s", what, more)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -104,7 +104,7 @@ function deploymentsTable(deps, after) {
 function versionsList(versions, diffs) {
   if (!versions.length) return h('p', { class: 'empty' }, 'No versions.');
   return h('ol', { class: 'versions', reversed: true }, versions.map((v, i) => h('li', {},
-    h('details', { open: i === 0 ? undefined : undefined },
+    h('details', { open: i === 0 && diffs && diffs[0] ? true : undefined },
       h('summary', {}, h('strong', {}, `Version ${v.Version}`), ' ', v.Stable ? badge('stable') : null, ' submitted ', when(v.SubmitTime),
         v.Stop ? ' (stopped)' : ''),
       diffs && diffs[i] ? diffView(diffs[i]) : h('p', { class: 'empty' }, 'First version.')))));
@@ -205,7 +205,7 @@ export async function page(root, params, ctx) {
         // blocked evaluation's) tell why desired allocations are missing.
         const latest = evals.find((e) => Object.keys(e.FailedTGAllocs || {}).length);
         const blocked = evals.filter((e) => e.Status === 'blocked');
-        const showFail = latest && !job.Stop && (blocked.length || evals[0] === latest || evals.indexOf(latest) <= 1);
+        const showFail = latest && !job.Stop && (blocked.length || evals[0] === latest);
         const focused = document.activeElement?.closest?.('#job-body') ? document.activeElement.id : null;
         // Counts being typed into the scale fields survive the redraw.
         const edited = [...body.querySelectorAll('input[data-group]')].filter((i) => i.value !== i.defaultValue).map((i) => [i.id, i.value]);

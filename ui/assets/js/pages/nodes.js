@@ -90,7 +90,11 @@ export async function page(root, params, ctx) {
       h('p', { class: 'help' }, 'Reserved by the allocations placed on the node, out of what the node offers (its resources minus what it reserves for itself).'));
     replace(allocsBox, allocTable(allocs, { node: false, job: true }));
   };
-  let ctlKey = '';
+  let eligKey = '';
+  let drainKey = null;
+  const eligBox = h('div');
+  const drainBox = h('div');
+  replace(controls, eligBox, drainBox);
   const drawNode = () => {
     ctx.title(`Node ${node.Name}`);
     replace(head, h('h1', {}, node.Name, ' ', badge(node.Status)));
@@ -101,18 +105,22 @@ export async function page(root, params, ctx) {
       ['Drain', node.DrainStrategy ? `draining${node.DrainStrategy.ForceDeadline && !node.DrainStrategy.ForceDeadline.startsWith('0001') ? `, deadline ${new Date(node.DrainStrategy.ForceDeadline).toLocaleString()}` : ''}${node.DrainStrategy.IgnoreSystemJobs ? ', system jobs stay' : ''}` : 'no'],
       ['Status description', node.StatusDescription || '—'],
     ]));
-    const key = JSON.stringify([node.SchedulingEligibility, !!node.DrainStrategy]);
-    if (key !== ctlKey) {
-      ctlKey = key;
-      const eligible = node.SchedulingEligibility === 'eligible';
+    // The two switches are redrawn apart, each when its own state
+    // changes, so that toggling one leaves the other's input alone.
+    const eligible = node.SchedulingEligibility === 'eligible';
+    if (node.SchedulingEligibility !== eligKey) {
+      eligKey = node.SchedulingEligibility;
+      replace(eligBox, h('div', { class: 'actions' },
+        action(eligible ? 'Mark ineligible' : 'Mark eligible', async () => {
+          await send('POST', `${path}/eligibility`, { NodeID: id, Eligibility: eligible ? 'ineligible' : 'eligible' });
+          return eligible ? 'Node marked ineligible: no new placements' : 'Node marked eligible';
+        }, { id: 'toggle-eligibility' })));
+    }
+    if (!!node.DrainStrategy !== drainKey) {
+      drainKey = !!node.DrainStrategy;
       const deadline = h('input', { id: 'drain-deadline', type: 'text', value: '1h', class: 'narrow', 'aria-describedby': 'deadline-help' });
       const ignoreSys = h('input', { id: 'drain-ignore-system', type: 'checkbox' });
-      replace(controls,
-        h('div', { class: 'actions' },
-          action(eligible ? 'Mark ineligible' : 'Mark eligible', async () => {
-            await send('POST', `${path}/eligibility`, { NodeID: id, Eligibility: eligible ? 'ineligible' : 'eligible' });
-            return eligible ? 'Node marked ineligible: no new placements' : 'Node marked eligible';
-          }, { id: 'toggle-eligibility' })),
+      replace(drainBox,
         node.DrainStrategy
           ? h('div', { class: 'actions' }, action('Stop draining', async () => {
             await send('POST', `${path}/drain`, { NodeID: id, DrainSpec: null, MarkEligible: false });
