@@ -14,6 +14,8 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	metrics "github.com/hashicorp/go-metrics"
+
+	"github.com/opennomad/nomad/ui"
 )
 
 // DefaultEventHeartbeat is how often an idle event stream sends "{}".
@@ -185,9 +187,18 @@ func (s *HTTPServer) routes() {
 		s.mux.HandleFunc("/v1/agent/pprof/trace", pprof.Trace)
 	}
 
+	// The web UI, and / sending browsers to it (API clients keep the
+	// redirect to /v1/agent/self).
+	s.mux.Handle(ui.Prefix, ui.Handler())
+	s.mux.Handle("/ui", http.RedirectHandler(ui.Prefix, http.StatusMovedPermanently))
+
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/" {
-			http.Redirect(w, r, "/v1/agent/self", http.StatusTemporaryRedirect)
+			target := "/v1/agent/self"
+			if ui.WantsHTML(r) {
+				target = ui.Prefix
+			}
+			http.Redirect(w, r, target, http.StatusTemporaryRedirect)
 			return
 		}
 		writeError(w, http.StatusNotFound, "Invalid URL path")

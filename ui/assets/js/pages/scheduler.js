@@ -1,0 +1,138 @@
+// /ui/scheduler: the scheduler at work. This server's workers with
+// their state and a pause/resume control, the cluster's eval broker
+// switch, and the evaluations waiting (pending, blocked).
+import { h, replace, table, badge, when, dl, section, shortId, evalHref, jobHref, errorBox, action } from '../dom.js';
+import { get, getJSON, send, poll, watch } from '../api.js';
+
+export async function page(root, _params, ctx) {
+  ctx.title('Scheduler');
+  const broker = h('div');
+  const queues = h('div', { class: 'queues' });
+  const workers = h('div');
+  const queue = h('div');
+  const errs = h('div');
+  replace(root, h('div', { class: 'page-head' }, h('h1', {}, 'Scheduler')),
+    h('p', { class: 'help' }, 'Every change becomes an evaluation; the leader\'s eval broker hands evaluations to scheduler workers on every server; each worker plans placements and the leader\'s plan applier commits them.'),
+    errs,
+    section('Eval broker', broker, queues),
+    section('Workers on this server', workers),
+    section('Evaluations waiting', queue));
+
+  // Broker: the cluster-wide scheduler configuration (in Raft).
+  let brokerKey = '';
+  const drawBroker = (cfg) => {
+    const key = JSON.stringify(cfg);
+    if (key === brokerKey) return;
+    brokerKey = key;
+    const paused = cfg.PauseEvalBroker;
+    replace(broker,
+      h('p', { id: 'broker-state' }, 'The eval broker is ', badge(paused ? 'paused' : 'running', 'big'),
+        paused ? ' — no evaluation is handed to a worker until it is resumed; new evaluations wait as pending.' : ' — evaluations flow to the workers.'),
+      h('div', { class: 'actions' }, action(paused ? 'Resume the broker' : 'Pause the broker', async () => {
+        const next = { ...cfg, PauseEvalBroker: !paused };
+        const res = await send('PUT', '/v1/operator/scheduler/configuration', next, { cas: cfg.ModifyIndex });
+        if (res && res.Updated === false) throw new Error('the configuration changed meanwhile; try again');
+        await refreshBroker();
+        return paused ? 'Eval broker resumed' : 'Eval broker paused';
+      }, { id: 'toggle-broker', class: paused ? 'primary' : 'danger' })),
+      dl([
+        ['Algorithm', cfg.SchedulerAlgorithm],
+        ['Preemption', Object.entries(cfg.PreemptionConfig || {}).filter(([, v]) => v).map(([k]) => k.replace(/SchedulerEnabled$/, '').toLowerCase()).join(', ') || 'off'],
+        ['Memory oversubscription', cfg.MemoryOversubscriptionEnabled ? 'on' : 'off'],
+        ['Job registration', cfg.RejectJobRegistration ? 'rejected' : 'accepted'],
+        ['Modify index', cfg.ModifyIndex],
+      ]));
+  };
+  const refreshBroker = async () => {
+    const res = await getJSON('/v1/operator/scheduler/configuration', {}, ctx.signal);
+    drawBroker(res.SchedulerConfig);
+  };
+
+  // Workers: /v1/agent/schedulers answers for the agent asked only.
+  let workerKey = '';
+  const drawWorkers = (info, cfg) => {
+    const key = JSON.stringify([info, cfg]);
+    if (key === workerKey) return;
+    workerKey = key;
+    const paused = !!cfg.paused;
+    const n = h('input', { id: 'num-schedulers', type: 'number', min: 0, value: cfg.num_schedulers, class: 'narrow' });
+    replace(workers,
+      h('p', {}, 'Server ', h('strong', {}, info.server_id), `: ${cfg.num_schedulers} workers running `, h('code', {}, (cfg.enabled_schedulers || []).join(', ')),
+        paused ? [' — ', badge('paused'), ' by an operator.'] : '.'),
+      table([
+        { label: 'Worker', cell: (w) => h('code', { title: w.id }, shortId(w.id)) },
+        { label: 'Status', cell: (w) => badge(w.status) },
+        { label: 'Doing', cell: (w) => w.workload_status },
+        { label: 'Schedulers', cell: (w) => (w.enabled_schedulers || []).join(', ') },
+        { label: 'Started', cell: (w) => when(w.started) },
+      ], info.schedulers || [], { caption: 'Scheduler workers', empty: 'This server runs no scheduler workers.' }),
+      h('div', { class: 'actions' },
+        action(paused ? 'Resume workers' : 'Pause workers', async () => {
+          await send('PUT', '/v1/agent/schedulers/config', { num_schedulers: cfg.num_schedulers, enabled_schedulers: cfg.enabled_schedulers, paused: !paused });
+          await refreshWorkers();
+          return paused ? 'Workers resumed' : 'Workers paused: they finish their current evaluation and take no more';
+        }, { id: 'toggle-workers', class: paused ? 'primary' : 'danger' }),
+        h('form', { class: 'inline-form', onsubmit: async (e) => {
+          e.preventDefault();
+          try {
+            await send('PUT', '/v1/agent/schedulers/config', { num_schedulers: Number(n.value), enabled_schedulers: cfg.enabled_schedulers, paused: cfg.paused });
+            await refreshWorkers();
+            replace(errs);
+          } catch (err) { replace(errs, errorBox(err)); }
+        } }, h('label', { for: 'num-schedulers' }, 'Workers'), n, h('button', { type: 'submit' }, 'Set'))),
+      h('p', { class: 'help' }, 'Pausing applies to this server until it restarts; the leader may also keep some of its own workers paused to leave CPU to Raft and the plan applier. The other servers\' workers are on their own agents\' scheduler page.'));
+  };
+  const refreshWorkers = async () => {
+    const [info, cfg] = await Promise.all([getJSON('/v1/agent/schedulers', {}, ctx.signal), getJSON('/v1/agent/schedulers/config', {}, ctx.signal)]);
+    drawWorkers(info, cfg);
+  };
+
+  const drawQueue = (evals) => {
+    const waiting = evals.filter((e) => e.Status === 'pending' || e.Status === 'blocked');
+    const by = (s) => evals.filter((e) => e.Status === s).length;
+    replace(queue,
+      h('p', {}, h('strong', {}, by('pending')), ' pending, ', h('strong', {}, by('blocked')), ' blocked (waiting for resources), ',
+        h('strong', {}, by('complete')), ' complete, ', h('strong', {}, by('failed')), ' failed. ', h('a', { href: '/ui/evaluations' }, 'All evaluations')),
+      table([
+        { label: 'Evaluation', cell: (e) => h('a', { href: evalHref(e.ID) }, h('code', {}, shortId(e.ID))) },
+        { label: 'Job', cell: (e) => h('a', { href: jobHref(e.JobID, e.Namespace) }, e.JobID) },
+        { label: 'Status', cell: (e) => badge(e.Status) },
+        { label: 'Triggered by', cell: (e) => e.TriggeredBy },
+        { label: 'Why', cell: (e) => e.StatusDescription || (e.WaitUntil && !String(e.WaitUntil).startsWith('0001') ? `wait until ${new Date(e.WaitUntil).toLocaleString()}` : '—') },
+        { label: 'Created', cell: (e) => when(e.CreateTime) },
+      ], waiting.sort((a, b) => b.CreateIndex - a.CreateIndex), { caption: 'Evaluations waiting', empty: 'No evaluation is waiting.' }));
+  };
+
+  // The broker's and plan queue's gauges, from the agent's metrics (the
+  // leader's are the ones that move: the broker lives there).
+  const GAUGES = [
+    ['broker.total_ready', 'ready', 'evaluations waiting for a worker'],
+    ['broker.total_unacked', 'being scheduled', 'handed to a worker, not yet acknowledged'],
+    ['broker.total_pending', 'pending', 'behind another evaluation of the same job'],
+    ['broker.total_waiting', 'delayed', 'waiting for their wait time'],
+    ['blocked_evals.total_blocked', 'blocked', 'waiting for resources'],
+    ['plan.queue_depth', 'plans queued', 'waiting for the plan applier'],
+  ];
+  const refreshQueues = async () => {
+    const m = await getJSON('/v1/metrics', {}, ctx.signal);
+    const gauges = m.Gauges || [];
+    const value = (suffix) => gauges.find((g) => g.Name.endsWith(`.nomad.${suffix}`))?.Value;
+    if (!GAUGES.some(([k]) => value(k) !== undefined)) { replace(queues); return; }
+    replace(queues, h('h3', {}, 'Queues now'),
+      h('ul', { class: 'stats' }, GAUGES.map(([k, label, help]) => h('li', { title: help },
+        h('strong', {}, value(k) ?? '—'), h('span', {}, label)))),
+      h('p', { class: 'help' }, 'From this agent\'s metrics, every few seconds; the broker and the plan queue live on the leader.'));
+  };
+
+  const onErr = (err) => replace(errs, errorBox(err));
+  await Promise.all([refreshBroker(), refreshWorkers().catch((err) => {
+    // A client-only agent runs no workers.
+    replace(workers, h('p', { class: 'empty' }, `This agent runs no scheduler workers (${err.message}).`));
+    throw err;
+  })]).catch(() => {});
+  watch('/v1/operator/scheduler/configuration', {}, ctx.signal, (res) => drawBroker(res.SchedulerConfig), onErr);
+  watch('/v1/evaluations', { namespace: '*' }, ctx.signal, drawQueue, onErr);
+  // The agent's workers answer no blocking query: poll them.
+  poll(2000, ctx.signal, refreshWorkers, () => {});
+  poll(2000, ctx.signal, refreshQueues, () => replace(queues));
+}
