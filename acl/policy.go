@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/hashicorp/hcl"
 	"github.com/hashicorp/hcl/hcl/ast"
@@ -197,7 +198,7 @@ func Parse(rules string) (p *Policy, err error) {
 	if dups := duplicateKeys(file); len(dups) > 0 {
 		return nil, invalidf("Invalid or duplicate policy keys: %s", strings.Join(dups, ", "))
 	}
-	if err := unexpectedLabels(file); err != nil {
+	if err := checkLabels(file, isJSON(rules)); err != nil {
 		return nil, err
 	}
 	var raw rawPolicy
@@ -220,10 +221,16 @@ func Parse(rules string) (p *Policy, err error) {
 // set twice (Nomad's policies are decoded that way); badKeys reports
 // those instead.
 func parseHCL(rules string) (*ast.File, error) {
-	if first := strings.TrimLeft(rules, " \t\r\n"); strings.HasPrefix(first, "{") {
+	if isJSON(rules) {
 		return jsonparser.Parse([]byte(rules))
 	}
 	return hclparser.ParseDontErrorOnDuplicateKeys([]byte(rules))
+}
+
+// isJSON reports whether rules are HCL1-JSON: their first non-space
+// character is "{", as hcl decides.
+func isJSON(rules string) bool {
+	return strings.HasPrefix(strings.TrimLeftFunc(rules, unicode.IsSpace), "{")
 }
 
 // keyProblem is one unknown or duplicate key.
@@ -323,25 +330,60 @@ func duplicateKeys(file *ast.File) []string {
 	return sortProblems(probs)
 }
 
-// unexpectedLabels refuses a label on the blocks that take none (agent
-// "x" { ... }), which the decoder would silently accept.
-func unexpectedLabels(file *ast.File) error {
-	list, ok := file.Node.(*ast.ObjectList)
+// Which blocks take a label. The decoder accepts a missing or extra label
+// without a word (namespace { policy = "read" } would be a namespace
+// named "policy"), so checkLabels looks at the syntax tree first.
+var (
+	labelledBlocks   = set("namespace", "node_pool", "host_volume")
+	unlabelledBlocks = set("agent", "node", "quota", "plugin", "operator")
+)
+
+// checkLabels refuses a block with a missing, extra or unexpected label.
+// In HCL1-JSON, nested objects are folded into multi-key items, so only
+// the missing and unexpected labels are checked there.
+func checkLabels(file *ast.File, isJSON bool) error {
+	var err error
+	ast.Walk(file.Node, func(n ast.Node) (ast.Node, bool) {
+		list, ok := n.(*ast.ObjectList)
+		if !ok || err != nil {
+			return n, err == nil
+		}
+		topLevel := list == file.Node
+		for _, item := range list.Items {
+			kind, _ := item.Keys[0].Token.Value().(string)
+			labelled := topLevel && labelledBlocks[kind] || !topLevel && kind == "path"
+			switch {
+			case topLevel && unlabelledBlocks[kind] && len(item.Keys) > 1:
+				label, _ := item.Keys[1].Token.Value().(string)
+				err = invalidf("Invalid %s block: it takes no label, found %q%s", kind, label, atLine(item.Keys[1]))
+			case labelled && len(item.Keys) == 1 && hasArguments(item.Val):
+				err = invalidf("Invalid %s block: it needs a label%s", kind, atLine(item.Keys[0]))
+			case labelled && !isJSON && len(item.Keys) > 2:
+				label, _ := item.Keys[2].Token.Value().(string)
+				err = invalidf("Invalid %s block: it takes one label, found also %q%s", kind, label, atLine(item.Keys[2]))
+			}
+			if err != nil {
+				return n, false
+			}
+		}
+		return n, true
+	})
+	return err
+}
+
+// hasArguments reports whether n is an object with some argument in it
+// (not only nested blocks), which a label-less block holds.
+func hasArguments(n ast.Node) bool {
+	obj, ok := n.(*ast.ObjectType)
 	if !ok {
-		return nil
+		return false
 	}
-	for _, item := range list.Items {
-		if len(item.Keys) < 2 {
-			continue
-		}
-		kind, _ := item.Keys[0].Token.Value().(string)
-		switch kind {
-		case "agent", "node", "quota", "plugin", "operator":
-			label, _ := item.Keys[1].Token.Value().(string)
-			return invalidf("Invalid %s block: it takes no label, found %q%s", kind, label, atLine(item.Keys[1]))
+	for _, item := range obj.List.Items {
+		if _, isObject := item.Val.(*ast.ObjectType); !isObject {
+			return true
 		}
 	}
-	return nil
+	return false
 }
 
 // sortProblems orders problems as written and formats them.
