@@ -198,14 +198,14 @@ func Parse(rules string) (p *Policy, err error) {
 	if dups := duplicateKeys(file); len(dups) > 0 {
 		return nil, invalidf("Invalid or duplicate policy keys: %s", strings.Join(dups, ", "))
 	}
-	if err := checkLabels(file, isJSON(rules)); err != nil {
+	if err := checkLabels(file); err != nil {
 		return nil, err
 	}
 	var raw rawPolicy
 	if err := hcl.DecodeObject(&raw, file); err != nil {
 		return nil, invalidf("Failed to parse ACL Policy: %v", err)
 	}
-	if bad := unusedKeys(file, &raw); len(bad) > 0 {
+	if bad := unusedKeys(&raw); len(bad) > 0 {
 		return nil, invalidf("Invalid or duplicate policy keys: %s", strings.Join(bad, ", "))
 	}
 	if err := raw.build(p, file); err != nil {
@@ -221,10 +221,43 @@ func Parse(rules string) (p *Policy, err error) {
 // set twice (Nomad's policies are decoded that way); badKeys reports
 // those instead.
 func parseHCL(rules string) (*ast.File, error) {
-	if isJSON(rules) {
-		return jsonparser.Parse([]byte(rules))
+	if !isJSON(rules) {
+		return hclparser.ParseDontErrorOnDuplicateKeys([]byte(rules))
 	}
-	return hclparser.ParseDontErrorOnDuplicateKeys([]byte(rules))
+	file, err := jsonparser.Parse([]byte(rules))
+	if err == nil {
+		unfoldJSON(file.Node)
+	}
+	return file, err
+}
+
+// unfoldJSON undoes what hcl's JSON parser does to nested objects: it
+// folds {"namespace":{"a":{"variables":{"path":{"x":{...}}}}}} into one
+// item keyed namespace.a.variables.path.x, which the decoder unfolds
+// only one level deep (it would put the path's capabilities on the
+// namespace) and whose inner keys it takes for unknown ones. unfoldJSON
+// nests every such item back, one key per level, which the decoder reads
+// as the HCL syntax namespace "a" { variables { path "x" {...} } }.
+func unfoldJSON(n ast.Node) {
+	list, ok := n.(*ast.ObjectList)
+	if !ok {
+		return
+	}
+	for _, item := range list.Items {
+		for at := item; len(at.Keys) > 1; {
+			inner := &ast.ObjectItem{Keys: at.Keys[1:], Val: at.Val}
+			at.Keys = at.Keys[:1]
+			at.Val = &ast.ObjectType{List: &ast.ObjectList{Items: []*ast.ObjectItem{inner}}}
+			at = inner
+		}
+		ast.Walk(item.Val, func(n ast.Node) (ast.Node, bool) {
+			if obj, ok := n.(*ast.ObjectType); ok {
+				unfoldJSON(obj.List)
+				return n, false
+			}
+			return n, true
+		})
+	}
 }
 
 // isJSON reports whether rules are HCL1-JSON: their first non-space
@@ -252,25 +285,12 @@ func (k keyProblem) String() string {
 
 // unusedKeys lists, in the order written, the keys the decoder did not
 // use at any level.
-func unusedKeys(file *ast.File, raw *rawPolicy) []string {
-	// In HCL1-JSON a block's label is a key like any other, and the
-	// decoder may count it as unused; labels are never unknown keys.
-	labels := map[token.Pos]bool{}
-	ast.Walk(file.Node, func(n ast.Node) (ast.Node, bool) {
-		if item, ok := n.(*ast.ObjectItem); ok {
-			for _, k := range item.Keys[1:] {
-				labels[k.Pos()] = true
-			}
-		}
-		return n, true
-	})
+func unusedKeys(raw *rawPolicy) []string {
 	var probs []keyProblem
 	add := func(where string, unused map[string][]token.Pos) {
 		for k, positions := range unused {
 			for _, pos := range positions {
-				if !labels[pos] {
-					probs = append(probs, keyProblem{key: k, where: where, pos: pos})
-				}
+				probs = append(probs, keyProblem{key: k, where: where, pos: pos})
 			}
 		}
 	}
@@ -339,9 +359,10 @@ var (
 )
 
 // checkLabels refuses a block with a missing, extra or unexpected label.
-// In HCL1-JSON, nested objects are folded into multi-key items, so only
-// the missing and unexpected labels are checked there.
-func checkLabels(file *ast.File, isJSON bool) error {
+// In HCL1-JSON, unfolded by unfoldJSON, a label is a nested key: a
+// missing one shows as arguments right in the block, an unexpected one as
+// an unknown key.
+func checkLabels(file *ast.File) error {
 	var err error
 	ast.Walk(file.Node, func(n ast.Node) (ast.Node, bool) {
 		list, ok := n.(*ast.ObjectList)
@@ -358,7 +379,7 @@ func checkLabels(file *ast.File, isJSON bool) error {
 				err = invalidf("Invalid %s block: it takes no label, found %q%s", kind, label, atLine(item.Keys[1]))
 			case labelled && len(item.Keys) == 1 && hasArguments(item.Val):
 				err = invalidf("Invalid %s block: it needs a label%s", kind, atLine(item.Keys[0]))
-			case labelled && !isJSON && len(item.Keys) > 2:
+			case labelled && len(item.Keys) > 2:
 				label, _ := item.Keys[2].Token.Value().(string)
 				err = invalidf("Invalid %s block: it takes one label, found also %q%s", kind, label, atLine(item.Keys[2]))
 			}

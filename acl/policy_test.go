@@ -88,6 +88,17 @@ func TestParse(t *testing.T) {
 			}},
 		},
 		{
+			name: "variables only, which HCL1-JSON folds into one multi-key item",
+			hcl:  `namespace "a" { variables { path "x/*" { capabilities = ["read"] } } }`,
+			json: `{"namespace":{"a":{"variables":{"path":{"x/*":{"capabilities":["read"]}}}}}}`,
+			want: &Policy{Namespaces: []*NamespacePolicy{{
+				Name: "a", Capabilities: []string{},
+				Variables: &VariablesPolicy{Paths: []*VariablesPathPolicy{
+					{PathSpec: "x/*", Capabilities: []string{"read", "list"}},
+				}},
+			}}},
+		},
+		{
 			name: "node pools and host volumes",
 			hcl: `node_pool "gpu_a" { policy = "write" }
 				host_volume "certs" { policy = "read" capabilities = ["deny"] }`,
@@ -187,6 +198,8 @@ func TestParse_Errors(t *testing.T) {
 			`Invalid or duplicate policy keys: "caps" at line 3 in namespace "a" variables path "x"`},
 		{"unknown key in JSON", `{"node":{"policy":"read","extra":1}}`,
 			`Invalid or duplicate policy keys: "extra" in node`},
+		{"unknown key deep in JSON", `{"namespace":{"a":{"variables":{"path":{"x":{"caps":["read"]}}}}}}`,
+			`Invalid or duplicate policy keys: "caps" in namespace "a" variables path "x"`},
 		{"sentinel is Enterprise only", `sentinel { policy = "read" }`,
 			`Invalid or duplicate policy keys: "sentinel" at line 1`},
 		{"an argument set twice", "namespace \"a\" {\n  policy = \"read\"\n  policy = \"write\"\n}",
@@ -195,6 +208,8 @@ func TestParse_Errors(t *testing.T) {
 			`Invalid or duplicate policy keys: "policy" in a block that already sets it`},
 		{"label on a block that takes none", `agent "x" { policy = "read" }`,
 			`Invalid agent block: it takes no label, found "x" (line 1)`},
+		{"label on a block that takes none, in JSON", `{"agent":{"x":{"policy":"read"}}}`,
+			`Invalid or duplicate policy keys: "x" in agent`},
 
 		// No blocks.
 		{"only whitespace", "  \n", "Invalid policy:   \n"},
