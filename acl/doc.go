@@ -39,7 +39,19 @@
 // expands each policy value ("read", "write", "scale", "deny") into the
 // capabilities it stands for, added to the block's explicit list. Every
 // Parse error is of kind structs.ErrInvalid, so the HTTP layer answers
-// 400.
+// 400; errors give the line of the offending value in the HCL syntax
+// (hcl's JSON parser records no lines).
+//
+// What the hcl library does, Parse does too: its JSON parser stops
+// quietly at text it cannot read, keeping what came before, and empty
+// rules are an empty policy, not an error. Parse is stricter than the
+// bare decoder in three ways, each refusing what Nomad would accept
+// without a word: a labelled block without its label (namespace { ... }
+// would be a namespace named after its first key), a label on a block
+// that takes none, and an argument set twice. And it reads nested JSON
+// objects the way the HCL syntax reads blocks: the decoder alone would
+// give {"namespace":{"a":{"variables":{"path":{"x":{...}}}}}} the path's
+// capabilities to namespace "a".
 //
 // # Permissions
 //

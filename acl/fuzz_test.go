@@ -2,6 +2,7 @@ package acl
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/opennomad/nomad/structs"
@@ -22,6 +23,11 @@ func FuzzParse(f *testing.F) {
 			}
 			if !errors.Is(err, structs.ErrInvalid) {
 				t.Fatalf("Parse(%q): error %q is not of kind ErrInvalid", rules, err)
+			}
+			// Parse turns a panic into an error; a runtime error is a
+			// bug all the same, to be found here.
+			if strings.Contains(err.Error(), "runtime error") {
+				t.Fatalf("Parse(%q) panicked: %v", rules, err)
 			}
 			return
 		}

@@ -217,9 +217,9 @@ func Parse(rules string) (p *Policy, err error) {
 	return p, nil
 }
 
-// parseHCL picks the syntax as hcl.Parse does, but accepts an argument
-// set twice (Nomad's policies are decoded that way); badKeys reports
-// those instead.
+// parseHCL picks the syntax as hcl.Parse does, but lets an argument set
+// twice through (Nomad's policies are decoded that way), for
+// duplicateKeys to report in Parse's own words.
 func parseHCL(rules string) (*ast.File, error) {
 	if !isJSON(rules) {
 		return hclparser.ParseDontErrorOnDuplicateKeys([]byte(rules))
