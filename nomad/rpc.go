@@ -25,6 +25,8 @@ type rpcMethod struct {
 	fn        reflect.Value
 	argType   reflect.Type
 	replyType reflect.Type
+	// rule is what the method needs of its caller's token.
+	rule endpoints.Rule
 }
 
 // rpcRegistry holds the endpoints. They are served twice over the same
@@ -37,23 +39,27 @@ type rpcRegistry struct {
 	methods map[string]*rpcMethod
 }
 
-var errorType = reflect.TypeOf((*error)(nil)).Elem()
+var (
+	errorType    = reflect.TypeOf((*error)(nil)).Elem()
+	authInfoType = reflect.TypeOf((*structs.AuthInfo)(nil)).Elem()
+)
 
 // newRPCRegistry registers every endpoint (package nomad/endpoints), each
 // serving through s.
 func newRPCRegistry(s *Server) (*rpcRegistry, error) {
 	r := &rpcRegistry{methods: make(map[string]*rpcMethod)}
 	for _, e := range endpoints.All(&endpointServer{s: s}) {
-		if err := r.register(e.Name, e.Receiver); err != nil {
+		if err := r.register(e.Name, e.Receiver, e.Rules); err != nil {
 			return nil, err
 		}
 	}
 	return r, nil
 }
 
-// register adds every exported method of rcvr under "name.Method". Each
-// must have net/rpc's shape; one of another shape is a programming error.
-func (r *rpcRegistry) register(name string, rcvr interface{}) error {
+// register adds every exported method of rcvr under "name.Method", with
+// its rule. Each must have net/rpc's shape and a rule; a method without
+// either is a programming error.
+func (r *rpcRegistry) register(name string, rcvr interface{}, rules endpoints.Rules) error {
 	v := reflect.ValueOf(rcvr)
 	t := v.Type()
 	for i := 0; i < t.NumMethod(); i++ {
@@ -62,8 +68,15 @@ func (r *rpcRegistry) register(name string, rcvr interface{}) error {
 		if mt.NumIn() != 3 || mt.NumOut() != 1 || mt.Out(0) != errorType || mt.In(2).Kind() != reflect.Pointer {
 			return fmt.Errorf("RPC endpoint %s.%s: want func(args, *reply) error", name, m.Name)
 		}
+		rule, ok := rules[m.Name]
+		if !ok {
+			return fmt.Errorf("RPC endpoint %s.%s: no rule says what it needs of the caller's token", name, m.Name)
+		}
+		if rule.ChecksToken() && !mt.In(1).Implements(authInfoType) {
+			return fmt.Errorf("RPC endpoint %s.%s: its rule checks a token, but %s carries none", name, m.Name, mt.In(1))
+		}
 		r.methods[name+"."+m.Name] = &rpcMethod{
-			rcvr: v, fn: m.Func, argType: mt.In(1), replyType: mt.In(2),
+			rcvr: v, fn: m.Func, argType: mt.In(1), replyType: mt.In(2), rule: rule,
 		}
 	}
 	return nil
@@ -73,6 +86,11 @@ func (r *rpcRegistry) register(name string, rcvr interface{}) error {
 func (s *Server) call(method string, m *rpcMethod, argv, replyv reflect.Value) error {
 	metrics.IncrCounterWithLabels([]string{"nomad", "rpc", "request"}, 1,
 		[]metrics.Label{{Name: "method", Value: method}})
+	if err := s.authorize(m.rule, argv); err != nil {
+		metrics.IncrCounterWithLabels([]string{"nomad", "rpc", "request_denied"}, 1,
+			[]metrics.Label{{Name: "method", Value: method}})
+		return structs.ClassifyError(err)
+	}
 	out := m.fn.Call([]reflect.Value{m.rcvr, argv, replyv})
 	err, _ := out[0].Interface().(error)
 	if err == nil {

@@ -55,6 +55,10 @@ func (q *QueryOptions) RequestNamespace() string {
 	return q.Namespace
 }
 
+// RequestToken returns the caller's ACL token (its secret ID), "" for
+// none.
+func (q *QueryOptions) RequestToken() string { return q.AuthToken }
+
 // WriteRequest is embedded in every write request.
 type WriteRequest struct {
 	Region           string
@@ -85,6 +89,18 @@ func (w *WriteRequest) RequestNamespace() string {
 		return DefaultNamespace
 	}
 	return w.Namespace
+}
+
+// RequestToken returns the caller's ACL token (its secret ID), "" for
+// none.
+func (w *WriteRequest) RequestToken() string { return w.AuthToken }
+
+// AuthInfo is implemented by every request that carries a caller's
+// token (those embedding QueryOptions or WriteRequest): the RPC layer
+// authorizes it for the namespace it targets.
+type AuthInfo interface {
+	RequestNamespace() string
+	RequestToken() string
 }
 
 // RPCInfo is implemented by every request so the RPC layer can decide

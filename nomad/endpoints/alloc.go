@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/go-memdb"
 	"github.com/hashicorp/go-metrics"
 
+	"github.com/opennomad/nomad/acl"
 	"github.com/opennomad/nomad/nomad/state"
 	"github.com/opennomad/nomad/structs"
 )
@@ -14,6 +15,14 @@ import (
 // Alloc serves the Alloc.* RPCs.
 type Alloc struct {
 	srv Server
+}
+
+// allocRules says what each Alloc.* method needs of the caller's token.
+var allocRules = Rules{
+	"GetAlloc":  NamespaceAny(acl.NamespaceCapabilityReadJob),
+	"GetAllocs": NamespaceAny(acl.NamespaceCapabilityReadJob),
+	"List":      NamespaceAny(acl.NamespaceCapabilityReadJob),
+	"Stop":      NamespaceAny(acl.NamespaceCapabilityAllocLifecycle),
 }
 
 // GetAlloc returns an alloc, nil when unknown.

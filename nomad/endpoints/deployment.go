@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/go-memdb"
 	"github.com/hashicorp/go-metrics"
 
+	"github.com/opennomad/nomad/acl"
 	"github.com/opennomad/nomad/nomad/state"
 	"github.com/opennomad/nomad/structs"
 )
@@ -19,6 +20,19 @@ import (
 // garbage collector's deletions.
 type Deployment struct {
 	srv Server
+}
+
+// deploymentRules says what each Deployment.* method needs of the
+// caller's token.
+var deploymentRules = Rules{
+	"Allocations":    NamespaceAny(acl.NamespaceCapabilityReadJob),
+	"GetDeployment":  NamespaceAny(acl.NamespaceCapabilityReadJob),
+	"List":           NamespaceAny(acl.NamespaceCapabilityReadJob),
+	"Fail":           NamespaceAny(acl.NamespaceCapabilitySubmitJob, acl.NamespaceCapabilityFailDeployment),
+	"Pause":          NamespaceAny(acl.NamespaceCapabilitySubmitJob, acl.NamespaceCapabilityPauseDeployment),
+	"Promote":        NamespaceAny(acl.NamespaceCapabilitySubmitJob, acl.NamespaceCapabilityPromoteDeployment),
+	"SetAllocHealth": NamespaceAny(acl.NamespaceCapabilitySubmitJob, acl.NamespaceCapabilitySetAllocHealthDeployment),
+	"Reap":           Internal(),
 }
 
 // newestFirst orders deployments by creation, the newest first.

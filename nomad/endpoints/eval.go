@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/go-memdb"
 	"github.com/hashicorp/go-metrics"
 
+	"github.com/opennomad/nomad/acl"
 	"github.com/opennomad/nomad/nomad/clock"
 	"github.com/opennomad/nomad/nomad/state"
 	"github.com/opennomad/nomad/structs"
@@ -24,6 +25,21 @@ const defaultDequeueTimeout = time.Second
 // for the eval they hold), the garbage collector's deletions, and reads.
 type Eval struct {
 	srv Server
+}
+
+// evalRules says what each Eval.* method needs of the caller's token.
+// The scheduling workers' and the garbage collector's calls are Internal.
+var evalRules = Rules{
+	"Dequeue":     Internal(),
+	"Ack":         Internal(),
+	"Nack":        Internal(),
+	"Update":      Internal(),
+	"Create":      Internal(),
+	"Reblock":     Internal(),
+	"Reap":        Internal(),
+	"GetEval":     NamespaceAny(acl.NamespaceCapabilityReadJob),
+	"Allocations": NamespaceAny(acl.NamespaceCapabilityReadJob),
+	"List":        NamespaceAny(acl.NamespaceCapabilityReadJob),
 }
 
 // Dequeue hands a worker the highest-priority ready eval among the

@@ -46,6 +46,11 @@ type System struct {
 	srv Server
 }
 
+// systemRules: a forced garbage collection needs a management token.
+var systemRules = Rules{
+	"GarbageCollect": Management(),
+}
+
 // GarbageCollect starts a forced collection of everything terminal,
 // whatever its age: a force-gc core eval goes straight to the leader's
 // broker.

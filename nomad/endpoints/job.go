@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/go-memdb"
 	"github.com/hashicorp/go-metrics"
 
+	"github.com/opennomad/nomad/acl"
 	"github.com/opennomad/nomad/nomad/fsm"
 	"github.com/opennomad/nomad/nomad/state"
 	"github.com/opennomad/nomad/structs"
@@ -17,6 +18,25 @@ import (
 // forced evaluation, dry runs, and reads.
 type Job struct {
 	srv Server
+}
+
+// jobRules says what each Job.* method needs of the caller's token.
+var jobRules = Rules{
+	"Register":         NamespaceAny(acl.NamespaceCapabilitySubmitJob, acl.NamespaceCapabilityRegisterJob),
+	"Deregister":       NamespaceAny(acl.NamespaceCapabilitySubmitJob, acl.NamespaceCapabilityDeregisterJob, acl.NamespaceCapabilityPurgeJob),
+	"BatchDeregister":  Internal(),
+	"Dispatch":         NamespaceAny(acl.NamespaceCapabilityDispatchJob),
+	"Evaluate":         NamespaceAny(acl.NamespaceCapabilitySubmitJob, acl.NamespaceCapabilityEvaluateJob),
+	"Plan":             NamespaceAny(acl.NamespaceCapabilitySubmitJob, acl.NamespaceCapabilityPlanJob),
+	"Validate":         NamespaceAny(acl.NamespaceCapabilityReadJob),
+	"GetJob":           NamespaceAny(acl.NamespaceCapabilityReadJob),
+	"GetJobVersions":   NamespaceAny(acl.NamespaceCapabilityReadJob),
+	"Summary":          NamespaceAny(acl.NamespaceCapabilityReadJob),
+	"Allocations":      NamespaceAny(acl.NamespaceCapabilityReadJob),
+	"Evaluations":      NamespaceAny(acl.NamespaceCapabilityReadJob),
+	"Deployments":      NamespaceAny(acl.NamespaceCapabilityReadJob),
+	"LatestDeployment": NamespaceAny(acl.NamespaceCapabilityReadJob),
+	"List":             NamespaceAny(acl.NamespaceCapabilityListJobs),
 }
 
 // PrepareJob canonicalizes a submitted job and validates it, together

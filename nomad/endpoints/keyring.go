@@ -6,6 +6,7 @@ import (
 
 	"github.com/hashicorp/go-memdb"
 
+	"github.com/opennomad/nomad/acl"
 	"github.com/opennomad/nomad/nomad/keyring"
 	"github.com/opennomad/nomad/nomad/state"
 	"github.com/opennomad/nomad/structs"
@@ -16,6 +17,15 @@ import (
 // the public signing keys.
 type Keyring struct {
 	srv Server
+}
+
+// keyringRules says what each Keyring.* method needs of the caller's
+// token; the public keys are public.
+var keyringRules = Rules{
+	"Rotate":     OperatorCapability(acl.OperatorCapabilityKeyringRotate),
+	"List":       OperatorCapability(acl.OperatorCapabilityKeyringRead),
+	"Delete":     OperatorCapability(acl.OperatorCapabilityKeyringDelete),
+	"ListPublic": Public(),
 }
 
 // Rotate makes a new root key, active at once (the active key becomes

@@ -18,6 +18,22 @@ type Node struct {
 	srv Server
 }
 
+// nodeRules says what each Node.* method needs of the caller's token.
+// The client nodes' own calls are Internal.
+var nodeRules = Rules{
+	"Register":          Internal(),
+	"UpdateStatus":      Internal(),
+	"UpdateAlloc":       Internal(),
+	"GetClientAllocs":   Internal(),
+	"Deregister":        NodeWrite(),
+	"UpdateDrain":       NodeWrite(),
+	"UpdateEligibility": NodeWrite(),
+	"Evaluate":          NodeWrite(),
+	"GetNode":           NodeRead(),
+	"GetAllocs":         NodeRead(),
+	"List":              NodeRead(),
+}
+
 // errSecretMismatch refuses a node write that does not carry the node's
 // secret.
 var errSecretMismatch = fmt.Errorf("node secret ID does not match")

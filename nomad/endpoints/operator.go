@@ -13,6 +13,15 @@ type Operator struct {
 	srv Server
 }
 
+// operatorRules says what each Operator.* method needs of the caller's
+// token.
+var operatorRules = Rules{
+	"RaftGetConfiguration":      Management(),
+	"RaftRemovePeerByID":        Management(),
+	"SchedulerGetConfiguration": OperatorRead(),
+	"SchedulerSetConfiguration": OperatorWrite(),
+}
+
 // SchedulerGetConfiguration returns the cluster's scheduler configuration.
 func (o *Operator) SchedulerGetConfiguration(args *structs.GenericRequest, reply *structs.SchedulerConfigurationResponse) error {
 	if done, err := o.srv.Forward("Operator.SchedulerGetConfiguration", args, args, reply); done {

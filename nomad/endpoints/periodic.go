@@ -3,12 +3,18 @@ package endpoints
 import (
 	"fmt"
 
+	"github.com/opennomad/nomad/acl"
 	"github.com/opennomad/nomad/structs"
 )
 
 // Periodic serves Periodic.Force: `job periodic force`.
 type Periodic struct {
 	srv Server
+}
+
+// periodicRules says what Periodic.Force needs of the caller's token.
+var periodicRules = Rules{
+	"Force": NamespaceAny(acl.NamespaceCapabilitySubmitJob, acl.NamespaceCapabilityDispatchJob, acl.NamespaceCapabilityForcePeriodicJob),
 }
 
 // Force launches a child of a periodic job now, whatever its schedule

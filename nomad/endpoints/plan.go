@@ -15,6 +15,11 @@ type Plan struct {
 	srv Server
 }
 
+// planRules: Plan.Submit is the scheduling workers' call.
+var planRules = Rules{
+	"Submit": Internal(),
+}
+
 // Submit queues a plan for the plan applier and returns what it
 // committed. The plan's eval must be outstanding under the plan's token:
 // a worker that lost its delivery (nack timeout, leader change) cannot

@@ -205,22 +205,25 @@ type DeploymentWatcher interface {
 type Endpoint struct {
 	Name     string
 	Receiver interface{}
+	// Rules says what each method needs of its caller's token; the
+	// registry checks it before the method runs.
+	Rules Rules
 }
 
 // All returns every endpoint, served by srv.
 func All(srv Server) []Endpoint {
 	return []Endpoint{
-		{"Job", &Job{srv: srv}},
-		{"Node", &Node{srv: srv}},
-		{"Eval", &Eval{srv: srv}},
-		{"Plan", &Plan{srv: srv}},
-		{"Alloc", &Alloc{srv: srv}},
-		{"Deployment", &Deployment{srv: srv}},
-		{"Periodic", &Periodic{srv: srv}},
-		{"Operator", &Operator{srv: srv}},
-		{"Status", &Status{srv: srv}},
-		{"Region", &Region{srv: srv}},
-		{"System", &System{srv: srv}},
-		{"Keyring", &Keyring{srv: srv}},
+		{"Job", &Job{srv: srv}, jobRules},
+		{"Node", &Node{srv: srv}, nodeRules},
+		{"Eval", &Eval{srv: srv}, evalRules},
+		{"Plan", &Plan{srv: srv}, planRules},
+		{"Alloc", &Alloc{srv: srv}, allocRules},
+		{"Deployment", &Deployment{srv: srv}, deploymentRules},
+		{"Periodic", &Periodic{srv: srv}, periodicRules},
+		{"Operator", &Operator{srv: srv}, operatorRules},
+		{"Status", &Status{srv: srv}, statusRules},
+		{"Region", &Region{srv: srv}, regionRules},
+		{"System", &System{srv: srv}, systemRules},
+		{"Keyring", &Keyring{srv: srv}, keyringRules},
 	}
 }

@@ -11,6 +11,15 @@ type Status struct {
 	srv Server
 }
 
+// statusRules: the cluster's status is public, as in Nomad, except its
+// members, which need node read.
+var statusRules = Rules{
+	"Leader":  Public(),
+	"Peers":   Public(),
+	"Ping":    Public(),
+	"Members": NodeRead(),
+}
+
 // Ping answers, so callers can check a server is reachable.
 func (s *Status) Ping(args struct{}, reply *struct{}) error {
 	return nil
@@ -67,6 +76,11 @@ func (s *Status) Members(args *structs.GenericRequest, reply *structs.ServerMemb
 // Region serves Region.List.
 type Region struct {
 	srv Server
+}
+
+// regionRules: the regions are public.
+var regionRules = Rules{
+	"List": Public(),
 }
 
 // List returns the regions this server knows: its own, until federation

@@ -1,0 +1,43 @@
+package nomad
+
+import (
+	"reflect"
+
+	"github.com/opennomad/nomad/acl"
+	"github.com/opennomad/nomad/nomad/endpoints"
+	"github.com/opennomad/nomad/structs"
+)
+
+// authorize is the one authorization step of every RPC: the method's rule
+// (declared beside its endpoint) checked against the caller's token for
+// the namespace the request targets, before the method runs. A refusal
+// is structs.ErrPermissionDenied and says nothing about why, so that it
+// gives nothing away about tokens or objects.
+func (s *Server) authorize(rule endpoints.Rule, argv reflect.Value) error {
+	if !rule.ChecksToken() {
+		return nil
+	}
+	info, ok := argv.Interface().(structs.AuthInfo)
+	if !ok && argv.CanAddr() {
+		info, ok = argv.Addr().Interface().(structs.AuthInfo)
+	}
+	if !ok {
+		// The registry refuses such a method at start; never reached.
+		return structs.ErrPermissionDenied
+	}
+	aclObj, err := s.resolveACL(info.RequestToken())
+	if err != nil {
+		return err
+	}
+	if !rule.Allows(aclObj, info.RequestNamespace()) {
+		return structs.ErrPermissionDenied
+	}
+	return nil
+}
+
+// resolveACL returns what a token may do. ACLs are not enabled on any
+// server yet (the agent refuses acl.enabled = true), so every caller may
+// do everything.
+func (s *Server) resolveACL(secretID string) (*acl.ACL, error) {
+	return acl.ACLsDisabled, nil
+}
