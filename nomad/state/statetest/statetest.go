@@ -42,6 +42,12 @@ func dump(t *testing.T, s *state.StateStore) map[string]interface{} {
 	add("cluster_meta", meta, e)
 	indexes, e := s.Indexes()
 	add("indexes", indexes, e)
+	aclPolicies, e := s.ACLPolicies(nil, "")
+	add("acl_policies", aclPolicies, e)
+	aclTokens, e := s.ACLTokens(nil, "")
+	add("acl_tokens", aclTokens, e)
+	aclRoles, e := s.ACLRoles(nil, "")
+	add("acl_roles", aclRoles, e)
 	for _, j := range jobs {
 		versions, e := s.JobVersionsByID(nil, j.Namespace, j.ID)
 		add("versions/"+j.ID, versions, e)
