@@ -134,6 +134,14 @@ type Config struct {
 	EvalFailedFollowupDelayRange     time.Duration
 	EvalReapCancelableInterval       time.Duration
 
+	// ACLEnabled turns the ACL system on: the ACL endpoints serve, and
+	// requests are authorized by their tokens.
+	ACLEnabled bool
+	// ACLTokenMinExpirationTTL and ACLTokenMaxExpirationTTL bound the
+	// time to live of a new token.
+	ACLTokenMinExpirationTTL time.Duration
+	ACLTokenMaxExpirationTTL time.Duration
+
 	// RootKeyRotationThreshold is how old the active root key may get
 	// before the leader rotates it; KeyringCheckInterval how often the
 	// leader looks at the keyring (keyring.Tick).
@@ -196,6 +204,8 @@ func DefaultConfig() *Config {
 		EvalReapCancelableInterval:       5 * time.Second,
 
 		RootKeyRotationThreshold: keyring.DefaultRotationThreshold,
+		ACLTokenMinExpirationTTL: structs.DefaultACLTokenMinExpirationTTL,
+		ACLTokenMaxExpirationTTL: structs.DefaultACLTokenMaxExpirationTTL,
 		KeyringCheckInterval:     time.Minute,
 
 		AllocUpdateBatchInterval: 50 * time.Millisecond,

@@ -572,10 +572,10 @@ func TestConfig_ValidationErrors(t *testing.T) {
 			want:    []string{"client.servers: a client without a local server needs servers"},
 		},
 		{
-			name:    "acl enabled",
-			content: "acl {\n  enabled = true\n}\n",
+			name:    "acl token ttl bounds",
+			content: "acl {\n  enabled = true\n  token_min_expiration_ttl = \"2h\"\n  token_max_expiration_ttl = \"1h\"\n}\n",
 			args:    []string{"-dev"},
-			want:    []string{"FILE:2:3: acl.enabled: ACLs are not supported"},
+			want:    []string{"FILE:4:3: acl.token_max_expiration_ttl: must be greater than token_min_expiration_ttl (2h0m0s), got 1h0m0s"},
 		},
 		{
 			name:    "vault enabled",

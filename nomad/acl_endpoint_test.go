@@ -1,0 +1,414 @@
+package nomad
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/shoenig/test/must"
+
+	"github.com/opennomad/nomad/nomad/endpoints"
+	"github.com/opennomad/nomad/structs"
+)
+
+// newACLTestServer starts a server with ACLs on and bootstraps it; it
+// returns the server and the bootstrap token.
+func newACLTestServer(t *testing.T, cb func(*Config)) (*Server, *structs.ACLToken) {
+	t.Helper()
+	s := newTestServer(t, func(c *Config) {
+		c.ACLEnabled = true
+		if cb != nil {
+			cb(c)
+		}
+	})
+	var boot structs.ACLTokenUpsertResponse
+	must.NoError(t, s.RPC("ACL.Bootstrap", &structs.ACLTokenBootstrapRequest{}, &boot))
+	must.Len(t, 1, boot.Tokens)
+	return s, boot.Tokens[0]
+}
+
+const readNodeRules = `node { policy = "read" }`
+
+func aclWrite(secret string) structs.WriteRequest { return structs.WriteRequest{AuthToken: secret} }
+func aclQuery(secret string) structs.QueryOptions { return structs.QueryOptions{AuthToken: secret} }
+
+// TestACLEndpoint_Disabled: with ACLs off every ACL RPC answers "ACL
+// support disabled" but WhoAmI, which names the ACLs-disabled token.
+func TestACLEndpoint_Disabled(t *testing.T) {
+	s := newTestServer(t, nil)
+	calls := []struct {
+		method      string
+		args, reply interface{}
+	}{
+		{"ACL.Bootstrap", &structs.ACLTokenBootstrapRequest{}, &structs.ACLTokenUpsertResponse{}},
+		{"ACL.UpsertPolicies", &structs.ACLPolicyUpsertRequest{}, &structs.GenericResponse{}},
+		{"ACL.DeletePolicies", &structs.ACLPolicyDeleteRequest{}, &structs.GenericResponse{}},
+		{"ACL.ListPolicies", &structs.ACLPolicyListRequest{}, &structs.ACLPolicyListResponse{}},
+		{"ACL.GetPolicy", &structs.ACLPolicySpecificRequest{Name: "a"}, &structs.SingleACLPolicyResponse{}},
+		{"ACL.GetPolicies", &structs.ACLPolicySetRequest{}, &structs.ACLPolicySetResponse{}},
+		{"ACL.UpsertTokens", &structs.ACLTokenUpsertRequest{}, &structs.ACLTokenUpsertResponse{}},
+		{"ACL.DeleteTokens", &structs.ACLTokenDeleteRequest{}, &structs.GenericResponse{}},
+		{"ACL.ListTokens", &structs.ACLTokenListRequest{}, &structs.ACLTokenListResponse{}},
+		{"ACL.GetToken", &structs.ACLTokenSpecificRequest{}, &structs.SingleACLTokenResponse{}},
+		{"ACL.ResolveToken", &structs.ResolveACLTokenRequest{}, &structs.ResolveACLTokenResponse{}},
+		{"ACL.UpsertRoles", &structs.ACLRolesUpsertRequest{}, &structs.ACLRolesUpsertResponse{}},
+		{"ACL.DeleteRoles", &structs.ACLRolesDeleteByIDRequest{}, &structs.GenericResponse{}},
+		{"ACL.ListRoles", &structs.ACLRolesListRequest{}, &structs.ACLRolesListResponse{}},
+		{"ACL.GetRole", &structs.ACLRoleByIDRequest{}, &structs.ACLRoleByIDResponse{}},
+		{"ACL.GetRoleByName", &structs.ACLRoleByNameRequest{}, &structs.ACLRoleByIDResponse{}},
+	}
+	for _, c := range calls {
+		t.Run(c.method, func(t *testing.T) {
+			err := s.RPC(c.method, c.args, c.reply)
+			must.ErrorIs(t, err, structs.ErrACLDisabled)
+		})
+	}
+	var who structs.SingleACLTokenResponse
+	must.NoError(t, s.RPC("ACL.WhoAmI", &structs.ACLWhoAmIRequest{}, &who))
+	must.Eq(t, "acls-disabled", who.Token.AccessorID)
+}
+
+// TestACLEndpoint_BootstrapOnceAndReset bootstraps, is refused a second
+// time, then bootstraps again through the reset file.
+func TestACLEndpoint_BootstrapOnceAndReset(t *testing.T) {
+	dir := t.TempDir()
+	s := newTestServer(t, func(c *Config) { c.ACLEnabled, c.DevMode, c.DataDir = true, false, dir })
+
+	var bad structs.ACLTokenUpsertResponse
+	err := s.RPC("ACL.Bootstrap", &structs.ACLTokenBootstrapRequest{BootstrapSecret: "not-a-uuid"}, &bad)
+	must.ErrorContains(t, err, "invalid acl token")
+	must.ErrorIs(t, err, structs.ErrInvalid)
+
+	secret := structs.GenerateUUID()
+	var first structs.ACLTokenUpsertResponse
+	must.NoError(t, s.RPC("ACL.Bootstrap", &structs.ACLTokenBootstrapRequest{BootstrapSecret: secret}, &first))
+	boot := first.Tokens[0]
+	must.Eq(t, secret, boot.SecretID)
+	must.Eq(t, "Bootstrap Token", boot.Name)
+	must.Eq(t, structs.ACLManagementToken, boot.Type)
+	must.True(t, boot.Global)
+	must.Eq(t, first.Index, boot.CreateIndex)
+
+	var again structs.ACLTokenUpsertResponse
+	err = s.RPC("ACL.Bootstrap", &structs.ACLTokenBootstrapRequest{}, &again)
+	must.ErrorIs(t, err, structs.ErrACLBootstrapDone)
+	must.ErrorContains(t, err, "ACL bootstrap already done (reset index: "+strconv.FormatUint(first.Index, 10)+")")
+
+	resetFile := filepath.Join(dir, endpoints.ACLBootstrapResetFile)
+	must.NoError(t, os.WriteFile(resetFile, []byte("1"), 0o600))
+	err = s.RPC("ACL.Bootstrap", &structs.ACLTokenBootstrapRequest{}, &again)
+	must.ErrorContains(t, err, "Invalid bootstrap reset index (specified 1, reset index: "+strconv.FormatUint(first.Index, 10)+")")
+
+	must.NoError(t, os.WriteFile(resetFile, []byte(strconv.FormatUint(first.Index, 10)+"\n"), 0o600))
+	must.NoError(t, s.RPC("ACL.Bootstrap", &structs.ACLTokenBootstrapRequest{}, &again))
+	must.NotEq(t, boot.AccessorID, again.Tokens[0].AccessorID)
+	// The reset index moved: the same file allows nothing more.
+	err = s.RPC("ACL.Bootstrap", &structs.ACLTokenBootstrapRequest{}, &again)
+	must.ErrorContains(t, err, "Invalid bootstrap reset index")
+}
+
+// TestACLEndpoint_Policies writes, reads, lists and deletes policies, and
+// who may do what.
+func TestACLEndpoint_Policies(t *testing.T) {
+	s, boot := newACLTestServer(t, nil)
+	mgmt := boot.SecretID
+
+	var wr structs.GenericResponse
+	err := s.RPC("ACL.UpsertPolicies", &structs.ACLPolicyUpsertRequest{
+		Policies: []*structs.ACLPolicy{{Name: "bad", Rules: `nodes { policy = "read" }`}}, WriteRequest: aclWrite(mgmt)}, &wr)
+	must.ErrorContains(t, err, "policy 0 invalid: failed to parse rules")
+	must.ErrorIs(t, err, structs.ErrInvalid)
+
+	must.NoError(t, s.RPC("ACL.UpsertPolicies", &structs.ACLPolicyUpsertRequest{Policies: []*structs.ACLPolicy{
+		{Name: "readnode", Description: "reads nodes", Rules: readNodeRules},
+		{Name: "anonymous", Rules: readNodeRules},
+		{Name: "other", Rules: readNodeRules},
+	}, WriteRequest: aclWrite(mgmt)}, &wr))
+	must.Positive(t, wr.Index)
+
+	// A client token holding readnode.
+	var created structs.ACLTokenUpsertResponse
+	must.NoError(t, s.RPC("ACL.UpsertTokens", &structs.ACLTokenUpsertRequest{Tokens: []*structs.ACLToken{
+		{Name: "reader", Type: structs.ACLClientToken, Policies: []string{"readnode"}}}, WriteRequest: aclWrite(mgmt)}, &created))
+	reader := created.Tokens[0].SecretID
+
+	cases := []struct {
+		name   string
+		secret string
+		policy string
+		want   error
+	}{
+		{"management reads any", mgmt, "other", nil},
+		{"holder reads its policy", reader, "readnode", nil},
+		{"holder may not read another", reader, "other", structs.ErrPermissionDenied},
+		{"anyone reads anonymous", "", "anonymous", nil},
+		{"anonymous may not read others", "", "readnode", structs.ErrPermissionDenied},
+		{"unknown secret", structs.GenerateUUID(), "anonymous", structs.ErrPermissionDenied},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var out structs.SingleACLPolicyResponse
+			err := s.RPC("ACL.GetPolicy", &structs.ACLPolicySpecificRequest{Name: tc.policy, QueryOptions: aclQuery(tc.secret)}, &out)
+			if tc.want != nil {
+				must.ErrorIs(t, err, tc.want)
+				return
+			}
+			must.NoError(t, err)
+			must.Eq(t, tc.policy, out.Policy.Name)
+			must.Eq(t, readNodeRules, out.Policy.Rules)
+			must.NotEq(t, 0, len(out.Policy.Hash))
+		})
+	}
+
+	var list structs.ACLPolicyListResponse
+	must.NoError(t, s.RPC("ACL.ListPolicies", &structs.ACLPolicyListRequest{QueryOptions: aclQuery(mgmt)}, &list))
+	must.Len(t, 3, list.Policies)
+	must.Eq(t, "anonymous", list.Policies[0].Name)
+	must.NoError(t, s.RPC("ACL.ListPolicies", &structs.ACLPolicyListRequest{QueryOptions: aclQuery(reader)}, &list))
+	must.Len(t, 1, list.Policies)
+	must.Eq(t, "readnode", list.Policies[0].Name)
+
+	// Writes are for management tokens only.
+	err = s.RPC("ACL.UpsertPolicies", &structs.ACLPolicyUpsertRequest{Policies: []*structs.ACLPolicy{
+		{Name: "mine", Rules: readNodeRules}}, WriteRequest: aclWrite(reader)}, &wr)
+	must.ErrorIs(t, err, structs.ErrPermissionDenied)
+
+	// Deleting a name that does not exist is fine.
+	must.NoError(t, s.RPC("ACL.DeletePolicies", &structs.ACLPolicyDeleteRequest{Names: []string{"other", "never"},
+		WriteRequest: aclWrite(mgmt)}, &wr))
+	var one structs.SingleACLPolicyResponse
+	must.NoError(t, s.RPC("ACL.GetPolicy", &structs.ACLPolicySpecificRequest{Name: "other", QueryOptions: aclQuery(mgmt)}, &one))
+	must.Nil(t, one.Policy)
+}
+
+// TestACLEndpoint_Tokens creates, updates, reads, lists and deletes
+// tokens.
+func TestACLEndpoint_Tokens(t *testing.T) {
+	s, boot := newACLTestServer(t, nil)
+	mgmt := boot.SecretID
+	var wr structs.GenericResponse
+	must.NoError(t, s.RPC("ACL.UpsertPolicies", &structs.ACLPolicyUpsertRequest{Policies: []*structs.ACLPolicy{
+		{Name: "readnode", Rules: readNodeRules}}, WriteRequest: aclWrite(mgmt)}, &wr))
+	var roles structs.ACLRolesUpsertResponse
+	must.NoError(t, s.RPC("ACL.UpsertRoles", &structs.ACLRolesUpsertRequest{Roles: []*structs.ACLRole{
+		{Name: "ops", Policies: []*structs.ACLRolePolicyLink{{Name: "readnode"}}}}, WriteRequest: aclWrite(mgmt)}, &roles))
+	role := roles.Roles[0]
+
+	invalid := []struct {
+		name  string
+		token *structs.ACLToken
+		want  string
+	}{
+		{"no grants", &structs.ACLToken{Type: structs.ACLClientToken}, "token 0 invalid: client token missing policies or roles"},
+		{"ttl too long", &structs.ACLToken{Type: structs.ACLManagementToken, ExpirationTTL: 48 * time.Hour},
+			"expiration time cannot be more than 24h0m0s in the future (was 48h0m0s)"},
+		{"ttl too short", &structs.ACLToken{Type: structs.ACLManagementToken, ExpirationTTL: time.Second},
+			"expiration time cannot be less than 1m0s in the future (was 1s)"},
+		{"unknown role", &structs.ACLToken{Type: structs.ACLClientToken, Roles: []*structs.ACLTokenRoleLink{{Name: "nope"}}},
+			"cannot find role nope"},
+		{"unknown accessor", &structs.ACLToken{AccessorID: "abc", Type: structs.ACLClientToken, Policies: []string{"x"}},
+			"cannot find token abc"},
+	}
+	for _, tc := range invalid {
+		t.Run(tc.name, func(t *testing.T) {
+			var out structs.ACLTokenUpsertResponse
+			err := s.RPC("ACL.UpsertTokens", &structs.ACLTokenUpsertRequest{Tokens: []*structs.ACLToken{tc.token},
+				WriteRequest: aclWrite(mgmt)}, &out)
+			must.ErrorContains(t, err, tc.want)
+			must.ErrorIs(t, err, structs.ErrInvalid)
+		})
+	}
+
+	var created structs.ACLTokenUpsertResponse
+	must.NoError(t, s.RPC("ACL.UpsertTokens", &structs.ACLTokenUpsertRequest{Tokens: []*structs.ACLToken{{
+		Name: "ci", Type: structs.ACLClientToken, Policies: []string{"readnode"}, ExpirationTTL: time.Hour,
+		Roles: []*structs.ACLTokenRoleLink{{Name: "ops"}, {ID: role.ID}}}}, WriteRequest: aclWrite(mgmt)}, &created))
+	tok := created.Tokens[0]
+	must.True(t, structs.IsUUID(tok.AccessorID))
+	must.True(t, structs.IsUUID(tok.SecretID))
+	must.Eq(t, []*structs.ACLTokenRoleLink{{ID: role.ID, Name: "ops"}}, tok.Roles)
+	must.Eq(t, tok.CreateTime.Add(time.Hour), *tok.ExpirationTime)
+
+	// Updates keep the secret and the expiry; the TTL cannot change.
+	upd := tok.Copy()
+	upd.Name, upd.SecretID = "renamed", ""
+	var updated structs.ACLTokenUpsertResponse
+	must.NoError(t, s.RPC("ACL.UpsertTokens", &structs.ACLTokenUpsertRequest{Tokens: []*structs.ACLToken{upd},
+		WriteRequest: aclWrite(mgmt)}, &updated))
+	must.Eq(t, "renamed", updated.Tokens[0].Name)
+	must.Eq(t, tok.SecretID, updated.Tokens[0].SecretID)
+	must.Eq(t, tok.CreateIndex, updated.Tokens[0].CreateIndex)
+	upd.ExpirationTTL = 2 * time.Hour
+	err := s.RPC("ACL.UpsertTokens", &structs.ACLTokenUpsertRequest{Tokens: []*structs.ACLToken{upd},
+		WriteRequest: aclWrite(mgmt)}, &updated)
+	must.ErrorContains(t, err, "cannot update expiration TTL")
+
+	// An upload keeps the IDs given.
+	upload := &structs.ACLToken{AccessorID: structs.GenerateUUID(), SecretID: structs.GenerateUUID(),
+		Type: structs.ACLClientToken, Policies: []string{"readnode"}}
+	var uploaded structs.ACLTokenUpsertResponse
+	must.NoError(t, s.RPC("ACL.UpsertTokens", &structs.ACLTokenUpsertRequest{Tokens: []*structs.ACLToken{upload},
+		WriteRequest: aclWrite(mgmt)}, &uploaded))
+	must.Eq(t, upload.SecretID, uploaded.Tokens[0].SecretID)
+
+	// The token reads itself; another client token may not.
+	var got structs.SingleACLTokenResponse
+	must.NoError(t, s.RPC("ACL.GetToken", &structs.ACLTokenSpecificRequest{AccessorID: tok.AccessorID,
+		QueryOptions: aclQuery(tok.SecretID)}, &got))
+	must.Eq(t, tok.SecretID, got.Token.SecretID)
+	err = s.RPC("ACL.GetToken", &structs.ACLTokenSpecificRequest{AccessorID: tok.AccessorID,
+		QueryOptions: aclQuery(upload.SecretID)}, &got)
+	must.ErrorIs(t, err, structs.ErrPermissionDenied)
+	must.NoError(t, s.RPC("ACL.GetToken", &structs.ACLTokenSpecificRequest{AccessorID: structs.GenerateUUID(),
+		QueryOptions: aclQuery(mgmt)}, &got))
+	must.Nil(t, got.Token)
+
+	var who structs.SingleACLTokenResponse
+	must.NoError(t, s.RPC("ACL.WhoAmI", &structs.ACLWhoAmIRequest{QueryOptions: aclQuery(tok.SecretID)}, &who))
+	must.Eq(t, tok.AccessorID, who.Token.AccessorID)
+	must.NoError(t, s.RPC("ACL.WhoAmI", &structs.ACLWhoAmIRequest{}, &who))
+	must.Eq(t, "anonymous", who.Token.AccessorID)
+	err = s.RPC("ACL.WhoAmI", &structs.ACLWhoAmIRequest{QueryOptions: aclQuery(structs.GenerateUUID())}, &who)
+	must.ErrorIs(t, err, structs.ErrPermissionDenied)
+
+	var resolved structs.ResolveACLTokenResponse
+	must.NoError(t, s.RPC("ACL.ResolveToken", &structs.ResolveACLTokenRequest{SecretID: tok.SecretID}, &resolved))
+	must.Eq(t, tok.AccessorID, resolved.Token.AccessorID)
+	must.NoError(t, s.RPC("ACL.ResolveToken", &structs.ResolveACLTokenRequest{SecretID: structs.GenerateUUID()}, &resolved))
+	must.Nil(t, resolved.Token)
+
+	var list structs.ACLTokenListResponse
+	must.NoError(t, s.RPC("ACL.ListTokens", &structs.ACLTokenListRequest{QueryOptions: aclQuery(mgmt)}, &list))
+	must.Len(t, 3, list.Tokens)
+	must.Eq(t, boot.AccessorID, list.Tokens[0].AccessorID, must.Sprint("oldest first"))
+	err = s.RPC("ACL.ListTokens", &structs.ACLTokenListRequest{QueryOptions: aclQuery(tok.SecretID)}, &list)
+	must.ErrorIs(t, err, structs.ErrPermissionDenied)
+
+	// A deleted role drops out of the token's links.
+	must.NoError(t, s.RPC("ACL.DeleteRoles", &structs.ACLRolesDeleteByIDRequest{ACLRoleIDs: []string{role.ID},
+		WriteRequest: aclWrite(mgmt)}, &wr))
+	must.NoError(t, s.RPC("ACL.GetToken", &structs.ACLTokenSpecificRequest{AccessorID: tok.AccessorID,
+		QueryOptions: aclQuery(mgmt)}, &got))
+	must.Len(t, 0, got.Token.Roles)
+
+	err = s.RPC("ACL.DeleteTokens", &structs.ACLTokenDeleteRequest{AccessorIDs: []string{tok.AccessorID, "missing"},
+		WriteRequest: aclWrite(mgmt)}, &wr)
+	must.ErrorContains(t, err, "Cannot delete nonexistent tokens: missing")
+	must.NoError(t, s.RPC("ACL.DeleteTokens", &structs.ACLTokenDeleteRequest{AccessorIDs: []string{tok.AccessorID},
+		WriteRequest: aclWrite(mgmt)}, &wr))
+	err = s.RPC("ACL.WhoAmI", &structs.ACLWhoAmIRequest{QueryOptions: aclQuery(tok.SecretID)}, &who)
+	must.ErrorIs(t, err, structs.ErrPermissionDenied)
+}
+
+// TestACLEndpoint_Roles creates, renames, reads and deletes roles.
+func TestACLEndpoint_Roles(t *testing.T) {
+	s, boot := newACLTestServer(t, nil)
+	mgmt := boot.SecretID
+	var wr structs.GenericResponse
+	must.NoError(t, s.RPC("ACL.UpsertPolicies", &structs.ACLPolicyUpsertRequest{Policies: []*structs.ACLPolicy{
+		{Name: "readnode", Rules: readNodeRules}}, WriteRequest: aclWrite(mgmt)}, &wr))
+
+	invalid := []struct {
+		name string
+		role *structs.ACLRole
+		want string
+	}{
+		{"no policies", &structs.ACLRole{Name: "a"}, "role 0 invalid: at least one policy should be specified"},
+		{"missing policy", &structs.ACLRole{Name: "a", Policies: []*structs.ACLRolePolicyLink{{Name: "nope"}}}, "cannot find policy nope"},
+		{"unknown ID", &structs.ACLRole{ID: structs.GenerateUUID(), Name: "a",
+			Policies: []*structs.ACLRolePolicyLink{{Name: "readnode"}}}, "cannot find role"},
+	}
+	for _, tc := range invalid {
+		t.Run(tc.name, func(t *testing.T) {
+			var out structs.ACLRolesUpsertResponse
+			err := s.RPC("ACL.UpsertRoles", &structs.ACLRolesUpsertRequest{Roles: []*structs.ACLRole{tc.role},
+				WriteRequest: aclWrite(mgmt)}, &out)
+			must.ErrorContains(t, err, tc.want)
+		})
+	}
+
+	var created structs.ACLRolesUpsertResponse
+	must.NoError(t, s.RPC("ACL.UpsertRoles", &structs.ACLRolesUpsertRequest{Roles: []*structs.ACLRole{
+		{Name: "ops", Policies: []*structs.ACLRolePolicyLink{{Name: "readnode"}, {Name: "readnode"}}}},
+		WriteRequest: aclWrite(mgmt)}, &created))
+	role := created.Roles[0]
+	must.True(t, structs.IsUUID(role.ID))
+	must.Len(t, 1, role.Policies)
+
+	var dup structs.ACLRolesUpsertResponse
+	err := s.RPC("ACL.UpsertRoles", &structs.ACLRolesUpsertRequest{Roles: []*structs.ACLRole{
+		{Name: "ops", Policies: []*structs.ACLRolePolicyLink{{Name: "readnode"}}}}, WriteRequest: aclWrite(mgmt)}, &dup)
+	must.ErrorContains(t, err, "role with name ops already exists")
+
+	var byName structs.ACLRoleByIDResponse
+	must.NoError(t, s.RPC("ACL.GetRoleByName", &structs.ACLRoleByNameRequest{RoleName: "ops", QueryOptions: aclQuery(mgmt)}, &byName))
+	must.Eq(t, role.ID, byName.ACLRole.ID)
+
+	// A linked token reads the role and lists it; an anonymous caller
+	// sees nothing.
+	var tokens structs.ACLTokenUpsertResponse
+	must.NoError(t, s.RPC("ACL.UpsertTokens", &structs.ACLTokenUpsertRequest{Tokens: []*structs.ACLToken{
+		{Type: structs.ACLClientToken, Roles: []*structs.ACLTokenRoleLink{{ID: role.ID}}}}, WriteRequest: aclWrite(mgmt)}, &tokens))
+	linked := tokens.Tokens[0].SecretID
+	var byID structs.ACLRoleByIDResponse
+	must.NoError(t, s.RPC("ACL.GetRole", &structs.ACLRoleByIDRequest{RoleID: role.ID, QueryOptions: aclQuery(linked)}, &byID))
+	must.Eq(t, "ops", byID.ACLRole.Name)
+	var list structs.ACLRolesListResponse
+	must.NoError(t, s.RPC("ACL.ListRoles", &structs.ACLRolesListRequest{QueryOptions: aclQuery(linked)}, &list))
+	must.Len(t, 1, list.ACLRoles)
+	must.NoError(t, s.RPC("ACL.ListRoles", &structs.ACLRolesListRequest{}, &list))
+	must.Len(t, 0, list.ACLRoles)
+	err = s.RPC("ACL.GetRole", &structs.ACLRoleByIDRequest{RoleID: role.ID}, &byID)
+	must.ErrorIs(t, err, structs.ErrPermissionDenied)
+	// The linked token holds the role's policy.
+	var pol structs.SingleACLPolicyResponse
+	must.NoError(t, s.RPC("ACL.GetPolicy", &structs.ACLPolicySpecificRequest{Name: "readnode", QueryOptions: aclQuery(linked)}, &pol))
+
+	renamed := role.Copy()
+	renamed.Name = "operators"
+	var upd structs.ACLRolesUpsertResponse
+	must.NoError(t, s.RPC("ACL.UpsertRoles", &structs.ACLRolesUpsertRequest{Roles: []*structs.ACLRole{renamed},
+		WriteRequest: aclWrite(mgmt)}, &upd))
+	must.Eq(t, role.CreateIndex, upd.Roles[0].CreateIndex)
+	var who structs.SingleACLTokenResponse
+	must.NoError(t, s.RPC("ACL.WhoAmI", &structs.ACLWhoAmIRequest{QueryOptions: aclQuery(linked)}, &who))
+	must.Eq(t, "operators", who.Token.Roles[0].Name, must.Sprint("reads name roles as they are now"))
+
+	err = s.RPC("ACL.DeleteRoles", &structs.ACLRolesDeleteByIDRequest{ACLRoleIDs: []string{structs.GenerateUUID()},
+		WriteRequest: aclWrite(mgmt)}, &wr)
+	must.ErrorIs(t, err, structs.ErrACLRoleNotFound)
+	must.NoError(t, s.RPC("ACL.DeleteRoles", &structs.ACLRolesDeleteByIDRequest{ACLRoleIDs: []string{role.ID},
+		WriteRequest: aclWrite(mgmt)}, &wr))
+}
+
+// TestACLEndpoint_BlockingPolicyList: a policy list waiting on its index
+// wakes when a policy is written.
+func TestACLEndpoint_BlockingPolicyList(t *testing.T) {
+	s, boot := newACLTestServer(t, nil)
+	var first structs.ACLPolicyListResponse
+	must.NoError(t, s.RPC("ACL.ListPolicies", &structs.ACLPolicyListRequest{QueryOptions: aclQuery(boot.SecretID)}, &first))
+
+	done := make(chan structs.ACLPolicyListResponse, 1)
+	errs := make(chan error, 1)
+	go func() {
+		var out structs.ACLPolicyListResponse
+		q := aclQuery(boot.SecretID)
+		q.MinQueryIndex, q.MaxQueryTime = first.Index, time.Minute
+		errs <- s.RPC("ACL.ListPolicies", &structs.ACLPolicyListRequest{QueryOptions: q}, &out)
+		done <- out
+	}()
+	var wr structs.GenericResponse
+	must.NoError(t, s.RPC("ACL.UpsertPolicies", &structs.ACLPolicyUpsertRequest{Policies: []*structs.ACLPolicy{
+		{Name: "readnode", Rules: readNodeRules}}, WriteRequest: aclWrite(boot.SecretID)}, &wr))
+	select {
+	case err := <-errs:
+		must.NoError(t, err)
+		out := <-done
+		must.Len(t, 1, out.Policies)
+		must.Eq(t, wr.Index, out.Index)
+	case <-time.After(30 * time.Second):
+		t.Fatal("the blocking list did not wake")
+	}
+}
