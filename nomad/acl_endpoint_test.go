@@ -1,6 +1,7 @@
 package nomad
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -411,4 +412,52 @@ func TestACLEndpoint_BlockingPolicyList(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the blocking list did not wake")
 	}
+}
+
+// TestACLEndpoint_ThreeServers: ACL writes through a follower reach the
+// leader and replicate to every server, a follower's stale read finds the
+// token, and refusals keep their kind across the network hop.
+func TestACLEndpoint_ThreeServers(t *testing.T) {
+	servers := newInmemCluster(t, 3, func(c *Config) { c.ACLEnabled = true }).servers
+	leader := leaderOf(t, servers)
+	var follower *Server
+	for _, s := range servers {
+		if s != leader {
+			follower = s
+			break
+		}
+	}
+
+	var boot structs.ACLTokenUpsertResponse
+	must.NoError(t, follower.RPC("ACL.Bootstrap", &structs.ACLTokenBootstrapRequest{}, &boot))
+	err := follower.RPC("ACL.Bootstrap", &structs.ACLTokenBootstrapRequest{}, &structs.ACLTokenUpsertResponse{})
+	must.True(t, structs.IsKind(err, structs.ErrACLBootstrapDone), must.Sprintf("got %v", err))
+
+	mgmt := boot.Tokens[0].SecretID
+	var wr structs.GenericResponse
+	must.NoError(t, follower.RPC("ACL.UpsertPolicies", &structs.ACLPolicyUpsertRequest{Policies: []*structs.ACLPolicy{
+		{Name: "readnode", Rules: readNodeRules}}, WriteRequest: aclWrite(mgmt)}, &wr))
+	var created structs.ACLTokenUpsertResponse
+	must.NoError(t, follower.RPC("ACL.UpsertTokens", &structs.ACLTokenUpsertRequest{Tokens: []*structs.ACLToken{
+		{Type: structs.ACLClientToken, Policies: []string{"readnode"}}}, WriteRequest: aclWrite(mgmt)}, &created))
+	client := created.Tokens[0]
+
+	err = follower.RPC("ACL.ListTokens", &structs.ACLTokenListRequest{QueryOptions: aclQuery(client.SecretID)},
+		&structs.ACLTokenListResponse{})
+	must.True(t, structs.IsKind(err, structs.ErrPermissionDenied), must.Sprintf("got %v", err))
+
+	for _, s := range servers {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		_, err := s.State().SnapshotMinIndex(ctx, created.Index)
+		cancel()
+		must.NoError(t, err)
+		got, err := s.State().ACLTokenBySecretID(nil, client.SecretID)
+		must.NoError(t, err)
+		must.Eq(t, client.AccessorID, got.AccessorID)
+	}
+	q := aclQuery(client.SecretID)
+	q.AllowStale = true
+	var who structs.SingleACLTokenResponse
+	must.NoError(t, follower.RPC("ACL.WhoAmI", &structs.ACLWhoAmIRequest{QueryOptions: q}, &who))
+	must.Eq(t, client.AccessorID, who.Token.AccessorID)
 }

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -85,12 +86,21 @@ func (s *HTTPServer) aclPoliciesRequest(w http.ResponseWriter, r *http.Request) 
 	if err := s.aclRead(r, &args.QueryOptions); err != nil {
 		return nil, err
 	}
+	lo, err := takeListOptions(&args.QueryOptions)
+	if err != nil {
+		return nil, err
+	}
 	var out structs.ACLPolicyListResponse
 	if err := s.rpc.RPC("ACL.ListPolicies", &args, &out); err != nil {
 		return nil, err
 	}
+	policies, next, err := applyListOptions(lo, out.Policies, func(p *structs.ACLPolicyListStub) string { return p.Name })
+	if err != nil {
+		return nil, err
+	}
+	out.NextToken = next
 	setMeta(w, &out.QueryMeta)
-	return nonNil(out.Policies), nil
+	return policies, nil
 }
 
 // aclPolicySpecificRequest serves /v1/acl/policy/<name>: GET, PUT/POST
@@ -161,12 +171,28 @@ func (s *HTTPServer) aclTokensRequest(w http.ResponseWriter, r *http.Request) (i
 		return nil, err
 	}
 	args.GlobalOnly = global
+	lo, err := takeListOptions(&args.QueryOptions)
+	if err != nil {
+		return nil, err
+	}
 	var out structs.ACLTokenListResponse
 	if err := s.rpc.RPC("ACL.ListTokens", &args, &out); err != nil {
 		return nil, err
 	}
+	tokens, next, err := applyListOptions(lo, out.Tokens, aclTokenKey)
+	if err != nil {
+		return nil, err
+	}
+	out.NextToken = next
 	setMeta(w, &out.QueryMeta)
-	return nonNil(out.Tokens), nil
+	return tokens, nil
+}
+
+// aclTokenKey orders tokens for pagination as the list does: by
+// CreateIndex (zero-padded, so that text order is numeric order), then
+// AccessorID.
+func aclTokenKey(t *structs.ACLTokenListStub) string {
+	return fmt.Sprintf("%020d.%s", t.CreateIndex, t.AccessorID)
 }
 
 // aclTokenCreateRequest serves PUT/POST /v1/acl/token: a new token.
@@ -267,12 +293,21 @@ func (s *HTTPServer) aclRolesRequest(w http.ResponseWriter, r *http.Request) (in
 	if err := s.aclRead(r, &args.QueryOptions); err != nil {
 		return nil, err
 	}
+	lo, err := takeListOptions(&args.QueryOptions)
+	if err != nil {
+		return nil, err
+	}
 	var out structs.ACLRolesListResponse
 	if err := s.rpc.RPC("ACL.ListRoles", &args, &out); err != nil {
 		return nil, err
 	}
+	roles, next, err := applyListOptions(lo, out.ACLRoles, func(r *structs.ACLRoleListStub) string { return r.ID })
+	if err != nil {
+		return nil, err
+	}
+	out.NextToken = next
 	setMeta(w, &out.QueryMeta)
-	return nonNil(out.ACLRoles), nil
+	return roles, nil
 }
 
 // aclRoleCreateRequest serves PUT/POST /v1/acl/role: a new role.

@@ -228,6 +228,21 @@ func TestACLHTTP_NomadClient(t *testing.T) {
 	tokens, _, err := client.ACLTokens().List(nil)
 	must.NoError(t, err)
 	must.Len(t, 3, tokens)
+	must.Eq(t, boot.AccessorID, tokens[0].AccessorID, must.Sprint("oldest first"))
+
+	// Pages follow the list's order; filters see the stubs' fields.
+	page, qm, err := client.ACLTokens().List(&nomadapi.QueryOptions{PerPage: 2})
+	must.NoError(t, err)
+	must.Eq(t, []string{tokens[0].AccessorID, tokens[1].AccessorID}, []string{page[0].AccessorID, page[1].AccessorID})
+	must.NotEq(t, "", qm.NextToken)
+	page, qm, err = client.ACLTokens().List(&nomadapi.QueryOptions{PerPage: 2, NextToken: qm.NextToken})
+	must.NoError(t, err)
+	must.Len(t, 1, page)
+	must.Eq(t, tokens[2].AccessorID, page[0].AccessorID)
+	must.Eq(t, "", qm.NextToken)
+	page, _, err = client.ACLTokens().List(&nomadapi.QueryOptions{Filter: `Type == "management"`})
+	must.NoError(t, err)
+	must.Len(t, 1, page)
 
 	selfClient, err := nomadapi.NewClient(&nomadapi.Config{Address: ra.base, SecretID: uploaded.SecretID})
 	must.NoError(t, err)
