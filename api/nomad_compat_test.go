@@ -17,6 +17,13 @@ import (
 func TestWireFieldsMatchNomadAPI(t *testing.T) {
 	pairs := []struct{ ours, theirs any }{
 		{Job{}, nomadapi.Job{}},
+		{ACLPolicy{}, nomadapi.ACLPolicy{}},
+		{ACLPolicyListStub{}, nomadapi.ACLPolicyListStub{}},
+		{ACLToken{}, nomadapi.ACLToken{}},
+		{ACLTokenListStub{}, nomadapi.ACLTokenListStub{}},
+		{ACLRole{}, nomadapi.ACLRole{}},
+		{ACLRoleListStub{}, nomadapi.ACLRoleListStub{}},
+		{BootstrapRequest{}, nomadapi.BootstrapRequest{}},
 		{JobListStub{}, nomadapi.JobListStub{}},
 		{JobSummary{}, nomadapi.JobSummary{}},
 		{JobRegisterRequest{}, nomadapi.JobRegisterRequest{}},
