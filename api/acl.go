@@ -310,6 +310,62 @@ func (a *ACLTokens) Self(q *QueryOptions) (*ACLToken, *QueryMeta, error) {
 	return &resp, qm, nil
 }
 
+// OneTimeToken is a secret exchangeable once, before ExpiresAt, for the
+// ACL token it was made for.
+type OneTimeToken struct {
+	OneTimeSecretID string
+	AccessorID      string
+	ExpiresAt       time.Time
+	CreateIndex     uint64
+	ModifyIndex     uint64
+}
+
+// OneTimeTokenUpsertResponse is the answer to UpsertOneTimeToken.
+type OneTimeTokenUpsertResponse struct {
+	OneTimeToken *OneTimeToken
+}
+
+// OneTimeTokenExchangeRequest is the body of ExchangeOneTimeToken.
+type OneTimeTokenExchangeRequest struct {
+	OneTimeSecretID string
+}
+
+// OneTimeTokenExchangeResponse is the answer to ExchangeOneTimeToken.
+type OneTimeTokenExchangeResponse struct {
+	Token *ACLToken
+}
+
+// UpsertOneTimeToken makes a one-time token for the client's own token.
+func (a *ACLTokens) UpsertOneTimeToken(w *WriteOptions) (*OneTimeToken, *WriteMeta, error) {
+	var resp OneTimeTokenUpsertResponse
+	wm, err := a.client.write(http.MethodPut, "/v1/acl/token/onetime", nil, &resp, w)
+	if err != nil {
+		return nil, nil, err
+	}
+	if resp.OneTimeToken == nil {
+		return nil, nil, errors.New("no one-time token returned")
+	}
+	return resp.OneTimeToken, wm, nil
+}
+
+// ExchangeOneTimeToken gives the ACL token a one-time token was made for;
+// the one-time token is used up.
+func (a *ACLTokens) ExchangeOneTimeToken(secret string, w *WriteOptions) (*ACLToken, *WriteMeta, error) {
+	if secret == "" {
+		return nil, nil, errors.New("missing secret ID")
+	}
+	var resp OneTimeTokenExchangeResponse
+	wm, err := a.client.write(http.MethodPut, "/v1/acl/token/onetime/exchange",
+		&OneTimeTokenExchangeRequest{OneTimeSecretID: secret}, &resp, w)
+	if err != nil {
+		return nil, nil, err
+	}
+	if resp.Token == nil {
+		return nil, nil, errors.New("no ACL token returned")
+	}
+	return resp.Token, wm, nil
+}
+
 // ACLRoles is the /v1/acl/role endpoint group.
 type ACLRoles struct {
 	client *Client

@@ -58,6 +58,34 @@ func TestACLEndpoints(t *testing.T) {
 			wantMeth: "GET", wantPath: "/v1/acl/token/self",
 		},
 		{
+			name:  "one-time token",
+			reply: reply{Body: `{"OneTimeToken":{"OneTimeSecretID":"o","AccessorID":"a","ExpiresAt":"2026-01-02T03:14:05Z"},"Index":9}`},
+			call: func(c *Client) (any, error) {
+				r, _, err := c.ACLTokens().UpsertOneTimeToken(nil)
+				return r, err
+			},
+			wantMeth: "PUT", wantPath: "/v1/acl/token/onetime",
+			check: func(t *testing.T, out any) {
+				if o := out.(*OneTimeToken); o.OneTimeSecretID != "o" || o.AccessorID != "a" {
+					t.Fatalf("one-time token = %+v", o)
+				}
+			},
+		},
+		{
+			name:  "one-time token exchange",
+			reply: reply{Body: `{"Token":` + token + `,"Index":10}`},
+			call: func(c *Client) (any, error) {
+				r, _, err := c.ACLTokens().ExchangeOneTimeToken("o", nil)
+				return r, err
+			},
+			wantMeth: "PUT", wantPath: "/v1/acl/token/onetime/exchange", wantBody: `{"OneTimeSecretID":"o"}`,
+			check: func(t *testing.T, out any) {
+				if tok := out.(*ACLToken); tok.AccessorID != accessor {
+					t.Fatalf("token = %+v", tok)
+				}
+			},
+		},
+		{
 			name:     "token list",
 			reply:    reply{Body: "[]"},
 			call:     func(c *Client) (any, error) { r, _, err := c.ACLTokens().List(nil); return r, err },

@@ -10,6 +10,7 @@ import (
 
 	"github.com/shoenig/test/must"
 
+	"github.com/opennomad/nomad/nomad/clock"
 	"github.com/opennomad/nomad/nomad/endpoints"
 	"github.com/opennomad/nomad/structs"
 )
@@ -59,6 +60,8 @@ func TestACLEndpoint_Disabled(t *testing.T) {
 		{"ACL.ListRoles", &structs.ACLRolesListRequest{}, &structs.ACLRolesListResponse{}},
 		{"ACL.GetRole", &structs.ACLRoleByIDRequest{}, &structs.ACLRoleByIDResponse{}},
 		{"ACL.GetRoleByName", &structs.ACLRoleByNameRequest{}, &structs.ACLRoleByIDResponse{}},
+		{"ACL.UpsertOneTimeToken", &structs.OneTimeTokenUpsertRequest{}, &structs.OneTimeTokenUpsertResponse{}},
+		{"ACL.ExchangeOneTimeToken", &structs.OneTimeTokenExchangeRequest{}, &structs.OneTimeTokenExchangeResponse{}},
 	}
 	for _, c := range calls {
 		t.Run(c.method, func(t *testing.T) {
@@ -460,4 +463,47 @@ func TestACLEndpoint_ThreeServers(t *testing.T) {
 	var who structs.SingleACLTokenResponse
 	must.NoError(t, follower.RPC("ACL.WhoAmI", &structs.ACLWhoAmIRequest{QueryOptions: q}, &who))
 	must.Eq(t, client.AccessorID, who.Token.AccessorID)
+}
+
+// TestACLEndpoint_OneTimeTokens makes one-time tokens and exchanges them:
+// once, before they expire, for a token that still exists.
+func TestACLEndpoint_OneTimeTokens(t *testing.T) {
+	fake := clock.NewFake(time.Date(2031, 5, 6, 7, 8, 9, 0, time.UTC))
+	s, boot := newACLTestServer(t, func(c *Config) { c.Clock = fake })
+	mgmt := boot.SecretID
+
+	var anon structs.OneTimeTokenUpsertResponse
+	err := s.RPC("ACL.UpsertOneTimeToken", &structs.OneTimeTokenUpsertRequest{}, &anon)
+	must.ErrorIs(t, err, structs.ErrPermissionDenied, must.Sprint("the anonymous caller has nothing to hand on"))
+
+	var made structs.OneTimeTokenUpsertResponse
+	must.NoError(t, s.RPC("ACL.UpsertOneTimeToken", &structs.OneTimeTokenUpsertRequest{WriteRequest: aclWrite(mgmt)}, &made))
+	ott := made.OneTimeToken
+	must.Eq(t, boot.AccessorID, ott.AccessorID)
+	must.True(t, structs.IsUUID(ott.OneTimeSecretID))
+	must.Eq(t, fake.Now().Add(10*time.Minute), ott.ExpiresAt)
+
+	var got structs.OneTimeTokenExchangeResponse
+	must.NoError(t, s.RPC("ACL.ExchangeOneTimeToken", &structs.OneTimeTokenExchangeRequest{OneTimeSecretID: ott.OneTimeSecretID}, &got))
+	must.Eq(t, mgmt, got.Token.SecretID)
+	err = s.RPC("ACL.ExchangeOneTimeToken", &structs.OneTimeTokenExchangeRequest{OneTimeSecretID: ott.OneTimeSecretID}, &got)
+	must.ErrorIs(t, err, structs.ErrPermissionDenied, must.Sprint("only once"))
+
+	// Expired.
+	must.NoError(t, s.RPC("ACL.UpsertOneTimeToken", &structs.OneTimeTokenUpsertRequest{WriteRequest: aclWrite(mgmt)}, &made))
+	fake.Advance(11 * time.Minute)
+	err = s.RPC("ACL.ExchangeOneTimeToken", &structs.OneTimeTokenExchangeRequest{OneTimeSecretID: made.OneTimeToken.OneTimeSecretID}, &got)
+	must.ErrorIs(t, err, structs.ErrPermissionDenied)
+
+	// The token it was made for is gone.
+	var created structs.ACLTokenUpsertResponse
+	must.NoError(t, s.RPC("ACL.UpsertTokens", &structs.ACLTokenUpsertRequest{Tokens: []*structs.ACLToken{
+		{Type: structs.ACLManagementToken}}, WriteRequest: aclWrite(mgmt)}, &created))
+	must.NoError(t, s.RPC("ACL.UpsertOneTimeToken", &structs.OneTimeTokenUpsertRequest{
+		WriteRequest: aclWrite(created.Tokens[0].SecretID)}, &made))
+	var wr structs.GenericResponse
+	must.NoError(t, s.RPC("ACL.DeleteTokens", &structs.ACLTokenDeleteRequest{AccessorIDs: []string{created.Tokens[0].AccessorID},
+		WriteRequest: aclWrite(mgmt)}, &wr))
+	err = s.RPC("ACL.ExchangeOneTimeToken", &structs.OneTimeTokenExchangeRequest{OneTimeSecretID: made.OneTimeToken.OneTimeSecretID}, &got)
+	must.ErrorIs(t, err, structs.ErrPermissionDenied)
 }

@@ -505,3 +505,36 @@ func (r *ACLRole) Validate() error {
 	}
 	return joinProblems(errs)
 }
+
+// OneTimeTokenTTL is how long a one-time token may be exchanged.
+const OneTimeTokenTTL = 10 * time.Minute
+
+// OneTimeToken is a secret that, exchanged once before ExpiresAt, gives
+// the ACL token it was made for (AccessorID): how a browser is handed a
+// token without it passing through a URL.
+type OneTimeToken struct {
+	// OneTimeSecretID is what the exchange presents. String and GoString
+	// leave it out.
+	OneTimeSecretID string
+	AccessorID      string
+	ExpiresAt       time.Time
+	CreateIndex     uint64
+	ModifyIndex     uint64
+}
+
+// String names the one-time token without its secret.
+func (o OneTimeToken) String() string {
+	return fmt.Sprintf("one-time token for %s (expires %s)", o.AccessorID, o.ExpiresAt.Format(time.RFC3339))
+}
+
+// GoString is String, for %#v.
+func (o OneTimeToken) GoString() string { return o.String() }
+
+// Copy returns a copy of o.
+func (o *OneTimeToken) Copy() *OneTimeToken {
+	if o == nil {
+		return nil
+	}
+	c := *o
+	return &c
+}

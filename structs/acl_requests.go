@@ -181,3 +181,38 @@ type ACLRoleByIDResponse struct {
 	ACLRole *ACLRole
 	QueryMeta
 }
+
+// OneTimeTokenUpsertRequest asks for a one-time token for the request's
+// own token (ACL.UpsertOneTimeToken) and, with OneTimeToken filled by the
+// leader, is the Raft entry that writes it.
+type OneTimeTokenUpsertRequest struct {
+	OneTimeToken *OneTimeToken
+	WriteRequest
+}
+
+// OneTimeTokenUpsertResponse answers ACL.UpsertOneTimeToken.
+type OneTimeTokenUpsertResponse struct {
+	OneTimeToken *OneTimeToken
+	WriteMeta
+}
+
+// OneTimeTokenExchangeRequest exchanges a one-time token for its ACL
+// token: ACL.ExchangeOneTimeToken.
+type OneTimeTokenExchangeRequest struct {
+	OneTimeSecretID string
+	WriteRequest
+}
+
+// OneTimeTokenExchangeResponse answers ACL.ExchangeOneTimeToken with the
+// ACL token, secret included.
+type OneTimeTokenExchangeResponse struct {
+	Token *ACLToken
+	WriteMeta
+}
+
+// OneTimeTokenDeleteRequest is the Raft entry removing one-time tokens by
+// their secrets (an exchange removes the one exchanged).
+type OneTimeTokenDeleteRequest struct {
+	OneTimeSecretIDs []string
+	WriteRequest
+}

@@ -107,6 +107,12 @@ func TestACLToken_NeverPrintsSecret(t *testing.T) {
 	must.StrNotContains(t, fmt.Sprintf("%v", []*ACLToken{tok}), secret)
 	must.StrNotContains(t, fmt.Sprintf("%+v %#v", *tok, *tok), secret)
 	must.StrNotContains(t, fmt.Errorf("writing %v", tok).Error(), secret)
+
+	ott := &OneTimeToken{OneTimeSecretID: secret, AccessorID: tok.AccessorID}
+	for _, verb := range []string{"%v", "%+v", "%#v", "%s"} {
+		must.StrNotContains(t, fmt.Sprintf(verb, ott), secret)
+		must.StrNotContains(t, fmt.Sprintf(verb, *ott), secret)
+	}
 }
 
 func TestACLToken_JSON(t *testing.T) {

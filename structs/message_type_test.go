@@ -49,6 +49,8 @@ func TestMessageTypeNumbers(t *testing.T) {
 		{structs.ACLTokenBootstrapRequestType, 106, "ACLTokenBootstrap"},
 		{structs.ACLRolesUpsertRequestType, 107, "ACLRolesUpsert"},
 		{structs.ACLRolesDeleteRequestType, 108, "ACLRolesDelete"},
+		{structs.OneTimeTokenUpsertRequestType, 109, "OneTimeTokenUpsert"},
+		{structs.OneTimeTokenDeleteRequestType, 110, "OneTimeTokenDelete"},
 	}
 	seen := map[uint8]string{}
 	for _, p := range pinned {

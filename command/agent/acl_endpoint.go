@@ -12,8 +12,8 @@ import (
 
 // The ACL API: /v1/acl/bootstrap, policies, tokens and roles, served by
 // the ACL.* RPCs with Nomad's paths, statuses and texts. Auth methods,
-// binding rules, OIDC, login, one-time tokens and identity tokens are not
-// implemented and answer 501.
+// binding rules, OIDC, login and identity tokens are not implemented and
+// answer 501.
 
 // aclRoutes registers the ACL routes with h.
 func (s *HTTPServer) aclRoutes(h func(string, handlerFunc)) {
@@ -234,8 +234,10 @@ func (s *HTTPServer) aclTokenSpecificRequest(w http.ResponseWriter, r *http.Requ
 	switch {
 	case accessor == "self":
 		return s.aclTokenSelfRequest(w, r)
-	case accessor == "onetime" || accessor == "onetime/exchange":
-		return aclNotSupported(w, r)
+	case accessor == "onetime":
+		return s.aclOneTimeTokenRequest(w, r)
+	case accessor == "onetime/exchange":
+		return s.aclOneTimeTokenExchangeRequest(w, r)
 	case accessor == "" || strings.Contains(accessor, "/"):
 		return nil, codedError(http.StatusBadRequest, "Missing token accessor")
 	}
@@ -267,6 +269,42 @@ func (s *HTTPServer) aclTokenSpecificRequest(w http.ResponseWriter, r *http.Requ
 		return nil, nil
 	}
 	return nil, errInvalidMethod
+}
+
+// aclOneTimeTokenRequest serves PUT/POST /v1/acl/token/onetime: a
+// one-time token for the caller's token, exchangeable once within ten
+// minutes.
+func (s *HTTPServer) aclOneTimeTokenRequest(w http.ResponseWriter, r *http.Request) (interface{}, error) {
+	if !isWrite(r) {
+		return nil, errInvalidMethod
+	}
+	args := structs.OneTimeTokenUpsertRequest{}
+	s.parseWriteRequest(r, &args.WriteRequest)
+	var out structs.OneTimeTokenUpsertResponse
+	if err := s.rpc.RPC("ACL.UpsertOneTimeToken", &args, &out); err != nil {
+		return nil, err
+	}
+	setIndex(w, out.Index)
+	return out, nil
+}
+
+// aclOneTimeTokenExchangeRequest serves PUT/POST
+// /v1/acl/token/onetime/exchange {"OneTimeSecretID"}: the ACL token.
+func (s *HTTPServer) aclOneTimeTokenExchangeRequest(w http.ResponseWriter, r *http.Request) (interface{}, error) {
+	if !isWrite(r) {
+		return nil, errInvalidMethod
+	}
+	args := structs.OneTimeTokenExchangeRequest{}
+	if err := decodeBody(r, &args); err != nil {
+		return nil, err
+	}
+	s.parseWriteRequest(r, &args.WriteRequest)
+	var out structs.OneTimeTokenExchangeResponse
+	if err := s.rpc.RPC("ACL.ExchangeOneTimeToken", &args, &out); err != nil {
+		return nil, err
+	}
+	setIndex(w, out.Index)
+	return out, nil
 }
 
 // aclTokenSelfRequest serves GET /v1/acl/token/self: the caller's token,

@@ -165,7 +165,7 @@ func TestACLHTTP_Routes(t *testing.T) {
 	resp, _ = ra.doWith("DELETE", "/v1/acl/role/"+role.ID, "", mgmt)
 	must.Eq(t, http.StatusOK, resp.StatusCode)
 
-	for _, p := range []string{"/v1/acl/auth-methods", "/v1/acl/binding-rules", "/v1/acl/login", "/v1/acl/token/onetime"} {
+	for _, p := range []string{"/v1/acl/auth-methods", "/v1/acl/binding-rules", "/v1/acl/login", "/v1/acl/oidc/auth-url"} {
 		resp, body = ra.doWith("PUT", p, "", mgmt)
 		must.Eq(t, http.StatusNotImplemented, resp.StatusCode, must.Sprint(p))
 		must.StrContains(t, body, "not supported by this server")
@@ -257,6 +257,20 @@ func TestACLHTTP_NomadClient(t *testing.T) {
 	roles, _, err := client.ACLRoles().List(nil)
 	must.NoError(t, err)
 	must.Len(t, 1, roles)
+
+	// One-time tokens: made for the caller's token, exchanged once.
+	ott, _, err := selfClient.ACLTokens().UpsertOneTimeToken(nil)
+	must.NoError(t, err)
+	must.Eq(t, uploaded.AccessorID, ott.AccessorID)
+	anonClient, err := nomadapi.NewClient(&nomadapi.Config{Address: ra.base})
+	must.NoError(t, err)
+	_, _, err = anonClient.ACLTokens().UpsertOneTimeToken(nil)
+	must.ErrorContains(t, err, "403")
+	exchanged, _, err := anonClient.ACLTokens().ExchangeOneTimeToken(ott.OneTimeSecretID, nil)
+	must.NoError(t, err)
+	must.Eq(t, uploaded.SecretID, exchanged.SecretID)
+	_, _, err = anonClient.ACLTokens().ExchangeOneTimeToken(ott.OneTimeSecretID, nil)
+	must.ErrorContains(t, err, "403")
 
 	_, err = client.ACLTokens().Delete(uploaded.AccessorID, nil)
 	must.NoError(t, err)

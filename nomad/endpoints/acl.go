@@ -824,3 +824,86 @@ func (a *ACL) getRole(opts *structs.QueryOptions, reply *structs.ACLRoleByIDResp
 		return store.Index(state.TableACLRoles)
 	})
 }
+
+// ---- one-time tokens
+
+// UpsertOneTimeToken makes a one-time token for the request's own token,
+// exchangeable once within structs.OneTimeTokenTTL. The anonymous caller
+// has no token to hand on.
+func (a *ACL) UpsertOneTimeToken(args *structs.OneTimeTokenUpsertRequest, reply *structs.OneTimeTokenUpsertResponse) error {
+	if done, err := a.srv.Forward("ACL.UpsertOneTimeToken", args, args, reply); done {
+		return err
+	}
+	if err := a.enabled(); err != nil {
+		return err
+	}
+	tok, err := a.caller(a.srv.State(), args.AuthToken)
+	if err != nil {
+		return err
+	}
+	if tok == structs.AnonymousACLToken {
+		return structs.ErrPermissionDenied
+	}
+	ott := &structs.OneTimeToken{
+		OneTimeSecretID: structs.GenerateUUID(),
+		AccessorID:      tok.AccessorID,
+		ExpiresAt:       a.srv.Clock().Now().UTC().Add(structs.OneTimeTokenTTL),
+	}
+	req := &structs.OneTimeTokenUpsertRequest{OneTimeToken: ott, WriteRequest: args.WriteRequest}
+	_, index, err := a.srv.RaftApply(structs.OneTimeTokenUpsertRequestType, req)
+	if err != nil {
+		return err
+	}
+	stored, err := a.srv.State().OneTimeTokenBySecret(nil, ott.OneTimeSecretID)
+	if err != nil {
+		return err
+	}
+	if stored == nil {
+		return fmt.Errorf("one-time token for %s: %w", ott.AccessorID, structs.ErrACLTokenNotFound)
+	}
+	reply.OneTimeToken = stored.Copy()
+	reply.Index = index
+	return nil
+}
+
+// ExchangeOneTimeToken gives the ACL token a one-time token was made
+// for, secret included, and removes the one-time token. An unknown or
+// expired one-time token, or one whose ACL token is gone, is refused;
+// no token is needed to call it.
+func (a *ACL) ExchangeOneTimeToken(args *structs.OneTimeTokenExchangeRequest, reply *structs.OneTimeTokenExchangeResponse) error {
+	if done, err := a.srv.Forward("ACL.ExchangeOneTimeToken", args, args, reply); done {
+		return err
+	}
+	if err := a.enabled(); err != nil {
+		return err
+	}
+	store := a.srv.State()
+	ott, err := store.OneTimeTokenBySecret(nil, args.OneTimeSecretID)
+	if err != nil {
+		return err
+	}
+	if ott == nil || ott.ExpiresAt.Before(a.srv.Clock().Now()) {
+		return structs.ErrPermissionDenied
+	}
+	tok, err := store.ACLTokenByAccessorID(nil, ott.AccessorID)
+	if err != nil {
+		return err
+	}
+	if tok == nil || tok.IsExpired(a.srv.Clock().Now()) {
+		return structs.ErrPermissionDenied
+	}
+	req := &structs.OneTimeTokenDeleteRequest{OneTimeSecretIDs: []string{ott.OneTimeSecretID}, WriteRequest: args.WriteRequest}
+	_, index, err := a.srv.RaftApply(structs.OneTimeTokenDeleteRequestType, req)
+	if structs.IsKind(err, structs.ErrNotFound) {
+		// Another exchange of the same token came first.
+		return structs.ErrPermissionDenied
+	}
+	if err != nil {
+		return err
+	}
+	if reply.Token, err = withRoleNames(a.srv.State(), nil, tok); err != nil {
+		return err
+	}
+	reply.Index = index
+	return nil
+}

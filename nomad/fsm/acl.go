@@ -62,3 +62,19 @@ func (f *FSM) applyACLRolesDelete(body []byte, index uint64) interface{} {
 	}
 	return f.State().DeleteACLRoles(index, req.ACLRoleIDs)
 }
+
+func (f *FSM) applyOneTimeTokenUpsert(body []byte, index uint64) interface{} {
+	var req structs.OneTimeTokenUpsertRequest
+	if err := decode(body, structs.OneTimeTokenUpsertRequestType, &req); err != nil {
+		return err
+	}
+	return f.State().UpsertOneTimeToken(index, req.OneTimeToken)
+}
+
+func (f *FSM) applyOneTimeTokenDelete(body []byte, index uint64) interface{} {
+	var req structs.OneTimeTokenDeleteRequest
+	if err := decode(body, structs.OneTimeTokenDeleteRequestType, &req); err != nil {
+		return err
+	}
+	return f.State().DeleteOneTimeTokens(index, req.OneTimeSecretIDs)
+}

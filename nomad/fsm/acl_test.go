@@ -35,8 +35,11 @@ func TestFSM_ACL(t *testing.T) {
 		Roles: []*structs.ACLTokenRoleLink{{ID: role.ID}}, ExpirationTTL: time.Hour}
 	tok.Canonicalize(now)
 	mustApply(t, f, 14, structs.ACLTokensUpsertRequestType, &structs.ACLTokenUpsertRequest{Tokens: []*structs.ACLToken{tok}})
+	ott := &structs.OneTimeToken{OneTimeSecretID: structs.GenerateUUID(), AccessorID: tok.AccessorID,
+		ExpiresAt: now.Add(structs.OneTimeTokenTTL)}
+	mustApply(t, f, 15, structs.OneTimeTokenUpsertRequestType, &structs.OneTimeTokenUpsertRequest{OneTimeToken: ott})
 
-	err = mustFail(t, f, 15, structs.ACLRolesUpsertRequestType, &structs.ACLRolesUpsertRequest{Roles: []*structs.ACLRole{
+	err = mustFail(t, f, 16, structs.ACLRolesUpsertRequestType, &structs.ACLRolesUpsertRequest{Roles: []*structs.ACLRole{
 		{ID: structs.GenerateUUID(), Name: "ops", Policies: []*structs.ACLRolePolicyLink{{Name: "read"}}}}})
 	must.ErrorContains(t, err, "role with name ops already exists")
 
@@ -57,16 +60,21 @@ func TestFSM_ACL(t *testing.T) {
 	must.NoError(t, err)
 	must.Eq(t, uint64(10), reset)
 
-	mustApply(t, f, 16, structs.ACLTokensDeleteRequestType, &structs.ACLTokenDeleteRequest{AccessorIDs: []string{tok.AccessorID}})
-	mustApply(t, f, 17, structs.ACLRolesDeleteRequestType, &structs.ACLRolesDeleteByIDRequest{ACLRoleIDs: []string{role.ID}})
-	mustApply(t, f, 18, structs.ACLPoliciesDeleteRequestType, &structs.ACLPolicyDeleteRequest{Names: []string{"read", "write"}})
+	mustApply(t, f, 17, structs.OneTimeTokenDeleteRequestType, &structs.OneTimeTokenDeleteRequest{
+		OneTimeSecretIDs: []string{ott.OneTimeSecretID}})
+	gone, err := f.State().OneTimeTokenBySecret(nil, ott.OneTimeSecretID)
+	must.NoError(t, err)
+	must.Nil(t, gone)
+	mustApply(t, f, 18, structs.ACLTokensDeleteRequestType, &structs.ACLTokenDeleteRequest{AccessorIDs: []string{tok.AccessorID}})
+	mustApply(t, f, 19, structs.ACLRolesDeleteRequestType, &structs.ACLRolesDeleteByIDRequest{ACLRoleIDs: []string{role.ID}})
+	mustApply(t, f, 20, structs.ACLPoliciesDeleteRequestType, &structs.ACLPolicyDeleteRequest{Names: []string{"read", "write"}})
 	tokens, _ := f.State().ACLTokens(nil, "")
 	must.Len(t, 1, tokens, must.Sprint("the bootstrap token stays"))
 	policies, _ := f.State().ACLPolicies(nil, "")
 	must.Len(t, 0, policies)
 
 	// A reset names the current reset index.
-	mustApply(t, f, 19, structs.ACLTokenBootstrapRequestType, &structs.ACLTokenBootstrapRequest{Token: again, ResetIndex: 10})
+	mustApply(t, f, 21, structs.ACLTokenBootstrapRequestType, &structs.ACLTokenBootstrapRequest{Token: again, ResetIndex: 10})
 	reset, _ = f.State().ACLBootstrapIndex()
-	must.Eq(t, uint64(19), reset)
+	must.Eq(t, uint64(21), reset)
 }

@@ -130,6 +130,8 @@ var appliers = map[structs.MessageType]applyFunc{
 	structs.ACLTokenBootstrapRequestType:            (*FSM).applyACLTokenBootstrap,
 	structs.ACLRolesUpsertRequestType:               (*FSM).applyACLRolesUpsert,
 	structs.ACLRolesDeleteRequestType:               (*FSM).applyACLRolesDelete,
+	structs.OneTimeTokenUpsertRequestType:           (*FSM).applyOneTimeTokenUpsert,
+	structs.OneTimeTokenDeleteRequestType:           (*FSM).applyOneTimeTokenDelete,
 }
 
 // New returns an FSM over a new, empty state store.

@@ -389,3 +389,99 @@ func (tx *Txn) DeleteACLRoles(ids []string) error {
 	}
 	return nil
 }
+
+// ---- one-time tokens
+
+func oneTimeTokenTableSchema() *memdb.TableSchema {
+	return &memdb.TableSchema{
+		Name: TableOneTimeTokens,
+		Indexes: map[string]*memdb.IndexSchema{
+			indexID: idIndex(strField(func(o *structs.OneTimeToken) string { return o.OneTimeSecretID })),
+		},
+	}
+}
+
+// OneTimeTokenBySecret returns the one-time token or nil.
+func (s *StateStore) OneTimeTokenBySecret(ws memdb.WatchSet, secret string) (*structs.OneTimeToken, error) {
+	return oneTimeTokenBySecret(s.db.Txn(false), ws, secret)
+}
+
+func oneTimeTokenBySecret(txn *memdb.Txn, ws memdb.WatchSet, secret string) (*structs.OneTimeToken, error) {
+	if secret == "" {
+		return nil, nil
+	}
+	raw, err := first(txn, ws, TableOneTimeTokens, indexID, secret)
+	if err != nil || raw == nil {
+		return nil, err
+	}
+	return raw.(*structs.OneTimeToken), nil
+}
+
+// OneTimeTokens returns every one-time token, by secret.
+func (s *StateStore) OneTimeTokens(ws memdb.WatchSet) ([]*structs.OneTimeToken, error) {
+	it, err := get(s.db.Txn(false), ws, TableOneTimeTokens, indexID)
+	if err != nil {
+		return nil, err
+	}
+	return collect[structs.OneTimeToken](it, nil), nil
+}
+
+// UpsertOneTimeToken writes a one-time token at index; see
+// Txn.UpsertOneTimeToken.
+func (s *StateStore) UpsertOneTimeToken(index uint64, ott *structs.OneTimeToken) error {
+	return s.WithWriteTxn(index, func(tx *Txn) error { return tx.UpsertOneTimeToken(ott) })
+}
+
+// UpsertOneTimeToken writes a one-time token for an ACL token that
+// exists.
+func (tx *Txn) UpsertOneTimeToken(ott *structs.OneTimeToken) error {
+	tx.touch(TableOneTimeTokens)
+	if ott == nil || ott.OneTimeSecretID == "" || ott.AccessorID == "" {
+		return structs.KindErrorf(structs.ErrInvalid, "one-time token: missing secret or accessor ID")
+	}
+	tok, err := aclTokenByAccessorID(tx.txn, nil, ott.AccessorID)
+	if err != nil {
+		return err
+	}
+	if tok == nil {
+		return fmt.Errorf("one-time token for %s: %w", ott.AccessorID, structs.ErrACLTokenNotFound)
+	}
+	ott = ott.Copy()
+	existing, err := oneTimeTokenBySecret(tx.txn, nil, ott.OneTimeSecretID)
+	if err != nil {
+		return err
+	}
+	ott.CreateIndex = tx.index
+	if existing != nil {
+		ott.CreateIndex = existing.CreateIndex
+	}
+	ott.ModifyIndex = tx.index
+	return tx.insert(TableOneTimeTokens, ott)
+}
+
+// DeleteOneTimeTokens removes one-time tokens at index; see
+// Txn.DeleteOneTimeTokens.
+func (s *StateStore) DeleteOneTimeTokens(index uint64, secrets []string) error {
+	return s.WithWriteTxn(index, func(tx *Txn) error { return tx.DeleteOneTimeTokens(secrets) })
+}
+
+// DeleteOneTimeTokens removes one-time tokens by secret. The write is
+// refused whole (of kind ErrNotFound) when one is already gone, so that of
+// two exchanges of one token racing to the leader only the first
+// succeeds.
+func (tx *Txn) DeleteOneTimeTokens(secrets []string) error {
+	tx.touch(TableOneTimeTokens)
+	for _, secret := range secrets {
+		ott, err := oneTimeTokenBySecret(tx.txn, nil, secret)
+		if err != nil {
+			return err
+		}
+		if ott == nil {
+			return structs.KindErrorf(structs.ErrNotFound, "one-time token not found")
+		}
+		if err := tx.delete(TableOneTimeTokens, ott); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -180,3 +180,32 @@ func TestACLRoles_UpsertRules(t *testing.T) {
 	roles, _ := s.ACLRoles(nil, "")
 	must.Len(t, 0, roles)
 }
+
+func TestOneTimeTokens_UpsertDelete(t *testing.T) {
+	s := testStore(t)
+	tok := mockACLToken("p")
+	must.NoError(t, s.UpsertACLTokens(10, []*structs.ACLToken{tok}))
+
+	ott := &structs.OneTimeToken{OneTimeSecretID: structs.GenerateUUID(), AccessorID: tok.AccessorID,
+		ExpiresAt: time.Date(2026, 1, 2, 3, 14, 5, 0, time.UTC)}
+	must.NoError(t, s.UpsertOneTimeToken(11, ott))
+	got, err := s.OneTimeTokenBySecret(nil, ott.OneTimeSecretID)
+	must.NoError(t, err)
+	must.Eq(t, tok.AccessorID, got.AccessorID)
+	must.Eq(t, uint64(11), got.CreateIndex)
+
+	// Only for a token that exists.
+	orphan := &structs.OneTimeToken{OneTimeSecretID: structs.GenerateUUID(), AccessorID: "gone"}
+	must.ErrorIs(t, s.UpsertOneTimeToken(12, orphan), structs.ErrACLTokenNotFound)
+
+	// Only once: a second exchange's delete is refused whole.
+	must.ErrorIs(t, s.DeleteOneTimeTokens(12, []string{ott.OneTimeSecretID, "unknown"}), structs.ErrNotFound)
+	got, _ = s.OneTimeTokenBySecret(nil, ott.OneTimeSecretID)
+	must.NotNil(t, got)
+	must.NoError(t, s.DeleteOneTimeTokens(12, []string{ott.OneTimeSecretID}))
+	must.ErrorIs(t, s.DeleteOneTimeTokens(13, []string{ott.OneTimeSecretID}), structs.ErrNotFound)
+	got, err = s.OneTimeTokenBySecret(nil, ott.OneTimeSecretID)
+	must.NoError(t, err)
+	must.Nil(t, got)
+	must.Eq(t, uint64(12), mustIndex(t, s, TableOneTimeTokens))
+}

@@ -43,9 +43,10 @@ const (
 	RootKeySnapshot SnapshotType = 101
 	// The ACL objects are ours too (Nomad numbers its own elsewhere).
 	// The bootstrap record is a row of the index table.
-	ACLPolicySnapshot SnapshotType = 102
-	ACLTokenSnapshot  SnapshotType = 103
-	ACLRoleSnapshot   SnapshotType = 104
+	ACLPolicySnapshot    SnapshotType = 102
+	ACLTokenSnapshot     SnapshotType = 103
+	ACLRoleSnapshot      SnapshotType = 104
+	OneTimeTokenSnapshot SnapshotType = 105
 )
 
 // SnapshotHeader opens a persisted store. It is empty today; fields may
@@ -75,6 +76,7 @@ var persistOrder = []struct {
 	{TableACLPolicies, ACLPolicySnapshot},
 	{TableACLTokens, ACLTokenSnapshot},
 	{TableACLRoles, ACLRoleSnapshot},
+	{TableOneTimeTokens, OneTimeTokenSnapshot},
 }
 
 // Persist writes the whole snapshot to w: a msgpack SnapshotHeader, then
@@ -224,6 +226,8 @@ func (rs *restorer) restore(dec *codec.Decoder, typ SnapshotType) error {
 		table, obj = TableACLTokens, new(structs.ACLToken)
 	case ACLRoleSnapshot:
 		table, obj = TableACLRoles, new(structs.ACLRole)
+	case OneTimeTokenSnapshot:
+		table, obj = TableOneTimeTokens, new(structs.OneTimeToken)
 	default:
 		return fmt.Errorf("unknown snapshot record type %d", typ)
 	}

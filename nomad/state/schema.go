@@ -27,6 +27,7 @@ const (
 	TableACLPolicies     = "acl_policy"
 	TableACLTokens       = "acl_token"
 	TableACLRoles        = "acl_role"
+	TableOneTimeTokens   = "one_time_token"
 	// TableACLBootstrap is no table but a row of the index table: the
 	// Raft index of the last ACL bootstrap.
 	TableACLBootstrap = "acl_token_bootstrap"
@@ -66,6 +67,7 @@ func stateSchema() *memdb.DBSchema {
 		aclPolicyTableSchema(),
 		aclTokenTableSchema(),
 		aclRoleTableSchema(),
+		oneTimeTokenTableSchema(),
 	}
 	s := &memdb.DBSchema{Tables: make(map[string]*memdb.TableSchema, len(tables))}
 	for _, t := range tables {

@@ -48,6 +48,8 @@ func dump(t *testing.T, s *state.StateStore) map[string]interface{} {
 	add("acl_tokens", aclTokens, e)
 	aclRoles, e := s.ACLRoles(nil, "")
 	add("acl_roles", aclRoles, e)
+	otts, e := s.OneTimeTokens(nil)
+	add("one_time_tokens", otts, e)
 	for _, j := range jobs {
 		versions, e := s.JobVersionsByID(nil, j.Namespace, j.ID)
 		add("versions/"+j.ID, versions, e)
