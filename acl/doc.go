@@ -39,7 +39,20 @@
 // expands each policy value ("read", "write", "scale", "deny") into the
 // capabilities it stands for, added to the block's explicit list. Every
 // Parse error is of kind structs.ErrInvalid, so the HTTP layer answers
-// 400.
+// 400; errors give the line of the offending value in the HCL syntax
+// (hcl's JSON parser records no lines).
+//
+// What the hcl library does, Parse does too: its JSON parser stops
+// quietly at text it cannot read, keeping what came before. As in Nomad,
+// empty rules are an empty policy, not an error. Parse is stricter than the
+// bare decoder in two ways, each refusing what Nomad would accept without
+// a word: a labelled block without its label (namespace { ... } would be
+// a namespace named after its first key), and a label on a block that
+// takes none. An argument set twice, which the decoder refuses with an
+// obscure message, is reported as a duplicate key. And Parse reads nested
+// JSON objects the way the HCL syntax reads blocks: the decoder alone
+// would give the path's capabilities in
+// {"namespace":{"a":{"variables":{"path":{"x":{...}}}}}} to namespace "a".
 //
 // # Permissions
 //

@@ -9,9 +9,13 @@ import (
 // any run of characters, "/" included, and every other character for
 // itself.
 func globMatch(pattern, name string) bool {
-	parts := strings.Split(pattern, "*")
+	return matchParts(strings.Split(pattern, "*"), name)
+}
+
+// matchParts is globMatch on a pattern already split at its stars.
+func matchParts(parts []string, name string) bool {
 	if len(parts) == 1 {
-		return pattern == name
+		return parts[0] == name
 	}
 	first, last := parts[0], parts[len(parts)-1]
 	if len(name) < len(first)+len(last) || !strings.HasPrefix(name, first) || !strings.HasSuffix(name, last) {
@@ -74,8 +78,9 @@ func (c capabilitySet) add(capabilities []string) {
 
 // globRule is a labelled capability set whose label holds a "*".
 type globRule struct {
-	glob string
-	caps capabilitySet
+	glob  string
+	parts []string // glob split at its stars, once
+	caps  capabilitySet
 }
 
 // labelTable holds capability sets by label, for namespaces, node pools,
@@ -105,7 +110,7 @@ func (t *labelTable) builder(label string) capabilitySet {
 		}
 	}
 	c := capabilitySet{}
-	t.globs = append(t.globs, globRule{glob: label, caps: c})
+	t.globs = append(t.globs, globRule{glob: label, parts: strings.Split(label, "*"), caps: c})
 	return c
 }
 
@@ -124,10 +129,11 @@ func (t *labelTable) lookup(name string) (capabilitySet, bool) {
 	var best capabilitySet
 	bestDistance, found := 0, false
 	for _, g := range t.globs {
-		if !globMatch(g.glob, name) {
+		if !matchParts(g.parts, name) {
 			continue
 		}
-		if d := globDistance(g.glob, name); !found || d < bestDistance {
+		// globDistance, with count("*") = len(parts) - 1.
+		if d := len(name) - len(g.glob) + len(g.parts) - 1; !found || d < bestDistance {
 			best, bestDistance, found = g.caps, d, true
 		}
 	}

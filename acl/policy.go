@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/hashicorp/hcl"
 	"github.com/hashicorp/hcl/hcl/ast"
@@ -197,14 +198,14 @@ func Parse(rules string) (p *Policy, err error) {
 	if dups := duplicateKeys(file); len(dups) > 0 {
 		return nil, invalidf("Invalid or duplicate policy keys: %s", strings.Join(dups, ", "))
 	}
-	if err := unexpectedLabels(file); err != nil {
+	if err := checkLabels(file); err != nil {
 		return nil, err
 	}
 	var raw rawPolicy
 	if err := hcl.DecodeObject(&raw, file); err != nil {
 		return nil, invalidf("Failed to parse ACL Policy: %v", err)
 	}
-	if bad := unusedKeys(file, &raw); len(bad) > 0 {
+	if bad := unusedKeys(&raw); len(bad) > 0 {
 		return nil, invalidf("Invalid or duplicate policy keys: %s", strings.Join(bad, ", "))
 	}
 	if err := raw.build(p, file); err != nil {
@@ -216,14 +217,53 @@ func Parse(rules string) (p *Policy, err error) {
 	return p, nil
 }
 
-// parseHCL picks the syntax as hcl.Parse does, but accepts an argument
-// set twice (Nomad's policies are decoded that way); badKeys reports
-// those instead.
+// parseHCL picks the syntax as hcl.Parse does, but lets an argument set
+// twice through (Nomad's policies are decoded that way), for
+// duplicateKeys to report in Parse's own words.
 func parseHCL(rules string) (*ast.File, error) {
-	if first := strings.TrimLeft(rules, " \t\r\n"); strings.HasPrefix(first, "{") {
-		return jsonparser.Parse([]byte(rules))
+	if !isJSON(rules) {
+		return hclparser.ParseDontErrorOnDuplicateKeys([]byte(rules))
 	}
-	return hclparser.ParseDontErrorOnDuplicateKeys([]byte(rules))
+	file, err := jsonparser.Parse([]byte(rules))
+	if err == nil {
+		unfoldJSON(file.Node)
+	}
+	return file, err
+}
+
+// unfoldJSON undoes what hcl's JSON parser does to nested objects: it
+// folds {"namespace":{"a":{"variables":{"path":{"x":{...}}}}}} into one
+// item keyed namespace.a.variables.path.x, which the decoder unfolds
+// only one level deep (it would put the path's capabilities on the
+// namespace) and whose inner keys it takes for unknown ones. unfoldJSON
+// nests every such item back, one key per level, which the decoder reads
+// as the HCL syntax namespace "a" { variables { path "x" {...} } }.
+func unfoldJSON(n ast.Node) {
+	list, ok := n.(*ast.ObjectList)
+	if !ok {
+		return
+	}
+	for _, item := range list.Items {
+		for at := item; len(at.Keys) > 1; {
+			inner := &ast.ObjectItem{Keys: at.Keys[1:], Val: at.Val}
+			at.Keys = at.Keys[:1]
+			at.Val = &ast.ObjectType{List: &ast.ObjectList{Items: []*ast.ObjectItem{inner}}}
+			at = inner
+		}
+		ast.Walk(item.Val, func(n ast.Node) (ast.Node, bool) {
+			if obj, ok := n.(*ast.ObjectType); ok {
+				unfoldJSON(obj.List)
+				return n, false
+			}
+			return n, true
+		})
+	}
+}
+
+// isJSON reports whether rules are HCL1-JSON: their first non-space
+// character is "{", as hcl decides.
+func isJSON(rules string) bool {
+	return strings.HasPrefix(strings.TrimLeftFunc(rules, unicode.IsSpace), "{")
 }
 
 // keyProblem is one unknown or duplicate key.
@@ -245,25 +285,12 @@ func (k keyProblem) String() string {
 
 // unusedKeys lists, in the order written, the keys the decoder did not
 // use at any level.
-func unusedKeys(file *ast.File, raw *rawPolicy) []string {
-	// In HCL1-JSON a block's label is a key like any other, and the
-	// decoder may count it as unused; labels are never unknown keys.
-	labels := map[token.Pos]bool{}
-	ast.Walk(file.Node, func(n ast.Node) (ast.Node, bool) {
-		if item, ok := n.(*ast.ObjectItem); ok {
-			for _, k := range item.Keys[1:] {
-				labels[k.Pos()] = true
-			}
-		}
-		return n, true
-	})
+func unusedKeys(raw *rawPolicy) []string {
 	var probs []keyProblem
 	add := func(where string, unused map[string][]token.Pos) {
 		for k, positions := range unused {
 			for _, pos := range positions {
-				if !labels[pos] {
-					probs = append(probs, keyProblem{key: k, where: where, pos: pos})
-				}
+				probs = append(probs, keyProblem{key: k, where: where, pos: pos})
 			}
 		}
 	}
@@ -323,25 +350,61 @@ func duplicateKeys(file *ast.File) []string {
 	return sortProblems(probs)
 }
 
-// unexpectedLabels refuses a label on the blocks that take none (agent
-// "x" { ... }), which the decoder would silently accept.
-func unexpectedLabels(file *ast.File) error {
-	list, ok := file.Node.(*ast.ObjectList)
+// Which blocks take a label. The decoder accepts a missing or extra label
+// without a word (namespace { policy = "read" } would be a namespace
+// named "policy"), so checkLabels looks at the syntax tree first.
+var (
+	labelledBlocks   = set("namespace", "node_pool", "host_volume")
+	unlabelledBlocks = set("agent", "node", "quota", "plugin", "operator")
+)
+
+// checkLabels refuses a block with a missing, extra or unexpected label.
+// In HCL1-JSON, unfolded by unfoldJSON, a label is a nested key: a
+// missing one shows as arguments right in the block, an unexpected one as
+// an unknown key.
+func checkLabels(file *ast.File) error {
+	var err error
+	ast.Walk(file.Node, func(n ast.Node) (ast.Node, bool) {
+		list, ok := n.(*ast.ObjectList)
+		if !ok || err != nil {
+			return n, err == nil
+		}
+		topLevel := list == file.Node
+		for _, item := range list.Items {
+			kind, _ := item.Keys[0].Token.Value().(string)
+			labelled := topLevel && labelledBlocks[kind] || !topLevel && kind == "path"
+			switch {
+			case topLevel && unlabelledBlocks[kind] && len(item.Keys) > 1:
+				label, _ := item.Keys[1].Token.Value().(string)
+				err = invalidf("Invalid %s block: it takes no label, found %q%s", kind, label, atLine(item.Keys[1]))
+			case labelled && len(item.Keys) == 1 && hasArguments(item.Val):
+				err = invalidf("Invalid %s block: it needs a label%s", kind, atLine(item.Keys[0]))
+			case labelled && len(item.Keys) > 2:
+				label, _ := item.Keys[2].Token.Value().(string)
+				err = invalidf("Invalid %s block: it takes one label, found also %q%s", kind, label, atLine(item.Keys[2]))
+			}
+			if err != nil {
+				return n, false
+			}
+		}
+		return n, true
+	})
+	return err
+}
+
+// hasArguments reports whether n is an object with some argument in it
+// (not only nested blocks), which a label-less block holds.
+func hasArguments(n ast.Node) bool {
+	obj, ok := n.(*ast.ObjectType)
 	if !ok {
-		return nil
+		return false
 	}
-	for _, item := range list.Items {
-		if len(item.Keys) < 2 {
-			continue
-		}
-		kind, _ := item.Keys[0].Token.Value().(string)
-		switch kind {
-		case "agent", "node", "quota", "plugin", "operator":
-			label, _ := item.Keys[1].Token.Value().(string)
-			return invalidf("Invalid %s block: it takes no label, found %q%s", kind, label, atLine(item.Keys[1]))
+	for _, item := range obj.List.Items {
+		if _, isObject := item.Val.(*ast.ObjectType); !isObject {
+			return true
 		}
 	}
-	return nil
+	return false
 }
 
 // sortProblems orders problems as written and formats them.
