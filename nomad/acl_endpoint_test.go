@@ -62,6 +62,7 @@ func TestACLEndpoint_Disabled(t *testing.T) {
 		{"ACL.GetRoleByName", &structs.ACLRoleByNameRequest{}, &structs.ACLRoleByIDResponse{}},
 		{"ACL.UpsertOneTimeToken", &structs.OneTimeTokenUpsertRequest{}, &structs.OneTimeTokenUpsertResponse{}},
 		{"ACL.ExchangeOneTimeToken", &structs.OneTimeTokenExchangeRequest{}, &structs.OneTimeTokenExchangeResponse{}},
+		{"ACL.ReapExpired", &structs.ACLReapExpiredRequest{}, &structs.GenericResponse{}},
 	}
 	for _, c := range calls {
 		t.Run(c.method, func(t *testing.T) {
@@ -506,4 +507,42 @@ func TestACLEndpoint_OneTimeTokens(t *testing.T) {
 		WriteRequest: aclWrite(mgmt)}, &wr))
 	err = s.RPC("ACL.ExchangeOneTimeToken", &structs.OneTimeTokenExchangeRequest{OneTimeSecretID: made.OneTimeToken.OneTimeSecretID}, &got)
 	must.ErrorIs(t, err, structs.ErrPermissionDenied)
+}
+
+// TestACLEndpoint_ReapExpired removes expired tokens and one-time tokens,
+// and only those, on the leader's clock; it needs no token.
+func TestACLEndpoint_ReapExpired(t *testing.T) {
+	fake := clock.NewFake(time.Date(2031, 5, 6, 7, 8, 9, 0, time.UTC))
+	s, boot := newACLTestServer(t, func(c *Config) { c.Clock = fake })
+	mgmt := boot.SecretID
+	var wr structs.GenericResponse
+	must.NoError(t, s.RPC("ACL.UpsertPolicies", &structs.ACLPolicyUpsertRequest{Policies: []*structs.ACLPolicy{
+		{Name: "readnode", Rules: readNodeRules}}, WriteRequest: aclWrite(mgmt)}, &wr))
+	var created structs.ACLTokenUpsertResponse
+	must.NoError(t, s.RPC("ACL.UpsertTokens", &structs.ACLTokenUpsertRequest{Tokens: []*structs.ACLToken{
+		{Name: "short", Type: structs.ACLClientToken, Policies: []string{"readnode"}, ExpirationTTL: time.Minute},
+		{Name: "long", Type: structs.ACLClientToken, Policies: []string{"readnode"}, ExpirationTTL: time.Hour},
+	}, WriteRequest: aclWrite(mgmt)}, &created))
+	var ott structs.OneTimeTokenUpsertResponse
+	must.NoError(t, s.RPC("ACL.UpsertOneTimeToken", &structs.OneTimeTokenUpsertRequest{WriteRequest: aclWrite(mgmt)}, &ott))
+
+	// Nothing has expired yet.
+	must.NoError(t, s.RPC("ACL.ReapExpired", &structs.ACLReapExpiredRequest{}, &wr))
+	tokens, _ := s.State().ACLTokens(nil, "")
+	must.Len(t, 3, tokens)
+
+	fake.Advance(11 * time.Minute)
+	// An expired token is refused before it is collected.
+	var who structs.SingleACLTokenResponse
+	err := s.RPC("ACL.WhoAmI", &structs.ACLWhoAmIRequest{QueryOptions: aclQuery(created.Tokens[0].SecretID)}, &who)
+	must.ErrorIs(t, err, structs.ErrACLTokenExpired)
+
+	must.NoError(t, s.RPC("ACL.ReapExpired", &structs.ACLReapExpiredRequest{}, &wr))
+	tokens, _ = s.State().ACLTokens(nil, "")
+	must.Len(t, 2, tokens)
+	for _, tok := range tokens {
+		must.NotEq(t, "short", tok.Name)
+	}
+	otts, _ := s.State().OneTimeTokens(nil)
+	must.Len(t, 0, otts)
 }

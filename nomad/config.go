@@ -109,14 +109,17 @@ type Config struct {
 
 	// Garbage collection: how often the leader schedules each collection
 	// and how old a terminal object must be to be collected.
-	EvalGCInterval        time.Duration
-	EvalGCThreshold       time.Duration
-	BatchEvalGCThreshold  time.Duration
-	JobGCInterval         time.Duration
-	JobGCThreshold        time.Duration
-	NodeGCInterval        time.Duration
-	NodeGCThreshold       time.Duration
-	DeploymentGCInterval  time.Duration
+	EvalGCInterval       time.Duration
+	EvalGCThreshold      time.Duration
+	BatchEvalGCThreshold time.Duration
+	JobGCInterval        time.Duration
+	JobGCThreshold       time.Duration
+	NodeGCInterval       time.Duration
+	NodeGCThreshold      time.Duration
+	DeploymentGCInterval time.Duration
+	// ACLExpiredGCInterval is how often the leader removes expired ACL
+	// tokens and one-time tokens.
+	ACLExpiredGCInterval  time.Duration
 	DeploymentGCThreshold time.Duration
 
 	// DefaultSchedulerConfig is written to Raft by the first leader of a
@@ -191,6 +194,7 @@ func DefaultConfig() *Config {
 		NodeGCInterval:        5 * time.Minute,
 		NodeGCThreshold:       24 * time.Hour,
 		DeploymentGCInterval:  5 * time.Minute,
+		ACLExpiredGCInterval:  5 * time.Minute,
 		DeploymentGCThreshold: time.Hour,
 
 		DefaultSchedulerConfig: *structs.DefaultSchedulerConfiguration(),
@@ -285,6 +289,7 @@ func (c *Config) validate() error {
 		{"eval_gc_interval", c.EvalGCInterval},
 		{"node_gc_interval", c.NodeGCInterval},
 		{"deployment_gc_interval", c.DeploymentGCInterval},
+		{"acl_expired_gc_interval", c.ACLExpiredGCInterval},
 		{"eval_nack_timeout", c.EvalNackTimeout},
 		{"eval_reap_cancelable_interval", c.EvalReapCancelableInterval},
 		{"alloc_update_batch_interval", c.AllocUpdateBatchInterval},

@@ -216,3 +216,9 @@ type OneTimeTokenDeleteRequest struct {
 	OneTimeSecretIDs []string
 	WriteRequest
 }
+
+// ACLReapExpiredRequest asks the leader to remove every expired ACL token
+// and one-time token: ACL.ReapExpired, which the garbage collector calls.
+type ACLReapExpiredRequest struct {
+	WriteRequest
+}

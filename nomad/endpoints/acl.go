@@ -907,3 +907,56 @@ func (a *ACL) ExchangeOneTimeToken(args *structs.OneTimeTokenExchangeRequest, re
 	reply.Index = index
 	return nil
 }
+
+// ReapExpired removes every ACL token and one-time token that has expired
+// on the leader's clock, in batches. It needs no token: it only removes
+// what can no longer be used, and decides that itself. The garbage
+// collector calls it.
+func (a *ACL) ReapExpired(args *structs.ACLReapExpiredRequest, reply *structs.GenericResponse) error {
+	if done, err := a.srv.Forward("ACL.ReapExpired", args, args, reply); done {
+		return err
+	}
+	if err := a.enabled(); err != nil {
+		return err
+	}
+	store := a.srv.State()
+	now := a.srv.Clock().Now()
+	tokens, err := store.ACLTokens(nil, "")
+	if err != nil {
+		return err
+	}
+	var expired []string
+	for _, t := range tokens {
+		if t.IsExpired(now) {
+			expired = append(expired, t.AccessorID)
+		}
+	}
+	otts, err := store.OneTimeTokens(nil)
+	if err != nil {
+		return err
+	}
+	var used []string
+	for _, o := range otts {
+		if o.ExpiresAt.Before(now) {
+			used = append(used, o.OneTimeSecretID)
+		}
+	}
+	const batch = 1000
+	for len(used) > 0 {
+		n := min(batch, len(used))
+		req := &structs.OneTimeTokenDeleteRequest{OneTimeSecretIDs: used[:n], WriteRequest: args.WriteRequest}
+		used = used[n:]
+		if _, reply.Index, err = a.srv.RaftApply(structs.OneTimeTokenDeleteRequestType, req); err != nil {
+			return fmt.Errorf("removing expired one-time tokens: %w", err)
+		}
+	}
+	for len(expired) > 0 {
+		n := min(batch, len(expired))
+		req := &structs.ACLTokenDeleteRequest{AccessorIDs: expired[:n], WriteRequest: args.WriteRequest}
+		expired = expired[n:]
+		if _, reply.Index, err = a.srv.RaftApply(structs.ACLTokensDeleteRequestType, req); err != nil {
+			return fmt.Errorf("removing expired ACL tokens: %w", err)
+		}
+	}
+	return nil
+}
