@@ -15,9 +15,9 @@ import (
 	"github.com/opennomad/nomad/structs"
 )
 
-// newACLTestServer starts a server with ACLs on and bootstraps it; it
+// newBootstrappedACLServer starts a server with ACLs on and bootstraps it; it
 // returns the server and the bootstrap token.
-func newACLTestServer(t *testing.T, cb func(*Config)) (*Server, *structs.ACLToken) {
+func newBootstrappedACLServer(t *testing.T, cb func(*Config)) (*Server, *structs.ACLToken) {
 	t.Helper()
 	s := newTestServer(t, func(c *Config) {
 		c.ACLEnabled = true
@@ -31,10 +31,10 @@ func newACLTestServer(t *testing.T, cb func(*Config)) (*Server, *structs.ACLToke
 	return s, boot.Tokens[0]
 }
 
-const readNodeRules = `node { policy = "read" }`
+const aclTestReadNodeRules = `node { policy = "read" }`
 
-func aclWrite(secret string) structs.WriteRequest { return structs.WriteRequest{AuthToken: secret} }
-func aclQuery(secret string) structs.QueryOptions { return structs.QueryOptions{AuthToken: secret} }
+func asTokenWrite(secret string) structs.WriteRequest { return structs.WriteRequest{AuthToken: secret} }
+func asTokenQuery(secret string) structs.QueryOptions { return structs.QueryOptions{AuthToken: secret} }
 
 // TestACLEndpoint_Disabled: with ACLs off every ACL RPC answers "ACL
 // support disabled" but WhoAmI, which names the ACLs-disabled token.
@@ -117,26 +117,26 @@ func TestACLEndpoint_BootstrapOnceAndReset(t *testing.T) {
 // TestACLEndpoint_Policies writes, reads, lists and deletes policies, and
 // who may do what.
 func TestACLEndpoint_Policies(t *testing.T) {
-	s, boot := newACLTestServer(t, nil)
+	s, boot := newBootstrappedACLServer(t, nil)
 	mgmt := boot.SecretID
 
 	var wr structs.GenericResponse
 	err := s.RPC("ACL.UpsertPolicies", &structs.ACLPolicyUpsertRequest{
-		Policies: []*structs.ACLPolicy{{Name: "bad", Rules: `nodes { policy = "read" }`}}, WriteRequest: aclWrite(mgmt)}, &wr)
+		Policies: []*structs.ACLPolicy{{Name: "bad", Rules: `nodes { policy = "read" }`}}, WriteRequest: asTokenWrite(mgmt)}, &wr)
 	must.ErrorContains(t, err, "policy 0 invalid: failed to parse rules")
 	must.ErrorIs(t, err, structs.ErrInvalid)
 
 	must.NoError(t, s.RPC("ACL.UpsertPolicies", &structs.ACLPolicyUpsertRequest{Policies: []*structs.ACLPolicy{
-		{Name: "readnode", Description: "reads nodes", Rules: readNodeRules},
-		{Name: "anonymous", Rules: readNodeRules},
-		{Name: "other", Rules: readNodeRules},
-	}, WriteRequest: aclWrite(mgmt)}, &wr))
+		{Name: "readnode", Description: "reads nodes", Rules: aclTestReadNodeRules},
+		{Name: "anonymous", Rules: aclTestReadNodeRules},
+		{Name: "other", Rules: aclTestReadNodeRules},
+	}, WriteRequest: asTokenWrite(mgmt)}, &wr))
 	must.Positive(t, wr.Index)
 
 	// A client token holding readnode.
 	var created structs.ACLTokenUpsertResponse
 	must.NoError(t, s.RPC("ACL.UpsertTokens", &structs.ACLTokenUpsertRequest{Tokens: []*structs.ACLToken{
-		{Name: "reader", Type: structs.ACLClientToken, Policies: []string{"readnode"}}}, WriteRequest: aclWrite(mgmt)}, &created))
+		{Name: "reader", Type: structs.ACLClientToken, Policies: []string{"readnode"}}}, WriteRequest: asTokenWrite(mgmt)}, &created))
 	reader := created.Tokens[0].SecretID
 
 	cases := []struct {
@@ -155,50 +155,50 @@ func TestACLEndpoint_Policies(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			var out structs.SingleACLPolicyResponse
-			err := s.RPC("ACL.GetPolicy", &structs.ACLPolicySpecificRequest{Name: tc.policy, QueryOptions: aclQuery(tc.secret)}, &out)
+			err := s.RPC("ACL.GetPolicy", &structs.ACLPolicySpecificRequest{Name: tc.policy, QueryOptions: asTokenQuery(tc.secret)}, &out)
 			if tc.want != nil {
 				must.ErrorIs(t, err, tc.want)
 				return
 			}
 			must.NoError(t, err)
 			must.Eq(t, tc.policy, out.Policy.Name)
-			must.Eq(t, readNodeRules, out.Policy.Rules)
+			must.Eq(t, aclTestReadNodeRules, out.Policy.Rules)
 			must.NotEq(t, 0, len(out.Policy.Hash))
 		})
 	}
 
 	var list structs.ACLPolicyListResponse
-	must.NoError(t, s.RPC("ACL.ListPolicies", &structs.ACLPolicyListRequest{QueryOptions: aclQuery(mgmt)}, &list))
+	must.NoError(t, s.RPC("ACL.ListPolicies", &structs.ACLPolicyListRequest{QueryOptions: asTokenQuery(mgmt)}, &list))
 	must.Len(t, 3, list.Policies)
 	must.Eq(t, "anonymous", list.Policies[0].Name)
-	must.NoError(t, s.RPC("ACL.ListPolicies", &structs.ACLPolicyListRequest{QueryOptions: aclQuery(reader)}, &list))
+	must.NoError(t, s.RPC("ACL.ListPolicies", &structs.ACLPolicyListRequest{QueryOptions: asTokenQuery(reader)}, &list))
 	must.Len(t, 1, list.Policies)
 	must.Eq(t, "readnode", list.Policies[0].Name)
 
 	// Writes are for management tokens only.
 	err = s.RPC("ACL.UpsertPolicies", &structs.ACLPolicyUpsertRequest{Policies: []*structs.ACLPolicy{
-		{Name: "mine", Rules: readNodeRules}}, WriteRequest: aclWrite(reader)}, &wr)
+		{Name: "mine", Rules: aclTestReadNodeRules}}, WriteRequest: asTokenWrite(reader)}, &wr)
 	must.ErrorIs(t, err, structs.ErrPermissionDenied)
 
 	// Deleting a name that does not exist is fine.
 	must.NoError(t, s.RPC("ACL.DeletePolicies", &structs.ACLPolicyDeleteRequest{Names: []string{"other", "never"},
-		WriteRequest: aclWrite(mgmt)}, &wr))
+		WriteRequest: asTokenWrite(mgmt)}, &wr))
 	var one structs.SingleACLPolicyResponse
-	must.NoError(t, s.RPC("ACL.GetPolicy", &structs.ACLPolicySpecificRequest{Name: "other", QueryOptions: aclQuery(mgmt)}, &one))
+	must.NoError(t, s.RPC("ACL.GetPolicy", &structs.ACLPolicySpecificRequest{Name: "other", QueryOptions: asTokenQuery(mgmt)}, &one))
 	must.Nil(t, one.Policy)
 }
 
 // TestACLEndpoint_Tokens creates, updates, reads, lists and deletes
 // tokens.
 func TestACLEndpoint_Tokens(t *testing.T) {
-	s, boot := newACLTestServer(t, nil)
+	s, boot := newBootstrappedACLServer(t, nil)
 	mgmt := boot.SecretID
 	var wr structs.GenericResponse
 	must.NoError(t, s.RPC("ACL.UpsertPolicies", &structs.ACLPolicyUpsertRequest{Policies: []*structs.ACLPolicy{
-		{Name: "readnode", Rules: readNodeRules}}, WriteRequest: aclWrite(mgmt)}, &wr))
+		{Name: "readnode", Rules: aclTestReadNodeRules}}, WriteRequest: asTokenWrite(mgmt)}, &wr))
 	var roles structs.ACLRolesUpsertResponse
 	must.NoError(t, s.RPC("ACL.UpsertRoles", &structs.ACLRolesUpsertRequest{Roles: []*structs.ACLRole{
-		{Name: "ops", Policies: []*structs.ACLRolePolicyLink{{Name: "readnode"}}}}, WriteRequest: aclWrite(mgmt)}, &roles))
+		{Name: "ops", Policies: []*structs.ACLRolePolicyLink{{Name: "readnode"}}}}, WriteRequest: asTokenWrite(mgmt)}, &roles))
 	role := roles.Roles[0]
 
 	invalid := []struct {
@@ -220,7 +220,7 @@ func TestACLEndpoint_Tokens(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var out structs.ACLTokenUpsertResponse
 			err := s.RPC("ACL.UpsertTokens", &structs.ACLTokenUpsertRequest{Tokens: []*structs.ACLToken{tc.token},
-				WriteRequest: aclWrite(mgmt)}, &out)
+				WriteRequest: asTokenWrite(mgmt)}, &out)
 			must.ErrorContains(t, err, tc.want)
 			must.ErrorIs(t, err, structs.ErrInvalid)
 		})
@@ -229,7 +229,7 @@ func TestACLEndpoint_Tokens(t *testing.T) {
 	var created structs.ACLTokenUpsertResponse
 	must.NoError(t, s.RPC("ACL.UpsertTokens", &structs.ACLTokenUpsertRequest{Tokens: []*structs.ACLToken{{
 		Name: "ci", Type: structs.ACLClientToken, Policies: []string{"readnode"}, ExpirationTTL: time.Hour,
-		Roles: []*structs.ACLTokenRoleLink{{Name: "ops"}, {ID: role.ID}}}}, WriteRequest: aclWrite(mgmt)}, &created))
+		Roles: []*structs.ACLTokenRoleLink{{Name: "ops"}, {ID: role.ID}}}}, WriteRequest: asTokenWrite(mgmt)}, &created))
 	tok := created.Tokens[0]
 	must.True(t, structs.IsUUID(tok.AccessorID))
 	must.True(t, structs.IsUUID(tok.SecretID))
@@ -241,13 +241,13 @@ func TestACLEndpoint_Tokens(t *testing.T) {
 	upd.Name, upd.SecretID = "renamed", ""
 	var updated structs.ACLTokenUpsertResponse
 	must.NoError(t, s.RPC("ACL.UpsertTokens", &structs.ACLTokenUpsertRequest{Tokens: []*structs.ACLToken{upd},
-		WriteRequest: aclWrite(mgmt)}, &updated))
+		WriteRequest: asTokenWrite(mgmt)}, &updated))
 	must.Eq(t, "renamed", updated.Tokens[0].Name)
 	must.Eq(t, tok.SecretID, updated.Tokens[0].SecretID)
 	must.Eq(t, tok.CreateIndex, updated.Tokens[0].CreateIndex)
 	upd.ExpirationTTL = 2 * time.Hour
 	err := s.RPC("ACL.UpsertTokens", &structs.ACLTokenUpsertRequest{Tokens: []*structs.ACLToken{upd},
-		WriteRequest: aclWrite(mgmt)}, &updated)
+		WriteRequest: asTokenWrite(mgmt)}, &updated)
 	must.ErrorContains(t, err, "cannot update expiration TTL")
 
 	// An upload keeps the IDs given.
@@ -255,27 +255,27 @@ func TestACLEndpoint_Tokens(t *testing.T) {
 		Type: structs.ACLClientToken, Policies: []string{"readnode"}}
 	var uploaded structs.ACLTokenUpsertResponse
 	must.NoError(t, s.RPC("ACL.UpsertTokens", &structs.ACLTokenUpsertRequest{Tokens: []*structs.ACLToken{upload},
-		WriteRequest: aclWrite(mgmt)}, &uploaded))
+		WriteRequest: asTokenWrite(mgmt)}, &uploaded))
 	must.Eq(t, upload.SecretID, uploaded.Tokens[0].SecretID)
 
 	// The token reads itself; another client token may not.
 	var got structs.SingleACLTokenResponse
 	must.NoError(t, s.RPC("ACL.GetToken", &structs.ACLTokenSpecificRequest{AccessorID: tok.AccessorID,
-		QueryOptions: aclQuery(tok.SecretID)}, &got))
+		QueryOptions: asTokenQuery(tok.SecretID)}, &got))
 	must.Eq(t, tok.SecretID, got.Token.SecretID)
 	err = s.RPC("ACL.GetToken", &structs.ACLTokenSpecificRequest{AccessorID: tok.AccessorID,
-		QueryOptions: aclQuery(upload.SecretID)}, &got)
+		QueryOptions: asTokenQuery(upload.SecretID)}, &got)
 	must.ErrorIs(t, err, structs.ErrPermissionDenied)
 	must.NoError(t, s.RPC("ACL.GetToken", &structs.ACLTokenSpecificRequest{AccessorID: structs.GenerateUUID(),
-		QueryOptions: aclQuery(mgmt)}, &got))
+		QueryOptions: asTokenQuery(mgmt)}, &got))
 	must.Nil(t, got.Token)
 
 	var who structs.SingleACLTokenResponse
-	must.NoError(t, s.RPC("ACL.WhoAmI", &structs.ACLWhoAmIRequest{QueryOptions: aclQuery(tok.SecretID)}, &who))
+	must.NoError(t, s.RPC("ACL.WhoAmI", &structs.ACLWhoAmIRequest{QueryOptions: asTokenQuery(tok.SecretID)}, &who))
 	must.Eq(t, tok.AccessorID, who.Token.AccessorID)
 	must.NoError(t, s.RPC("ACL.WhoAmI", &structs.ACLWhoAmIRequest{}, &who))
 	must.Eq(t, "anonymous", who.Token.AccessorID)
-	err = s.RPC("ACL.WhoAmI", &structs.ACLWhoAmIRequest{QueryOptions: aclQuery(structs.GenerateUUID())}, &who)
+	err = s.RPC("ACL.WhoAmI", &structs.ACLWhoAmIRequest{QueryOptions: asTokenQuery(structs.GenerateUUID())}, &who)
 	must.ErrorIs(t, err, structs.ErrPermissionDenied)
 
 	var resolved structs.ResolveACLTokenResponse
@@ -285,35 +285,35 @@ func TestACLEndpoint_Tokens(t *testing.T) {
 	must.Nil(t, resolved.Token)
 
 	var list structs.ACLTokenListResponse
-	must.NoError(t, s.RPC("ACL.ListTokens", &structs.ACLTokenListRequest{QueryOptions: aclQuery(mgmt)}, &list))
+	must.NoError(t, s.RPC("ACL.ListTokens", &structs.ACLTokenListRequest{QueryOptions: asTokenQuery(mgmt)}, &list))
 	must.Len(t, 3, list.Tokens)
 	must.Eq(t, boot.AccessorID, list.Tokens[0].AccessorID, must.Sprint("oldest first"))
-	err = s.RPC("ACL.ListTokens", &structs.ACLTokenListRequest{QueryOptions: aclQuery(tok.SecretID)}, &list)
+	err = s.RPC("ACL.ListTokens", &structs.ACLTokenListRequest{QueryOptions: asTokenQuery(tok.SecretID)}, &list)
 	must.ErrorIs(t, err, structs.ErrPermissionDenied)
 
 	// A deleted role drops out of the token's links.
 	must.NoError(t, s.RPC("ACL.DeleteRoles", &structs.ACLRolesDeleteByIDRequest{ACLRoleIDs: []string{role.ID},
-		WriteRequest: aclWrite(mgmt)}, &wr))
+		WriteRequest: asTokenWrite(mgmt)}, &wr))
 	must.NoError(t, s.RPC("ACL.GetToken", &structs.ACLTokenSpecificRequest{AccessorID: tok.AccessorID,
-		QueryOptions: aclQuery(mgmt)}, &got))
+		QueryOptions: asTokenQuery(mgmt)}, &got))
 	must.Len(t, 0, got.Token.Roles)
 
 	err = s.RPC("ACL.DeleteTokens", &structs.ACLTokenDeleteRequest{AccessorIDs: []string{tok.AccessorID, "missing"},
-		WriteRequest: aclWrite(mgmt)}, &wr)
+		WriteRequest: asTokenWrite(mgmt)}, &wr)
 	must.ErrorContains(t, err, "Cannot delete nonexistent tokens: missing")
 	must.NoError(t, s.RPC("ACL.DeleteTokens", &structs.ACLTokenDeleteRequest{AccessorIDs: []string{tok.AccessorID},
-		WriteRequest: aclWrite(mgmt)}, &wr))
-	err = s.RPC("ACL.WhoAmI", &structs.ACLWhoAmIRequest{QueryOptions: aclQuery(tok.SecretID)}, &who)
+		WriteRequest: asTokenWrite(mgmt)}, &wr))
+	err = s.RPC("ACL.WhoAmI", &structs.ACLWhoAmIRequest{QueryOptions: asTokenQuery(tok.SecretID)}, &who)
 	must.ErrorIs(t, err, structs.ErrPermissionDenied)
 }
 
 // TestACLEndpoint_Roles creates, renames, reads and deletes roles.
 func TestACLEndpoint_Roles(t *testing.T) {
-	s, boot := newACLTestServer(t, nil)
+	s, boot := newBootstrappedACLServer(t, nil)
 	mgmt := boot.SecretID
 	var wr structs.GenericResponse
 	must.NoError(t, s.RPC("ACL.UpsertPolicies", &structs.ACLPolicyUpsertRequest{Policies: []*structs.ACLPolicy{
-		{Name: "readnode", Rules: readNodeRules}}, WriteRequest: aclWrite(mgmt)}, &wr))
+		{Name: "readnode", Rules: aclTestReadNodeRules}}, WriteRequest: asTokenWrite(mgmt)}, &wr))
 
 	invalid := []struct {
 		name string
@@ -329,7 +329,7 @@ func TestACLEndpoint_Roles(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var out structs.ACLRolesUpsertResponse
 			err := s.RPC("ACL.UpsertRoles", &structs.ACLRolesUpsertRequest{Roles: []*structs.ACLRole{tc.role},
-				WriteRequest: aclWrite(mgmt)}, &out)
+				WriteRequest: asTokenWrite(mgmt)}, &out)
 			must.ErrorContains(t, err, tc.want)
 		})
 	}
@@ -337,31 +337,31 @@ func TestACLEndpoint_Roles(t *testing.T) {
 	var created structs.ACLRolesUpsertResponse
 	must.NoError(t, s.RPC("ACL.UpsertRoles", &structs.ACLRolesUpsertRequest{Roles: []*structs.ACLRole{
 		{Name: "ops", Policies: []*structs.ACLRolePolicyLink{{Name: "readnode"}, {Name: "readnode"}}}},
-		WriteRequest: aclWrite(mgmt)}, &created))
+		WriteRequest: asTokenWrite(mgmt)}, &created))
 	role := created.Roles[0]
 	must.True(t, structs.IsUUID(role.ID))
 	must.Len(t, 1, role.Policies)
 
 	var dup structs.ACLRolesUpsertResponse
 	err := s.RPC("ACL.UpsertRoles", &structs.ACLRolesUpsertRequest{Roles: []*structs.ACLRole{
-		{Name: "ops", Policies: []*structs.ACLRolePolicyLink{{Name: "readnode"}}}}, WriteRequest: aclWrite(mgmt)}, &dup)
+		{Name: "ops", Policies: []*structs.ACLRolePolicyLink{{Name: "readnode"}}}}, WriteRequest: asTokenWrite(mgmt)}, &dup)
 	must.ErrorContains(t, err, "role with name ops already exists")
 
 	var byName structs.ACLRoleByIDResponse
-	must.NoError(t, s.RPC("ACL.GetRoleByName", &structs.ACLRoleByNameRequest{RoleName: "ops", QueryOptions: aclQuery(mgmt)}, &byName))
+	must.NoError(t, s.RPC("ACL.GetRoleByName", &structs.ACLRoleByNameRequest{RoleName: "ops", QueryOptions: asTokenQuery(mgmt)}, &byName))
 	must.Eq(t, role.ID, byName.ACLRole.ID)
 
 	// A linked token reads the role and lists it; an anonymous caller
 	// sees nothing.
 	var tokens structs.ACLTokenUpsertResponse
 	must.NoError(t, s.RPC("ACL.UpsertTokens", &structs.ACLTokenUpsertRequest{Tokens: []*structs.ACLToken{
-		{Type: structs.ACLClientToken, Roles: []*structs.ACLTokenRoleLink{{ID: role.ID}}}}, WriteRequest: aclWrite(mgmt)}, &tokens))
+		{Type: structs.ACLClientToken, Roles: []*structs.ACLTokenRoleLink{{ID: role.ID}}}}, WriteRequest: asTokenWrite(mgmt)}, &tokens))
 	linked := tokens.Tokens[0].SecretID
 	var byID structs.ACLRoleByIDResponse
-	must.NoError(t, s.RPC("ACL.GetRole", &structs.ACLRoleByIDRequest{RoleID: role.ID, QueryOptions: aclQuery(linked)}, &byID))
+	must.NoError(t, s.RPC("ACL.GetRole", &structs.ACLRoleByIDRequest{RoleID: role.ID, QueryOptions: asTokenQuery(linked)}, &byID))
 	must.Eq(t, "ops", byID.ACLRole.Name)
 	var list structs.ACLRolesListResponse
-	must.NoError(t, s.RPC("ACL.ListRoles", &structs.ACLRolesListRequest{QueryOptions: aclQuery(linked)}, &list))
+	must.NoError(t, s.RPC("ACL.ListRoles", &structs.ACLRolesListRequest{QueryOptions: asTokenQuery(linked)}, &list))
 	must.Len(t, 1, list.ACLRoles)
 	must.NoError(t, s.RPC("ACL.ListRoles", &structs.ACLRolesListRequest{}, &list))
 	must.Len(t, 0, list.ACLRoles)
@@ -369,44 +369,44 @@ func TestACLEndpoint_Roles(t *testing.T) {
 	must.ErrorIs(t, err, structs.ErrPermissionDenied)
 	// The linked token holds the role's policy.
 	var pol structs.SingleACLPolicyResponse
-	must.NoError(t, s.RPC("ACL.GetPolicy", &structs.ACLPolicySpecificRequest{Name: "readnode", QueryOptions: aclQuery(linked)}, &pol))
+	must.NoError(t, s.RPC("ACL.GetPolicy", &structs.ACLPolicySpecificRequest{Name: "readnode", QueryOptions: asTokenQuery(linked)}, &pol))
 
 	renamed := role.Copy()
 	renamed.Name = "operators"
 	var upd structs.ACLRolesUpsertResponse
 	must.NoError(t, s.RPC("ACL.UpsertRoles", &structs.ACLRolesUpsertRequest{Roles: []*structs.ACLRole{renamed},
-		WriteRequest: aclWrite(mgmt)}, &upd))
+		WriteRequest: asTokenWrite(mgmt)}, &upd))
 	must.Eq(t, role.CreateIndex, upd.Roles[0].CreateIndex)
 	var who structs.SingleACLTokenResponse
-	must.NoError(t, s.RPC("ACL.WhoAmI", &structs.ACLWhoAmIRequest{QueryOptions: aclQuery(linked)}, &who))
+	must.NoError(t, s.RPC("ACL.WhoAmI", &structs.ACLWhoAmIRequest{QueryOptions: asTokenQuery(linked)}, &who))
 	must.Eq(t, "operators", who.Token.Roles[0].Name, must.Sprint("reads name roles as they are now"))
 
 	err = s.RPC("ACL.DeleteRoles", &structs.ACLRolesDeleteByIDRequest{ACLRoleIDs: []string{structs.GenerateUUID()},
-		WriteRequest: aclWrite(mgmt)}, &wr)
+		WriteRequest: asTokenWrite(mgmt)}, &wr)
 	must.ErrorIs(t, err, structs.ErrACLRoleNotFound)
 	must.NoError(t, s.RPC("ACL.DeleteRoles", &structs.ACLRolesDeleteByIDRequest{ACLRoleIDs: []string{role.ID},
-		WriteRequest: aclWrite(mgmt)}, &wr))
+		WriteRequest: asTokenWrite(mgmt)}, &wr))
 }
 
 // TestACLEndpoint_BlockingPolicyList: a policy list waiting on its index
 // wakes when a policy is written.
 func TestACLEndpoint_BlockingPolicyList(t *testing.T) {
-	s, boot := newACLTestServer(t, nil)
+	s, boot := newBootstrappedACLServer(t, nil)
 	var first structs.ACLPolicyListResponse
-	must.NoError(t, s.RPC("ACL.ListPolicies", &structs.ACLPolicyListRequest{QueryOptions: aclQuery(boot.SecretID)}, &first))
+	must.NoError(t, s.RPC("ACL.ListPolicies", &structs.ACLPolicyListRequest{QueryOptions: asTokenQuery(boot.SecretID)}, &first))
 
 	done := make(chan structs.ACLPolicyListResponse, 1)
 	errs := make(chan error, 1)
 	go func() {
 		var out structs.ACLPolicyListResponse
-		q := aclQuery(boot.SecretID)
+		q := asTokenQuery(boot.SecretID)
 		q.MinQueryIndex, q.MaxQueryTime = first.Index, time.Minute
 		errs <- s.RPC("ACL.ListPolicies", &structs.ACLPolicyListRequest{QueryOptions: q}, &out)
 		done <- out
 	}()
 	var wr structs.GenericResponse
 	must.NoError(t, s.RPC("ACL.UpsertPolicies", &structs.ACLPolicyUpsertRequest{Policies: []*structs.ACLPolicy{
-		{Name: "readnode", Rules: readNodeRules}}, WriteRequest: aclWrite(boot.SecretID)}, &wr))
+		{Name: "readnode", Rules: aclTestReadNodeRules}}, WriteRequest: asTokenWrite(boot.SecretID)}, &wr))
 	select {
 	case err := <-errs:
 		must.NoError(t, err)
@@ -440,13 +440,13 @@ func TestACLEndpoint_ThreeServers(t *testing.T) {
 	mgmt := boot.Tokens[0].SecretID
 	var wr structs.GenericResponse
 	must.NoError(t, follower.RPC("ACL.UpsertPolicies", &structs.ACLPolicyUpsertRequest{Policies: []*structs.ACLPolicy{
-		{Name: "readnode", Rules: readNodeRules}}, WriteRequest: aclWrite(mgmt)}, &wr))
+		{Name: "readnode", Rules: aclTestReadNodeRules}}, WriteRequest: asTokenWrite(mgmt)}, &wr))
 	var created structs.ACLTokenUpsertResponse
 	must.NoError(t, follower.RPC("ACL.UpsertTokens", &structs.ACLTokenUpsertRequest{Tokens: []*structs.ACLToken{
-		{Type: structs.ACLClientToken, Policies: []string{"readnode"}}}, WriteRequest: aclWrite(mgmt)}, &created))
+		{Type: structs.ACLClientToken, Policies: []string{"readnode"}}}, WriteRequest: asTokenWrite(mgmt)}, &created))
 	client := created.Tokens[0]
 
-	err = follower.RPC("ACL.ListTokens", &structs.ACLTokenListRequest{QueryOptions: aclQuery(client.SecretID)},
+	err = follower.RPC("ACL.ListTokens", &structs.ACLTokenListRequest{QueryOptions: asTokenQuery(client.SecretID)},
 		&structs.ACLTokenListResponse{})
 	must.True(t, structs.IsKind(err, structs.ErrPermissionDenied), must.Sprintf("got %v", err))
 
@@ -459,7 +459,7 @@ func TestACLEndpoint_ThreeServers(t *testing.T) {
 		must.NoError(t, err)
 		must.Eq(t, client.AccessorID, got.AccessorID)
 	}
-	q := aclQuery(client.SecretID)
+	q := asTokenQuery(client.SecretID)
 	q.AllowStale = true
 	var who structs.SingleACLTokenResponse
 	must.NoError(t, follower.RPC("ACL.WhoAmI", &structs.ACLWhoAmIRequest{QueryOptions: q}, &who))
@@ -470,7 +470,7 @@ func TestACLEndpoint_ThreeServers(t *testing.T) {
 // once, before they expire, for a token that still exists.
 func TestACLEndpoint_OneTimeTokens(t *testing.T) {
 	fake := clock.NewFake(time.Date(2031, 5, 6, 7, 8, 9, 0, time.UTC))
-	s, boot := newACLTestServer(t, func(c *Config) { c.Clock = fake })
+	s, boot := newBootstrappedACLServer(t, func(c *Config) { c.Clock = fake })
 	mgmt := boot.SecretID
 
 	var anon structs.OneTimeTokenUpsertResponse
@@ -478,7 +478,7 @@ func TestACLEndpoint_OneTimeTokens(t *testing.T) {
 	must.ErrorIs(t, err, structs.ErrPermissionDenied, must.Sprint("the anonymous caller has nothing to hand on"))
 
 	var made structs.OneTimeTokenUpsertResponse
-	must.NoError(t, s.RPC("ACL.UpsertOneTimeToken", &structs.OneTimeTokenUpsertRequest{WriteRequest: aclWrite(mgmt)}, &made))
+	must.NoError(t, s.RPC("ACL.UpsertOneTimeToken", &structs.OneTimeTokenUpsertRequest{WriteRequest: asTokenWrite(mgmt)}, &made))
 	ott := made.OneTimeToken
 	must.Eq(t, boot.AccessorID, ott.AccessorID)
 	must.True(t, structs.IsUUID(ott.OneTimeSecretID))
@@ -491,7 +491,7 @@ func TestACLEndpoint_OneTimeTokens(t *testing.T) {
 	must.ErrorIs(t, err, structs.ErrPermissionDenied, must.Sprint("only once"))
 
 	// Expired.
-	must.NoError(t, s.RPC("ACL.UpsertOneTimeToken", &structs.OneTimeTokenUpsertRequest{WriteRequest: aclWrite(mgmt)}, &made))
+	must.NoError(t, s.RPC("ACL.UpsertOneTimeToken", &structs.OneTimeTokenUpsertRequest{WriteRequest: asTokenWrite(mgmt)}, &made))
 	fake.Advance(11 * time.Minute)
 	err = s.RPC("ACL.ExchangeOneTimeToken", &structs.OneTimeTokenExchangeRequest{OneTimeSecretID: made.OneTimeToken.OneTimeSecretID}, &got)
 	must.ErrorIs(t, err, structs.ErrPermissionDenied)
@@ -499,12 +499,12 @@ func TestACLEndpoint_OneTimeTokens(t *testing.T) {
 	// The token it was made for is gone.
 	var created structs.ACLTokenUpsertResponse
 	must.NoError(t, s.RPC("ACL.UpsertTokens", &structs.ACLTokenUpsertRequest{Tokens: []*structs.ACLToken{
-		{Type: structs.ACLManagementToken}}, WriteRequest: aclWrite(mgmt)}, &created))
+		{Type: structs.ACLManagementToken}}, WriteRequest: asTokenWrite(mgmt)}, &created))
 	must.NoError(t, s.RPC("ACL.UpsertOneTimeToken", &structs.OneTimeTokenUpsertRequest{
-		WriteRequest: aclWrite(created.Tokens[0].SecretID)}, &made))
+		WriteRequest: asTokenWrite(created.Tokens[0].SecretID)}, &made))
 	var wr structs.GenericResponse
 	must.NoError(t, s.RPC("ACL.DeleteTokens", &structs.ACLTokenDeleteRequest{AccessorIDs: []string{created.Tokens[0].AccessorID},
-		WriteRequest: aclWrite(mgmt)}, &wr))
+		WriteRequest: asTokenWrite(mgmt)}, &wr))
 	err = s.RPC("ACL.ExchangeOneTimeToken", &structs.OneTimeTokenExchangeRequest{OneTimeSecretID: made.OneTimeToken.OneTimeSecretID}, &got)
 	must.ErrorIs(t, err, structs.ErrPermissionDenied)
 }
@@ -513,18 +513,18 @@ func TestACLEndpoint_OneTimeTokens(t *testing.T) {
 // and only those, on the leader's clock; it needs no token.
 func TestACLEndpoint_ReapExpired(t *testing.T) {
 	fake := clock.NewFake(time.Date(2031, 5, 6, 7, 8, 9, 0, time.UTC))
-	s, boot := newACLTestServer(t, func(c *Config) { c.Clock = fake })
+	s, boot := newBootstrappedACLServer(t, func(c *Config) { c.Clock = fake })
 	mgmt := boot.SecretID
 	var wr structs.GenericResponse
 	must.NoError(t, s.RPC("ACL.UpsertPolicies", &structs.ACLPolicyUpsertRequest{Policies: []*structs.ACLPolicy{
-		{Name: "readnode", Rules: readNodeRules}}, WriteRequest: aclWrite(mgmt)}, &wr))
+		{Name: "readnode", Rules: aclTestReadNodeRules}}, WriteRequest: asTokenWrite(mgmt)}, &wr))
 	var created structs.ACLTokenUpsertResponse
 	must.NoError(t, s.RPC("ACL.UpsertTokens", &structs.ACLTokenUpsertRequest{Tokens: []*structs.ACLToken{
 		{Name: "short", Type: structs.ACLClientToken, Policies: []string{"readnode"}, ExpirationTTL: time.Minute},
 		{Name: "long", Type: structs.ACLClientToken, Policies: []string{"readnode"}, ExpirationTTL: time.Hour},
-	}, WriteRequest: aclWrite(mgmt)}, &created))
+	}, WriteRequest: asTokenWrite(mgmt)}, &created))
 	var ott structs.OneTimeTokenUpsertResponse
-	must.NoError(t, s.RPC("ACL.UpsertOneTimeToken", &structs.OneTimeTokenUpsertRequest{WriteRequest: aclWrite(mgmt)}, &ott))
+	must.NoError(t, s.RPC("ACL.UpsertOneTimeToken", &structs.OneTimeTokenUpsertRequest{WriteRequest: asTokenWrite(mgmt)}, &ott))
 
 	// Nothing has expired yet.
 	must.NoError(t, s.RPC("ACL.ReapExpired", &structs.ACLReapExpiredRequest{}, &wr))
@@ -534,7 +534,7 @@ func TestACLEndpoint_ReapExpired(t *testing.T) {
 	fake.Advance(11 * time.Minute)
 	// An expired token is refused before it is collected.
 	var who structs.SingleACLTokenResponse
-	err := s.RPC("ACL.WhoAmI", &structs.ACLWhoAmIRequest{QueryOptions: aclQuery(created.Tokens[0].SecretID)}, &who)
+	err := s.RPC("ACL.WhoAmI", &structs.ACLWhoAmIRequest{QueryOptions: asTokenQuery(created.Tokens[0].SecretID)}, &who)
 	must.ErrorIs(t, err, structs.ErrACLTokenExpired)
 
 	must.NoError(t, s.RPC("ACL.ReapExpired", &structs.ACLReapExpiredRequest{}, &wr))

@@ -46,12 +46,14 @@ func (s *HTTPServer) aclRead(r *http.Request, q *structs.QueryOptions) error {
 	return s.parseQueryOptions(r, q)
 }
 
-func isWrite(r *http.Request) bool { return r.Method == http.MethodPut || r.Method == http.MethodPost }
+func isACLWrite(r *http.Request) bool {
+	return r.Method == http.MethodPut || r.Method == http.MethodPost
+}
 
 // aclBootstrapRequest serves PUT/POST /v1/acl/bootstrap with an optional
 // {"BootstrapSecret": "<uuid>"} body: the first management token.
 func (s *HTTPServer) aclBootstrapRequest(w http.ResponseWriter, r *http.Request) (interface{}, error) {
-	if !isWrite(r) {
+	if !isACLWrite(r) {
 		return nil, errInvalidMethod
 	}
 	args := structs.ACLTokenBootstrapRequest{}
@@ -197,7 +199,7 @@ func aclTokenKey(t *structs.ACLTokenListStub) string {
 
 // aclTokenCreateRequest serves PUT/POST /v1/acl/token: a new token.
 func (s *HTTPServer) aclTokenCreateRequest(w http.ResponseWriter, r *http.Request) (interface{}, error) {
-	if !isWrite(r) {
+	if !isACLWrite(r) {
 		return nil, errInvalidMethod
 	}
 	return s.aclTokenUpsert(w, r, "")
@@ -275,7 +277,7 @@ func (s *HTTPServer) aclTokenSpecificRequest(w http.ResponseWriter, r *http.Requ
 // one-time token for the caller's token, exchangeable once within ten
 // minutes.
 func (s *HTTPServer) aclOneTimeTokenRequest(w http.ResponseWriter, r *http.Request) (interface{}, error) {
-	if !isWrite(r) {
+	if !isACLWrite(r) {
 		return nil, errInvalidMethod
 	}
 	args := structs.OneTimeTokenUpsertRequest{}
@@ -291,7 +293,7 @@ func (s *HTTPServer) aclOneTimeTokenRequest(w http.ResponseWriter, r *http.Reque
 // aclOneTimeTokenExchangeRequest serves PUT/POST
 // /v1/acl/token/onetime/exchange {"OneTimeSecretID"}: the ACL token.
 func (s *HTTPServer) aclOneTimeTokenExchangeRequest(w http.ResponseWriter, r *http.Request) (interface{}, error) {
-	if !isWrite(r) {
+	if !isACLWrite(r) {
 		return nil, errInvalidMethod
 	}
 	args := structs.OneTimeTokenExchangeRequest{}
@@ -350,7 +352,7 @@ func (s *HTTPServer) aclRolesRequest(w http.ResponseWriter, r *http.Request) (in
 
 // aclRoleCreateRequest serves PUT/POST /v1/acl/role: a new role.
 func (s *HTTPServer) aclRoleCreateRequest(w http.ResponseWriter, r *http.Request) (interface{}, error) {
-	if !isWrite(r) {
+	if !isACLWrite(r) {
 		return nil, errInvalidMethod
 	}
 	return s.aclRoleUpsert(w, r, "")

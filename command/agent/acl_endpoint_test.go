@@ -14,14 +14,14 @@ import (
 	"github.com/opennomad/nomad/structs"
 )
 
-// startACLAgent starts a dev agent with acl.enabled = true.
-func startACLAgent(t *testing.T) *realAgent {
+// startDevAgentWithACLs starts a dev agent with acl.enabled = true.
+func startDevAgentWithACLs(t *testing.T) *realAgent {
 	t.Helper()
 	return startDevAgentWith(t, func(c *Config) { c.ACL.Enabled = true })
 }
 
 // doWith is realAgent.do with request headers.
-func (ra *realAgent) doWith(method, path, body string, header map[string]string) (*http.Response, string) {
+func (ra *realAgent) doWithHeaders(method, path, body string, header map[string]string) (*http.Response, string) {
 	ra.t.Helper()
 	var rd io.Reader
 	if body != "" {
@@ -61,7 +61,7 @@ func TestACLHTTP_Disabled(t *testing.T) {
 // TestACLHTTP_Routes walks the ACL routes over HTTP with Nomad's
 // statuses and texts.
 func TestACLHTTP_Routes(t *testing.T) {
-	ra := startACLAgent(t)
+	ra := startDevAgentWithACLs(t)
 
 	resp, body := ra.do("PUT", "/v1/acl/bootstrap", `{"BootstrapSecret":"nope"}`)
 	must.Eq(t, http.StatusBadRequest, resp.StatusCode)
@@ -84,23 +84,23 @@ func TestACLHTTP_Routes(t *testing.T) {
 	must.Eq(t, http.StatusForbidden, resp.StatusCode)
 	must.Eq(t, "Permission denied", body)
 
-	resp, body = ra.doWith("PUT", "/v1/acl/policy/readnode", `{"Name":"other","Rules":"node { policy = \"read\" }"}`, mgmt)
+	resp, body = ra.doWithHeaders("PUT", "/v1/acl/policy/readnode", `{"Name":"other","Rules":"node { policy = \"read\" }"}`, mgmt)
 	must.Eq(t, http.StatusBadRequest, resp.StatusCode)
 	must.Eq(t, "ACL policy name does not match request path", body)
-	resp, body = ra.doWith("PUT", "/v1/acl/policy/readnode", `{"Name":"readnode","Rules":"nodes {}"}`, mgmt)
+	resp, body = ra.doWithHeaders("PUT", "/v1/acl/policy/readnode", `{"Name":"readnode","Rules":"nodes {}"}`, mgmt)
 	must.Eq(t, http.StatusBadRequest, resp.StatusCode)
 	must.StrHasPrefix(t, "policy 0 invalid: failed to parse rules", body)
-	resp, body = ra.doWith("PUT", "/v1/acl/policy/readnode", `{"Name":"readnode","Rules":"node { policy = \"read\" }"}`, mgmt)
+	resp, body = ra.doWithHeaders("PUT", "/v1/acl/policy/readnode", `{"Name":"readnode","Rules":"node { policy = \"read\" }"}`, mgmt)
 	must.Eq(t, http.StatusOK, resp.StatusCode, must.Sprint(body))
 	must.Eq(t, "", body)
 	must.NotEq(t, "", resp.Header.Get("X-Nomad-Index"))
 
-	resp, body = ra.doWith("GET", "/v1/acl/policy/missing", "", mgmt)
+	resp, body = ra.doWithHeaders("GET", "/v1/acl/policy/missing", "", mgmt)
 	must.Eq(t, http.StatusNotFound, resp.StatusCode)
 	must.Eq(t, "ACL policy not found", body)
 
 	// A bearer token, the scheme in any case.
-	resp, body = ra.doWith("PUT", "/v1/acl/token", `{"Name":"ci","Type":"client","Policies":["readnode"],"ExpirationTTL":"1h"}`,
+	resp, body = ra.doWithHeaders("PUT", "/v1/acl/token", `{"Name":"ci","Type":"client","Policies":["readnode"],"ExpirationTTL":"1h"}`,
 		map[string]string{"Authorization": "bearer " + boot.SecretID})
 	must.Eq(t, http.StatusOK, resp.StatusCode, must.Sprint(body))
 	var tok structs.ACLToken
@@ -108,65 +108,65 @@ func TestACLHTTP_Routes(t *testing.T) {
 	must.Eq(t, time.Hour, tok.ExpirationTTL)
 	must.StrContains(t, body, `"ExpirationTTL":"1h0m0s"`)
 
-	resp, body = ra.doWith("PUT", "/v1/acl/token", `{"Type":"client"}`, mgmt)
+	resp, body = ra.doWithHeaders("PUT", "/v1/acl/token", `{"Type":"client"}`, mgmt)
 	must.Eq(t, http.StatusBadRequest, resp.StatusCode)
 	must.Eq(t, "token 0 invalid: client token missing policies or roles", body)
-	resp, body = ra.doWith("PUT", "/v1/acl/token/"+tok.AccessorID, `{"AccessorID":"other","Type":"client"}`, mgmt)
+	resp, body = ra.doWithHeaders("PUT", "/v1/acl/token/"+tok.AccessorID, `{"AccessorID":"other","Type":"client"}`, mgmt)
 	must.Eq(t, http.StatusBadRequest, resp.StatusCode)
 	must.Eq(t, "ACL token accessor does not match request path", body)
 
 	// Lists never carry secrets.
-	resp, body = ra.doWith("GET", "/v1/acl/tokens", "", mgmt)
+	resp, body = ra.doWithHeaders("GET", "/v1/acl/tokens", "", mgmt)
 	must.Eq(t, http.StatusOK, resp.StatusCode)
 	must.StrNotContains(t, body, tok.SecretID)
 	must.StrNotContains(t, body, boot.SecretID)
 	must.StrContains(t, body, tok.AccessorID)
 
 	self := map[string]string{"X-Nomad-Token": tok.SecretID}
-	resp, body = ra.doWith("GET", "/v1/acl/token/self", "", self)
+	resp, body = ra.doWithHeaders("GET", "/v1/acl/token/self", "", self)
 	must.Eq(t, http.StatusOK, resp.StatusCode)
 	must.StrContains(t, body, tok.SecretID)
-	resp, body = ra.doWith("PUT", "/v1/acl/token/self", "", self)
+	resp, body = ra.doWithHeaders("PUT", "/v1/acl/token/self", "", self)
 	must.Eq(t, http.StatusMethodNotAllowed, resp.StatusCode)
 	must.Eq(t, "Invalid method", body)
-	resp, body = ra.doWith("GET", "/v1/acl/token/self", "", map[string]string{"X-Nomad-Token": structs.GenerateUUID()})
+	resp, body = ra.doWithHeaders("GET", "/v1/acl/token/self", "", map[string]string{"X-Nomad-Token": structs.GenerateUUID()})
 	must.Eq(t, http.StatusForbidden, resp.StatusCode)
 	must.Eq(t, "Permission denied", body)
-	resp, body = ra.doWith("GET", "/v1/acl/policy/self", "", self)
+	resp, body = ra.doWithHeaders("GET", "/v1/acl/policy/self", "", self)
 	must.Eq(t, http.StatusOK, resp.StatusCode)
 	must.StrContains(t, body, `"Name":"readnode"`)
 
-	resp, body = ra.doWith("GET", "/v1/acl/token/"+structs.GenerateUUID(), "", mgmt)
+	resp, body = ra.doWithHeaders("GET", "/v1/acl/token/"+structs.GenerateUUID(), "", mgmt)
 	must.Eq(t, http.StatusNotFound, resp.StatusCode)
 	must.Eq(t, "ACL token not found", body)
-	resp, body = ra.doWith("DELETE", "/v1/acl/token/"+tok.AccessorID, "", mgmt)
+	resp, body = ra.doWithHeaders("DELETE", "/v1/acl/token/"+tok.AccessorID, "", mgmt)
 	must.Eq(t, http.StatusOK, resp.StatusCode)
 	must.Eq(t, "", body)
-	resp, body = ra.doWith("DELETE", "/v1/acl/token/"+tok.AccessorID, "", mgmt)
+	resp, body = ra.doWithHeaders("DELETE", "/v1/acl/token/"+tok.AccessorID, "", mgmt)
 	must.Eq(t, http.StatusBadRequest, resp.StatusCode)
 	must.Eq(t, "Cannot delete nonexistent tokens: "+tok.AccessorID, body)
 
 	// Roles.
-	resp, body = ra.doWith("PUT", "/v1/acl/role", `{"Name":"ops","Policies":[{"Name":"missing"}]}`, mgmt)
+	resp, body = ra.doWithHeaders("PUT", "/v1/acl/role", `{"Name":"ops","Policies":[{"Name":"missing"}]}`, mgmt)
 	must.Eq(t, http.StatusBadRequest, resp.StatusCode)
 	must.Eq(t, "cannot find policy missing", body)
-	resp, body = ra.doWith("PUT", "/v1/acl/role", `{"Name":"ops","Policies":[{"Name":"readnode"}]}`, mgmt)
+	resp, body = ra.doWithHeaders("PUT", "/v1/acl/role", `{"Name":"ops","Policies":[{"Name":"readnode"}]}`, mgmt)
 	must.Eq(t, http.StatusOK, resp.StatusCode, must.Sprint(body))
 	var role structs.ACLRole
 	must.NoError(t, json.Unmarshal([]byte(body), &role))
-	resp, body = ra.doWith("PUT", "/v1/acl/role/"+role.ID, `{"ID":"x","Name":"ops","Policies":[{"Name":"readnode"}]}`, mgmt)
+	resp, body = ra.doWithHeaders("PUT", "/v1/acl/role/"+role.ID, `{"ID":"x","Name":"ops","Policies":[{"Name":"readnode"}]}`, mgmt)
 	must.Eq(t, http.StatusBadRequest, resp.StatusCode)
 	must.Eq(t, "ACL role ID does not match request path", body)
-	resp, _ = ra.doWith("GET", "/v1/acl/role/name/ops", "", mgmt)
+	resp, _ = ra.doWithHeaders("GET", "/v1/acl/role/name/ops", "", mgmt)
 	must.Eq(t, http.StatusOK, resp.StatusCode)
-	resp, body = ra.doWith("GET", "/v1/acl/role/"+structs.GenerateUUID(), "", mgmt)
+	resp, body = ra.doWithHeaders("GET", "/v1/acl/role/"+structs.GenerateUUID(), "", mgmt)
 	must.Eq(t, http.StatusNotFound, resp.StatusCode)
 	must.Eq(t, "ACL role not found", body)
-	resp, _ = ra.doWith("DELETE", "/v1/acl/role/"+role.ID, "", mgmt)
+	resp, _ = ra.doWithHeaders("DELETE", "/v1/acl/role/"+role.ID, "", mgmt)
 	must.Eq(t, http.StatusOK, resp.StatusCode)
 
 	for _, p := range []string{"/v1/acl/auth-methods", "/v1/acl/binding-rules", "/v1/acl/login", "/v1/acl/oidc/auth-url"} {
-		resp, body = ra.doWith("PUT", p, "", mgmt)
+		resp, body = ra.doWithHeaders("PUT", p, "", mgmt)
 		must.Eq(t, http.StatusNotImplemented, resp.StatusCode, must.Sprint(p))
 		must.StrContains(t, body, "not supported by this server")
 	}
@@ -176,7 +176,7 @@ func TestACLHTTP_Routes(t *testing.T) {
 // client, as its api tests do (makeACLClient: an agent with ACLs on, then
 // a bootstrap without a body).
 func TestACLHTTP_NomadClient(t *testing.T) {
-	ra := startACLAgent(t)
+	ra := startDevAgentWithACLs(t)
 	client, err := nomadapi.NewClient(&nomadapi.Config{Address: ra.base})
 	must.NoError(t, err)
 
