@@ -17,6 +17,17 @@ import (
 func TestWireFieldsMatchNomadAPI(t *testing.T) {
 	pairs := []struct{ ours, theirs any }{
 		{Job{}, nomadapi.Job{}},
+		{ACLPolicy{}, nomadapi.ACLPolicy{}},
+		{ACLPolicyListStub{}, nomadapi.ACLPolicyListStub{}},
+		{ACLToken{}, nomadapi.ACLToken{}},
+		{ACLTokenListStub{}, nomadapi.ACLTokenListStub{}},
+		{ACLRole{}, nomadapi.ACLRole{}},
+		{ACLRoleListStub{}, nomadapi.ACLRoleListStub{}},
+		{BootstrapRequest{}, nomadapi.BootstrapRequest{}},
+		{OneTimeToken{}, nomadapi.OneTimeToken{}},
+		{OneTimeTokenUpsertResponse{}, nomadapi.OneTimeTokenUpsertResponse{}},
+		{OneTimeTokenExchangeRequest{}, nomadapi.OneTimeTokenExchangeRequest{}},
+		{OneTimeTokenExchangeResponse{}, nomadapi.OneTimeTokenExchangeResponse{}},
 		{JobListStub{}, nomadapi.JobListStub{}},
 		{JobSummary{}, nomadapi.JobSummary{}},
 		{JobRegisterRequest{}, nomadapi.JobRegisterRequest{}},

@@ -41,6 +41,10 @@ var groupSynopses = map[string]string{
 	"operator snapshot":     "Save and restore snapshots of the cluster state",
 	"operator root":         "Manage the cluster's root keys",
 	"operator root keyring": "List, rotate and remove the root keys",
+	"acl":                   "Interact with ACL policies, tokens and roles",
+	"acl policy":            "Interact with ACL policies",
+	"acl token":             "Interact with ACL tokens",
+	"acl role":              "Interact with ACL roles",
 	"operator scheduler":    "Inspect and tune the schedulers",
 	"system":                "Interact with the system API",
 }

@@ -22,9 +22,19 @@ type realAgent struct {
 
 func newRealAgent(t testing.TB) testCluster {
 	t.Helper()
+	return newRealAgentWith(t, nil)
+}
+
+// newRealAgentWith is newRealAgent with its configuration changed by mod
+// first.
+func newRealAgentWith(t testing.TB, mod func(*agent.Config)) *realAgent {
+	t.Helper()
 	cfg, err := agent.LoadConfig([]string{"-dev", "-node", "server-1"}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if mod != nil {
+		mod(cfg)
 	}
 	cfg.Client.Enabled = false
 	cfg.Ports.HTTP = 0

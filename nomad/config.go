@@ -109,14 +109,17 @@ type Config struct {
 
 	// Garbage collection: how often the leader schedules each collection
 	// and how old a terminal object must be to be collected.
-	EvalGCInterval        time.Duration
-	EvalGCThreshold       time.Duration
-	BatchEvalGCThreshold  time.Duration
-	JobGCInterval         time.Duration
-	JobGCThreshold        time.Duration
-	NodeGCInterval        time.Duration
-	NodeGCThreshold       time.Duration
-	DeploymentGCInterval  time.Duration
+	EvalGCInterval       time.Duration
+	EvalGCThreshold      time.Duration
+	BatchEvalGCThreshold time.Duration
+	JobGCInterval        time.Duration
+	JobGCThreshold       time.Duration
+	NodeGCInterval       time.Duration
+	NodeGCThreshold      time.Duration
+	DeploymentGCInterval time.Duration
+	// ACLExpiredGCInterval is how often the leader removes expired ACL
+	// tokens and one-time tokens.
+	ACLExpiredGCInterval  time.Duration
 	DeploymentGCThreshold time.Duration
 
 	// DefaultSchedulerConfig is written to Raft by the first leader of a
@@ -133,6 +136,14 @@ type Config struct {
 	EvalFailedFollowupBaselineDelay  time.Duration
 	EvalFailedFollowupDelayRange     time.Duration
 	EvalReapCancelableInterval       time.Duration
+
+	// ACLEnabled turns the ACL system on: the ACL endpoints serve, and
+	// requests are authorized by their tokens.
+	ACLEnabled bool
+	// ACLTokenMinExpirationTTL and ACLTokenMaxExpirationTTL bound the
+	// time to live of a new token.
+	ACLTokenMinExpirationTTL time.Duration
+	ACLTokenMaxExpirationTTL time.Duration
 
 	// RootKeyRotationThreshold is how old the active root key may get
 	// before the leader rotates it; KeyringCheckInterval how often the
@@ -183,6 +194,7 @@ func DefaultConfig() *Config {
 		NodeGCInterval:        5 * time.Minute,
 		NodeGCThreshold:       24 * time.Hour,
 		DeploymentGCInterval:  5 * time.Minute,
+		ACLExpiredGCInterval:  5 * time.Minute,
 		DeploymentGCThreshold: time.Hour,
 
 		DefaultSchedulerConfig: *structs.DefaultSchedulerConfiguration(),
@@ -196,6 +208,8 @@ func DefaultConfig() *Config {
 		EvalReapCancelableInterval:       5 * time.Second,
 
 		RootKeyRotationThreshold: keyring.DefaultRotationThreshold,
+		ACLTokenMinExpirationTTL: structs.DefaultACLTokenMinExpirationTTL,
+		ACLTokenMaxExpirationTTL: structs.DefaultACLTokenMaxExpirationTTL,
 		KeyringCheckInterval:     time.Minute,
 
 		AllocUpdateBatchInterval: 50 * time.Millisecond,
@@ -275,6 +289,7 @@ func (c *Config) validate() error {
 		{"eval_gc_interval", c.EvalGCInterval},
 		{"node_gc_interval", c.NodeGCInterval},
 		{"deployment_gc_interval", c.DeploymentGCInterval},
+		{"acl_expired_gc_interval", c.ACLExpiredGCInterval},
 		{"eval_nack_timeout", c.EvalNackTimeout},
 		{"eval_reap_cancelable_interval", c.EvalReapCancelableInterval},
 		{"alloc_update_batch_interval", c.AllocUpdateBatchInterval},

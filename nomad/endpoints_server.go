@@ -50,6 +50,8 @@ func (e *endpointServer) Settings() endpoints.Settings {
 	return endpoints.Settings{
 		Region: c.Region, Datacenter: c.Datacenter, NodeName: c.NodeName,
 		JobMaxCount: c.JobMaxCount, Schedulers: c.Schedulers,
+		ACLEnabled: c.ACLEnabled, ACLTokenMinExpirationTTL: c.ACLTokenMinExpirationTTL,
+		ACLTokenMaxExpirationTTL: c.ACLTokenMaxExpirationTTL, DataDir: c.DataDir,
 	}
 }
 

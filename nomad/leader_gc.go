@@ -16,6 +16,7 @@ func (s *Server) coreJobTicks(ctx context.Context) map[string]<-chan struct{} {
 		structs.CoreJobJobGC:        clockTicks(ctx, s.clock, s.config.JobGCInterval),
 		structs.CoreJobNodeGC:       clockTicks(ctx, s.clock, s.config.NodeGCInterval),
 		structs.CoreJobDeploymentGC: clockTicks(ctx, s.clock, s.config.DeploymentGCInterval),
+		structs.CoreJobACLExpiredGC: clockTicks(ctx, s.clock, s.config.ACLExpiredGCInterval),
 	}
 }
 
@@ -35,6 +36,8 @@ func (s *Server) scheduleCoreJobs(ctx context.Context, ticks map[string]<-chan s
 			kind = structs.CoreJobNodeGC
 		case <-ticks[structs.CoreJobDeploymentGC]:
 			kind = structs.CoreJobDeploymentGC
+		case <-ticks[structs.CoreJobACLExpiredGC]:
+			kind = structs.CoreJobACLExpiredGC
 		}
 		if _, err := s.enqueueCoreJob(kind); err != nil && !errors.Is(err, structs.ErrBrokerDisabled) {
 			s.logger.Error("failed to schedule garbage collection", "kind", kind, "error", err)

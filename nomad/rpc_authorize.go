@@ -35,9 +35,11 @@ func (s *Server) authorize(rule endpoints.Rule, argv reflect.Value) error {
 	return nil
 }
 
-// resolveACL returns what a token may do. ACLs are not enabled on any
-// server yet (the agent refuses acl.enabled = true), so every caller may
-// do everything.
+// resolveACL returns what a token may do: everything while ACLs are off,
+// otherwise what its policies grant (package auth, cached).
 func (s *Server) resolveACL(secretID string) (*acl.ACL, error) {
-	return acl.ACLsDisabled, nil
+	if !s.config.ACLEnabled {
+		return acl.ACLsDisabled, nil
+	}
+	return s.tokens.Resolve(s.State(), secretID)
 }

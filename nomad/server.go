@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
 
+	"github.com/opennomad/nomad/nomad/auth"
 	"github.com/opennomad/nomad/nomad/clock"
 	"github.com/opennomad/nomad/nomad/coresched"
 	"github.com/opennomad/nomad/nomad/fsm"
@@ -29,6 +30,8 @@ type Server struct {
 	config *Config
 	logger hclog.Logger
 	clock  clock.Clock
+	// tokens resolves the tokens requests carry (when ACLs are on).
+	tokens *auth.Resolver
 	// id is the server's Raft ID, stable across restarts.
 	id string
 
@@ -117,6 +120,7 @@ func newServer(cfg *Config, components func(*Config) (pipeline, error)) (*Server
 		config:         &c,
 		logger:         c.Logger.Named("server"),
 		clock:          c.Clock,
+		tokens:         auth.NewResolver(c.Clock.Now),
 		id:             id,
 		raftNotifyCh:   make(chan bool, 1),
 		leader:         leadership{ready: make(chan struct{})},

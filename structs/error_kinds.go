@@ -95,6 +95,24 @@ var (
 	// ErrRootKeyActive: the active root key cannot be removed; of kind
 	// ErrInvalid.
 	ErrRootKeyActive error = &kindedSentinel{msg: "active root key cannot be deleted - call rotate first", kind: ErrInvalid}
+
+	// ErrACLDisabled: an ACL endpoint called while ACLs are off; of kind
+	// ErrInvalid (400), as Nomad answers.
+	ErrACLDisabled error = &kindedSentinel{msg: "ACL support disabled", kind: ErrInvalid}
+	// ErrACLTokenNotFound: the request's token is no token; of kind
+	// ErrPermissionDenied (403).
+	ErrACLTokenNotFound error = &kindedSentinel{msg: "ACL token not found", kind: ErrPermissionDenied}
+	// ErrACLTokenExpired: the request's token has expired; of kind
+	// ErrPermissionDenied (403; Nomad lets this one through as a 500).
+	ErrACLTokenExpired error = &kindedSentinel{msg: "ACL token expired", kind: ErrPermissionDenied}
+	// ErrACLPolicyNotFound, ErrACLRoleNotFound: the policy or role named
+	// does not exist; of kind ErrNotFound.
+	ErrACLPolicyNotFound error = &kindedSentinel{msg: "ACL policy not found", kind: ErrNotFound}
+	ErrACLRoleNotFound   error = &kindedSentinel{msg: "ACL role not found", kind: ErrNotFound}
+	// ErrACLBootstrapDone: the one bootstrap was made and no reset file
+	// allows another; of kind ErrInvalid. Its text opens the message,
+	// "ACL bootstrap already done (reset index: 7)".
+	ErrACLBootstrapDone error = &kindedSentinel{msg: "ACL bootstrap already done", kind: ErrInvalid, opensMessage: true}
 )
 
 // recognised are the kinds RecoverError finds by text, most specific
@@ -103,7 +121,8 @@ var recognised = []error{
 	ErrNoLeader, ErrNoRegionPath, ErrBrokerDisabled, ErrPlanQueueDisabled, ErrSchedulerVersion,
 	ErrNotOutstanding, ErrTokenMismatch, ErrNackTimeoutReached, ErrUnknownMethod,
 	ErrJobRegistrationOff, ErrJobModifyIndex, ErrUnknownNode, ErrUnknownJob, ErrUnknownEval, ErrUnknownAlloc,
-	ErrUnknownDeployment, ErrRootKeyNotFound, ErrRootKeyActive, ErrPermissionDenied,
+	ErrUnknownDeployment, ErrRootKeyNotFound, ErrRootKeyActive, ErrACLDisabled, ErrACLTokenNotFound,
+	ErrACLTokenExpired, ErrACLPolicyNotFound, ErrACLRoleNotFound, ErrACLBootstrapDone, ErrPermissionDenied,
 }
 
 // kinds is every kind, most specific first: KindOf returns the first err

@@ -47,6 +47,8 @@ const (
 	CoreJobJobGC        = "job-gc"
 	CoreJobDeploymentGC = "deployment-gc"
 	CoreJobForceGC      = "force-gc"
+	// CoreJobACLExpiredGC removes expired ACL tokens and one-time tokens.
+	CoreJobACLExpiredGC = "acl-expired-gc"
 )
 
 // Status descriptions written by the servers.

@@ -39,6 +39,16 @@ const (
 	// these are ours, well above Nomad's.
 	RootKeyUpsertRequestType MessageType = 100
 	RootKeyDeleteRequestType MessageType = 101
+	// ACL entries: ours too, numbered after the keyring's.
+	ACLPoliciesUpsertRequestType  MessageType = 102
+	ACLPoliciesDeleteRequestType  MessageType = 103
+	ACLTokensUpsertRequestType    MessageType = 104
+	ACLTokensDeleteRequestType    MessageType = 105
+	ACLTokenBootstrapRequestType  MessageType = 106
+	ACLRolesUpsertRequestType     MessageType = 107
+	ACLRolesDeleteRequestType     MessageType = 108
+	OneTimeTokenUpsertRequestType MessageType = 109
+	OneTimeTokenDeleteRequestType MessageType = 110
 )
 
 // IgnoreUnknownTypeFlag marks a message type that an older server may skip
@@ -72,6 +82,15 @@ var messageTypeNames = map[MessageType]string{
 	ClusterMetadataRequestType:              "ClusterMetadata",
 	RootKeyUpsertRequestType:                "RootKeyUpsert",
 	RootKeyDeleteRequestType:                "RootKeyDelete",
+	ACLPoliciesUpsertRequestType:            "ACLPoliciesUpsert",
+	ACLPoliciesDeleteRequestType:            "ACLPoliciesDelete",
+	ACLTokensUpsertRequestType:              "ACLTokensUpsert",
+	ACLTokensDeleteRequestType:              "ACLTokensDelete",
+	ACLTokenBootstrapRequestType:            "ACLTokenBootstrap",
+	ACLRolesUpsertRequestType:               "ACLRolesUpsert",
+	ACLRolesDeleteRequestType:               "ACLRolesDelete",
+	OneTimeTokenUpsertRequestType:           "OneTimeTokenUpsert",
+	OneTimeTokenDeleteRequestType:           "OneTimeTokenDelete",
 }
 
 // String names the message type for logs and metrics.

@@ -42,6 +42,15 @@ func TestMessageTypeNumbers(t *testing.T) {
 		{structs.ClusterMetadataRequestType, 32, "ClusterMetadata"},
 		{structs.RootKeyUpsertRequestType, 100, "RootKeyUpsert"},
 		{structs.RootKeyDeleteRequestType, 101, "RootKeyDelete"},
+		{structs.ACLPoliciesUpsertRequestType, 102, "ACLPoliciesUpsert"},
+		{structs.ACLPoliciesDeleteRequestType, 103, "ACLPoliciesDelete"},
+		{structs.ACLTokensUpsertRequestType, 104, "ACLTokensUpsert"},
+		{structs.ACLTokensDeleteRequestType, 105, "ACLTokensDelete"},
+		{structs.ACLTokenBootstrapRequestType, 106, "ACLTokenBootstrap"},
+		{structs.ACLRolesUpsertRequestType, 107, "ACLRolesUpsert"},
+		{structs.ACLRolesDeleteRequestType, 108, "ACLRolesDelete"},
+		{structs.OneTimeTokenUpsertRequestType, 109, "OneTimeTokenUpsert"},
+		{structs.OneTimeTokenDeleteRequestType, 110, "OneTimeTokenDelete"},
 	}
 	seen := map[uint8]string{}
 	for _, p := range pinned {

@@ -53,6 +53,13 @@ func serverConfig(c *Config) *nomad.Config {
 		sc.Cluster.RPCAddr = listenAddr(c, c.Addresses.RPC, c.Ports.RPC)
 		sc.Cluster.SerfAddr = listenAddr(c, c.Addresses.Serf, c.Ports.Serf)
 	}
+	sc.ACLEnabled = c.ACL.Enabled
+	if c.ACL.TokenMinExpirationTTL > 0 {
+		sc.ACLTokenMinExpirationTTL = c.ACL.TokenMinExpirationTTL
+	}
+	if c.ACL.TokenMaxExpirationTTL > 0 {
+		sc.ACLTokenMaxExpirationTTL = c.ACL.TokenMaxExpirationTTL
+	}
 	s := &c.Server
 	sc.BootstrapExpect = s.BootstrapExpect
 	sc.NumSchedulers = s.NumSchedulers

@@ -264,11 +264,21 @@ type Telemetry struct {
 	PublishNodeMetrics         bool          `hcl:"publish_node_metrics"`
 }
 
-// ACLConfig is the `acl` block. ACLs are not implemented: the block is
-// accepted so existing configuration files load, but enabling ACLs is an
-// error rather than a silently open cluster.
+// ACLConfig is the `acl` block. enabled turns the ACL system on: the
+// ACL endpoints serve and tokens are required. The token, policy and role
+// cache lifetimes and the replication token are read so that Nomad's
+// files load; with one region and no client-side cache they change
+// nothing.
 type ACLConfig struct {
-	Enabled bool `hcl:"enabled"`
+	Enabled          bool          `hcl:"enabled"`
+	TokenTTL         time.Duration `hcl:"token_ttl"`
+	PolicyTTL        time.Duration `hcl:"policy_ttl"`
+	RoleTTL          time.Duration `hcl:"role_ttl"`
+	ReplicationToken string        `hcl:"replication_token"`
+	// TokenMinExpirationTTL and TokenMaxExpirationTTL bound the time to
+	// live of new tokens (default 1m and 24h).
+	TokenMinExpirationTTL time.Duration `hcl:"token_min_expiration_ttl"`
+	TokenMaxExpirationTTL time.Duration `hcl:"token_max_expiration_ttl"`
 }
 
 // ConsulConfig is the `consul` block. There is no Consul integration:

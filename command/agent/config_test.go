@@ -572,10 +572,10 @@ func TestConfig_ValidationErrors(t *testing.T) {
 			want:    []string{"client.servers: a client without a local server needs servers"},
 		},
 		{
-			name:    "acl enabled",
-			content: "acl {\n  enabled = true\n}\n",
+			name:    "acl token ttl bounds",
+			content: "acl {\n  enabled = true\n  token_min_expiration_ttl = \"2h\"\n  token_max_expiration_ttl = \"1h\"\n}\n",
 			args:    []string{"-dev"},
-			want:    []string{"FILE:2:3: acl.enabled: ACLs are not supported"},
+			want:    []string{"FILE:4:3: acl.token_max_expiration_ttl: must be greater than token_min_expiration_ttl (2h0m0s), got 1h0m0s"},
 		},
 		{
 			name:    "vault enabled",
@@ -652,4 +652,36 @@ func TestParsePortSpec(t *testing.T) {
 		must.NoError(t, err)
 		must.Eq(t, tc.want, got)
 	}
+}
+
+// The acl block loads with every key Nomad's files use, and reaches the
+// server's configuration.
+func TestConfig_ACLBlock(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"agent.hcl": `
+acl {
+  enabled                  = true
+  token_ttl                = "30s"
+  policy_ttl               = "30s"
+  role_ttl                 = "30s"
+  replication_token        = "unused"
+  token_min_expiration_ttl = "2m"
+  token_max_expiration_ttl = "12h"
+}
+`})
+	c, err := LoadConfig([]string{"-dev", "-config", filepath.Join(dir, "agent.hcl")}, io.Discard)
+	must.NoError(t, err)
+	must.True(t, c.ACL.Enabled)
+	must.Eq(t, 30*time.Second, c.ACL.TokenTTL)
+	sc := serverConfig(c)
+	must.True(t, sc.ACLEnabled)
+	must.Eq(t, 2*time.Minute, sc.ACLTokenMinExpirationTTL)
+	must.Eq(t, 12*time.Hour, sc.ACLTokenMaxExpirationTTL)
+
+	// Unset bounds keep the defaults.
+	plain, err := LoadConfig([]string{"-dev"}, io.Discard)
+	must.NoError(t, err)
+	sc = serverConfig(plain)
+	must.False(t, sc.ACLEnabled)
+	must.Eq(t, structs.DefaultACLTokenMinExpirationTTL, sc.ACLTokenMinExpirationTTL)
+	must.Eq(t, structs.DefaultACLTokenMaxExpirationTTL, sc.ACLTokenMaxExpirationTTL)
 }

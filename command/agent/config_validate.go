@@ -92,8 +92,14 @@ func (c *Config) Validate() error {
 			}
 		}
 	}
-	if c.ACL.Enabled {
-		p.add("acl.enabled", "ACLs are not supported by this server; remove the acl block or set enabled = false")
+	if c.ACL.TokenMinExpirationTTL < 0 {
+		p.add("acl.token_min_expiration_ttl", "must be >= 0, got %s", c.ACL.TokenMinExpirationTTL)
+	}
+	if c.ACL.TokenMaxExpirationTTL < 0 {
+		p.add("acl.token_max_expiration_ttl", "must be >= 0, got %s", c.ACL.TokenMaxExpirationTTL)
+	}
+	if lo, hi := c.ACL.TokenMinExpirationTTL, c.ACL.TokenMaxExpirationTTL; lo > 0 && hi > 0 && lo >= hi {
+		p.add("acl.token_max_expiration_ttl", "must be greater than token_min_expiration_ttl (%s), got %s", lo, hi)
 	}
 	if c.Vault.Enabled {
 		p.add("vault.enabled", "Vault integration is not built; remove the vault block or set enabled = false")

@@ -172,6 +172,8 @@ func (s *HTTPServer) routes() {
 	h("/.well-known/jwks.json", s.jwksRequest)
 	h("/.well-known/openid-configuration", s.openIDConfigurationRequest)
 
+	s.aclRoutes(h)
+
 	h("/v1/client/fs/", s.fsRequest)
 	h("/v1/client/allocation/", s.clientAllocRequest)
 

@@ -109,13 +109,18 @@ func namespace(r *http.Request) string {
 	return structs.DefaultNamespace
 }
 
-// authToken reads X-Nomad-Token or an "Authorization: Bearer" header.
+// authToken reads X-Nomad-Token (trimmed), else an "Authorization:
+// Bearer <token>" header, the scheme in any case and the token its first
+// word, as Nomad reads them.
 func authToken(r *http.Request) string {
-	if t := r.Header.Get(headerToken); t != "" {
+	if t := strings.TrimSpace(r.Header.Get(headerToken)); t != "" {
 		return t
 	}
-	if auth := r.Header.Get("Authorization"); strings.HasPrefix(auth, "Bearer ") {
-		return strings.TrimSpace(strings.TrimPrefix(auth, "Bearer "))
+	scheme, rest, _ := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+	if strings.EqualFold(scheme, "bearer") {
+		if fields := strings.Fields(rest); len(fields) > 0 {
+			return fields[0]
+		}
 	}
 	return ""
 }

@@ -72,6 +72,8 @@ func (c *CoreScheduler) Process(eval *structs.Evaluation) error {
 		return c.nodeGC(false)
 	case structs.CoreJobDeploymentGC:
 		return c.deploymentGC(false)
+	case structs.CoreJobACLExpiredGC:
+		return c.aclExpiredGC()
 	case structs.CoreJobForceGC:
 		// Jobs first, so their evals and allocs go with them; nodes last,
 		// once the allocs that kept them are gone.
@@ -80,7 +82,7 @@ func (c *CoreScheduler) Process(eval *structs.Evaluation) error {
 				return err
 			}
 		}
-		return nil
+		return c.aclExpiredGC()
 	}
 	return fmt.Errorf("core scheduler cannot handle job %q", eval.JobID)
 }

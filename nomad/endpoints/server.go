@@ -157,6 +157,16 @@ type Settings struct {
 	// Schedulers build the scheduler of each job type (Job.Plan's dry
 	// runs).
 	Schedulers scheduler.Factories
+	// ACLEnabled turns the ACL system on; the ACL endpoints refuse every
+	// call but ACL.WhoAmI while it is off.
+	ACLEnabled bool
+	// ACLTokenMinExpirationTTL and ACLTokenMaxExpirationTTL bound a new
+	// token's time to live (0: the defaults).
+	ACLTokenMinExpirationTTL time.Duration
+	ACLTokenMaxExpirationTTL time.Duration
+	// DataDir is the server's data directory, "" in dev mode; the ACL
+	// bootstrap reset file lives there.
+	DataDir string
 }
 
 // EvalBroker is the leader's queue of evaluations as the Eval and Plan
@@ -225,5 +235,6 @@ func All(srv Server) []Endpoint {
 		{"Region", &Region{srv: srv}, regionRules},
 		{"System", &System{srv: srv}, systemRules},
 		{"Keyring", &Keyring{srv: srv}, keyringRules},
+		{"ACL", &ACL{srv: srv}, aclRules},
 	}
 }

@@ -123,6 +123,15 @@ var appliers = map[structs.MessageType]applyFunc{
 	structs.ClusterMetadataRequestType:              (*FSM).applyClusterMetadata,
 	structs.RootKeyUpsertRequestType:                (*FSM).applyRootKeyUpsert,
 	structs.RootKeyDeleteRequestType:                (*FSM).applyRootKeyDelete,
+	structs.ACLPoliciesUpsertRequestType:            (*FSM).applyACLPoliciesUpsert,
+	structs.ACLPoliciesDeleteRequestType:            (*FSM).applyACLPoliciesDelete,
+	structs.ACLTokensUpsertRequestType:              (*FSM).applyACLTokensUpsert,
+	structs.ACLTokensDeleteRequestType:              (*FSM).applyACLTokensDelete,
+	structs.ACLTokenBootstrapRequestType:            (*FSM).applyACLTokenBootstrap,
+	structs.ACLRolesUpsertRequestType:               (*FSM).applyACLRolesUpsert,
+	structs.ACLRolesDeleteRequestType:               (*FSM).applyACLRolesDelete,
+	structs.OneTimeTokenUpsertRequestType:           (*FSM).applyOneTimeTokenUpsert,
+	structs.OneTimeTokenDeleteRequestType:           (*FSM).applyOneTimeTokenDelete,
 }
 
 // New returns an FSM over a new, empty state store.

@@ -41,6 +41,12 @@ const (
 	// RootKeySnapshot is ours too: Nomad keeps its keys' metadata and
 	// wrapped material in two records of other shapes.
 	RootKeySnapshot SnapshotType = 101
+	// The ACL objects are ours too (Nomad numbers its own elsewhere).
+	// The bootstrap record is a row of the index table.
+	ACLPolicySnapshot    SnapshotType = 102
+	ACLTokenSnapshot     SnapshotType = 103
+	ACLRoleSnapshot      SnapshotType = 104
+	OneTimeTokenSnapshot SnapshotType = 105
 )
 
 // SnapshotHeader opens a persisted store. It is empty today; fields may
@@ -67,6 +73,10 @@ var persistOrder = []struct {
 	{TableClusterMeta, ClusterMetadataSnapshot},
 	{TableNodeAllocIndex, NodeAllocIndexSnapshot},
 	{TableRootKeys, RootKeySnapshot},
+	{TableACLPolicies, ACLPolicySnapshot},
+	{TableACLTokens, ACLTokenSnapshot},
+	{TableACLRoles, ACLRoleSnapshot},
+	{TableOneTimeTokens, OneTimeTokenSnapshot},
 }
 
 // Persist writes the whole snapshot to w: a msgpack SnapshotHeader, then
@@ -210,6 +220,14 @@ func (rs *restorer) restore(dec *codec.Decoder, typ SnapshotType) error {
 		table, obj = TableNodeAllocIndex, new(NodeAllocIndex)
 	case RootKeySnapshot:
 		table, obj = TableRootKeys, new(structs.RootKey)
+	case ACLPolicySnapshot:
+		table, obj = TableACLPolicies, new(structs.ACLPolicy)
+	case ACLTokenSnapshot:
+		table, obj = TableACLTokens, new(structs.ACLToken)
+	case ACLRoleSnapshot:
+		table, obj = TableACLRoles, new(structs.ACLRole)
+	case OneTimeTokenSnapshot:
+		table, obj = TableOneTimeTokens, new(structs.OneTimeToken)
 	default:
 		return fmt.Errorf("unknown snapshot record type %d", typ)
 	}

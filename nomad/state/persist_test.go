@@ -113,6 +113,19 @@ func populatedStore(t testing.TB, numAllocs int) *StateStore {
 	must.NoError(t, s.ClusterSetMetadata(next(), &structs.ClusterMetadata{ClusterID: "cluster-1", CreateTime: 12345}))
 	must.NoError(t, s.UpsertRootKeys(next(), []*structs.RootKey{
 		mockRootKey(structs.RootKeyStateInactive, 1), mockRootKey(structs.RootKeyStateActive, 2)}))
+	must.NoError(t, s.UpsertACLPolicies(next(), []*structs.ACLPolicy{mockACLPolicy("readonly"), mockACLPolicy("ops")}))
+	boot := &structs.ACLToken{Name: "Bootstrap Token", Type: structs.ACLManagementToken, Global: true}
+	boot.Canonicalize(time.Unix(1_700_000_000, 0))
+	must.NoError(t, s.BootstrapACLToken(next(), 0, boot))
+	expiring := mockACLToken("readonly")
+	expiring.ExpirationTTL = time.Hour
+	exp := expiring.CreateTime.Add(time.Hour)
+	expiring.ExpirationTime = &exp
+	must.NoError(t, s.UpsertACLTokens(next(), []*structs.ACLToken{expiring}))
+	must.NoError(t, s.UpsertACLRoles(next(), []*structs.ACLRole{{ID: structs.GenerateUUID(), Name: "ops",
+		Policies: []*structs.ACLRolePolicyLink{{Name: "ops"}}}}))
+	must.NoError(t, s.UpsertOneTimeToken(next(), &structs.OneTimeToken{OneTimeSecretID: structs.GenerateUUID(),
+		AccessorID: expiring.AccessorID, ExpiresAt: time.Unix(1_700_000_600, 0).UTC()}))
 	return s
 }
 

@@ -24,6 +24,13 @@ const (
 	TablePeriodicLaunch  = "periodic_launch"
 	TableNodeAllocIndex  = "node_alloc_index"
 	TableRootKeys        = "root_keys"
+	TableACLPolicies     = "acl_policy"
+	TableACLTokens       = "acl_token"
+	TableACLRoles        = "acl_role"
+	TableOneTimeTokens   = "one_time_token"
+	// TableACLBootstrap is no table but a row of the index table: the
+	// Raft index of the last ACL bootstrap.
+	TableACLBootstrap = "acl_token_bootstrap"
 )
 
 // Index names used by more than one table. There is no namespace index:
@@ -57,6 +64,10 @@ func stateSchema() *memdb.DBSchema {
 		periodicLaunchTableSchema(),
 		nodeAllocIndexTableSchema(),
 		rootKeysTableSchema(),
+		aclPolicyTableSchema(),
+		aclTokenTableSchema(),
+		aclRoleTableSchema(),
+		oneTimeTokenTableSchema(),
 	}
 	s := &memdb.DBSchema{Tables: make(map[string]*memdb.TableSchema, len(tables))}
 	for _, t := range tables {
