@@ -25,7 +25,7 @@ func (s *Server) authorize(rule endpoints.Rule, argv reflect.Value) error {
 		// The registry refuses such a method at start; never reached.
 		return structs.ErrPermissionDenied
 	}
-	aclObj, err := s.resolveACL(info.RequestToken())
+	aclObj, err := s.ResolveACL(info.RequestToken())
 	if err != nil {
 		return err
 	}
@@ -35,9 +35,12 @@ func (s *Server) authorize(rule endpoints.Rule, argv reflect.Value) error {
 	return nil
 }
 
-// resolveACL returns what a token may do: everything while ACLs are off,
-// otherwise what its policies grant (package auth, cached).
-func (s *Server) resolveACL(secretID string) (*acl.ACL, error) {
+// ResolveACL returns what the token with secretID may do: everything
+// (acl.ACLsDisabled) while ACLs are off, otherwise what its policies grant
+// (package auth, cached), structs.ErrPermissionDenied for a secret no
+// token has and structs.ErrACLTokenExpired for an expired one. The agent
+// uses it for the routes it answers itself.
+func (s *Server) ResolveACL(secretID string) (*acl.ACL, error) {
 	if !s.config.ACLEnabled {
 		return acl.ACLsDisabled, nil
 	}
