@@ -49,9 +49,11 @@ func newRealAgentWith(t testing.TB, mod func(*agent.Config)) *realAgent {
 	for {
 		var leader string
 		if err := a.RPC("Status.Leader", &structs.GenericRequest{}, &leader); err == nil && leader != "" {
-			// The leader serves once it established itself.
+			// The leader serves once it established itself (with ACLs on,
+			// a refusal of this token-less read is an answer too).
 			var reply structs.SchedulerConfigurationResponse
-			if a.RPC("Operator.SchedulerGetConfiguration", &structs.GenericRequest{}, &reply) == nil {
+			err := a.RPC("Operator.SchedulerGetConfiguration", &structs.GenericRequest{}, &reply)
+			if err == nil || structs.IsKind(err, structs.ErrPermissionDenied) {
 				return r
 			}
 		}
