@@ -137,13 +137,5 @@ func (c *ACLBootstrapCommand) Run(args []string) int {
 	} else {
 		token, _, err = client.ACLTokens().Bootstrap(c.write())
 	}
-	if err != nil {
-		c.Ui.Error(fmt.Sprintf("Error bootstrapping: %s", c.describe(err)))
-		return 1
-	}
-	if asJSON {
-		return printData(&c.Meta, token, true, "")
-	}
-	c.Ui.Output(formatACLToken(token))
-	return 0
+	return showResult(&c.Meta, token, err, "bootstrapping", asJSON, formatACLToken)
 }

@@ -39,18 +39,14 @@ func (c *ACLPolicyApplyCommand) Synopsis() string { return "Create or update an 
 
 // Run implements cli.Command.
 func (c *ACLPolicyApplyCommand) Run(args []string) int {
-	const name = "acl policy apply"
 	var description, jobID, group, task string
-	fs := c.flagSet(name, flagsClient)
+	fs := c.flagSet("acl policy apply", flagsClient)
 	fs.StringVar(&description, "description", "", "")
 	fs.StringVar(&jobID, "job", "", "")
 	fs.StringVar(&group, "group", "", "")
 	fs.StringVar(&task, "task", "", "")
-	if !c.parseFlags(fs, args, name) {
+	if !c.parseArgs(fs, args, "<name>", "<path>") {
 		return 1
-	}
-	if fs.NArg() != 2 {
-		return c.usageError(name, "This command takes two arguments: <name> and <path>")
 	}
 	rules, err := c.readFileOrStdin(fs.Arg(1))
 	if err != nil {
@@ -65,12 +61,8 @@ func (c *ACLPolicyApplyCommand) Run(args []string) int {
 	if !ok {
 		return 1
 	}
-	if _, err := client.ACLPolicies().Upsert(policy, c.write()); err != nil {
-		c.Ui.Error(fmt.Sprintf("Error writing ACL policy: %s", c.describe(err)))
-		return 1
-	}
-	c.Ui.Output(fmt.Sprintf("Successfully wrote %q ACL policy!", policy.Name))
-	return 0
+	_, err = client.ACLPolicies().Upsert(policy, c.write())
+	return c.reportChange(err, "writing ACL policy", fmt.Sprintf("Successfully wrote %q ACL policy!", policy.Name))
 }
 
 // ACLPolicyListCommand lists policies.
@@ -100,41 +92,15 @@ func (c *ACLPolicyListCommand) Synopsis() string { return "List ACL policies" }
 
 // Run implements cli.Command.
 func (c *ACLPolicyListCommand) Run(args []string) int {
-	const name = "acl policy list"
 	var asJSON bool
-	fs := c.flagSet(name, flagsClient)
+	fs := c.flagSet("acl policy list", flagsClient)
 	fs.BoolVar(&asJSON, "json", false, "")
-	if !c.parseFlags(fs, args, name) {
-		return 1
-	}
-	if fs.NArg() != 0 {
-		return c.usageError(name, "This command takes no arguments")
-	}
-	client, ok := c.clientOrError()
+	client, ok := c.clientForArgs(fs, args)
 	if !ok {
 		return 1
 	}
 	policies, _, err := client.ACLPolicies().List(c.query())
-	if err != nil {
-		c.Ui.Error(fmt.Sprintf("Error listing ACL policies: %s", c.describe(err)))
-		return 1
-	}
-	if asJSON {
-		if policies == nil {
-			policies = []*api.ACLPolicyListStub{}
-		}
-		return printData(&c.Meta, policies, true, "")
-	}
-	if len(policies) == 0 {
-		c.Ui.Output("No policies found")
-		return 0
-	}
-	rows := []string{"Name|Description"}
-	for _, p := range policies {
-		rows = append(rows, p.Name+"|"+p.Description)
-	}
-	c.Ui.Output(formatList(rows))
-	return 0
+	return showList(&c.Meta, policies, err, "listing ACL policies", asJSON, "No policies found", formatACLPolicyList)
 }
 
 // ACLPolicyInfoCommand shows a policy.
@@ -163,39 +129,15 @@ func (c *ACLPolicyInfoCommand) Synopsis() string { return "Show an ACL policy" }
 
 // Run implements cli.Command.
 func (c *ACLPolicyInfoCommand) Run(args []string) int {
-	const name = "acl policy info"
 	var asJSON bool
-	fs := c.flagSet(name, flagsClient)
+	fs := c.flagSet("acl policy info", flagsClient)
 	fs.BoolVar(&asJSON, "json", false, "")
-	if !c.parseFlags(fs, args, name) {
-		return 1
-	}
-	if fs.NArg() != 1 {
-		return c.usageError(name, "This command takes one argument: <name>")
-	}
-	client, ok := c.clientOrError()
+	client, ok := c.clientForArgs(fs, args, "<name>")
 	if !ok {
 		return 1
 	}
 	policy, _, err := client.ACLPolicies().Info(fs.Arg(0), c.query())
-	if err != nil {
-		c.Ui.Error(fmt.Sprintf("Error reading ACL policy: %s", c.describe(err)))
-		return 1
-	}
-	if asJSON {
-		return printData(&c.Meta, policy, true, "")
-	}
-	rows := []string{
-		"Name|" + policy.Name,
-		"Description|" + policy.Description,
-		"CreateIndex|" + strconv.FormatUint(policy.CreateIndex, 10),
-		"ModifyIndex|" + strconv.FormatUint(policy.ModifyIndex, 10),
-	}
-	if j := policy.JobACL; j != nil {
-		rows = append(rows, "Namespace|"+j.Namespace, "JobID|"+j.JobID, "Group|"+j.Group, "Task|"+j.Task)
-	}
-	c.Ui.Output(formatKV(rows) + "\n\nRules\n\n" + strings.TrimRight(policy.Rules, "\n"))
-	return 0
+	return showResult(&c.Meta, policy, err, "reading ACL policy", asJSON, formatACLPolicy)
 }
 
 // ACLPolicyDeleteCommand deletes a policy.
@@ -218,22 +160,35 @@ func (c *ACLPolicyDeleteCommand) Synopsis() string { return "Delete an ACL polic
 
 // Run implements cli.Command.
 func (c *ACLPolicyDeleteCommand) Run(args []string) int {
-	const name = "acl policy delete"
-	fs := c.flagSet(name, flagsClient)
-	if !c.parseFlags(fs, args, name) {
-		return 1
-	}
-	if fs.NArg() != 1 {
-		return c.usageError(name, "This command takes one argument: <name>")
-	}
-	client, ok := c.clientOrError()
+	fs := c.flagSet("acl policy delete", flagsClient)
+	client, ok := c.clientForArgs(fs, args, "<name>")
 	if !ok {
 		return 1
 	}
-	if _, err := client.ACLPolicies().Delete(fs.Arg(0), c.write()); err != nil {
-		c.Ui.Error(fmt.Sprintf("Error deleting ACL policy: %s", c.describe(err)))
-		return 1
+	_, err := client.ACLPolicies().Delete(fs.Arg(0), c.write())
+	return c.reportChange(err, "deleting ACL policy", fmt.Sprintf("Successfully deleted %q ACL policy!", fs.Arg(0)))
+}
+
+// formatACLPolicyList renders policy stubs: `Name|Description`.
+func formatACLPolicyList(policies []*api.ACLPolicyListStub) string {
+	rows := []string{"Name|Description"}
+	for _, p := range policies {
+		rows = append(rows, p.Name+"|"+p.Description)
 	}
-	c.Ui.Output(fmt.Sprintf("Successfully deleted %q ACL policy!", fs.Arg(0)))
-	return 0
+	return formatList(rows)
+}
+
+// formatACLPolicy renders a policy, its workload attachment if any, then
+// its rules.
+func formatACLPolicy(policy *api.ACLPolicy) string {
+	rows := []string{
+		"Name|" + policy.Name,
+		"Description|" + policy.Description,
+		"CreateIndex|" + strconv.FormatUint(policy.CreateIndex, 10),
+		"ModifyIndex|" + strconv.FormatUint(policy.ModifyIndex, 10),
+	}
+	if j := policy.JobACL; j != nil {
+		rows = append(rows, "Namespace|"+j.Namespace, "JobID|"+j.JobID, "Group|"+j.Group, "Task|"+j.Task)
+	}
+	return formatKV(rows) + "\n\nRules\n\n" + strings.TrimRight(policy.Rules, "\n")
 }

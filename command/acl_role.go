@@ -1,6 +1,7 @@
 package command
 
 import (
+	"flag"
 	"fmt"
 	"strconv"
 	"strings"
@@ -20,6 +21,15 @@ func formatACLRole(r *api.ACLRole) string {
 	})
 }
 
+// formatACLRoleList renders role stubs: `ID|Name|Description|Policies`.
+func formatACLRoleList(roles []*api.ACLRoleListStub) string {
+	rows := []string{"ID|Name|Description|Policies"}
+	for _, r := range roles {
+		rows = append(rows, r.ID+"|"+r.Name+"|"+r.Description+"|"+strings.Join(rolePolicyNames(r.Policies), ","))
+	}
+	return formatList(rows)
+}
+
 func rolePolicyNames(links []*api.ACLRolePolicyLink) []string {
 	out := make([]string, 0, len(links))
 	for _, l := range links {
@@ -34,6 +44,21 @@ func rolePolicyLinks(names []string) []*api.ACLRolePolicyLink {
 		out = append(out, &api.ACLRolePolicyLink{Name: n})
 	}
 	return out
+}
+
+// roleFlags are the flags that describe a role, shared by create and
+// update.
+type roleFlags struct {
+	name, description string
+	policies          stringSlice
+	asJSON            bool
+}
+
+func (f *roleFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.name, "name", "", "")
+	fs.StringVar(&f.description, "description", "", "")
+	fs.Var(&f.policies, "policy", "")
+	fs.BoolVar(&f.asJSON, "json", false, "")
 }
 
 const roleFlagsUsage = `
@@ -74,41 +99,25 @@ func (c *ACLRoleCreateCommand) Synopsis() string { return "Create an ACL role" }
 // Run implements cli.Command.
 func (c *ACLRoleCreateCommand) Run(args []string) int {
 	const name = "acl role create"
-	var roleName, description string
-	var policies stringSlice
-	var asJSON bool
+	var f roleFlags
 	fs := c.flagSet(name, flagsClient)
-	fs.StringVar(&roleName, "name", "", "")
-	fs.StringVar(&description, "description", "", "")
-	fs.Var(&policies, "policy", "")
-	fs.BoolVar(&asJSON, "json", false, "")
-	if !c.parseFlags(fs, args, name) {
+	f.register(fs)
+	if !c.parseArgs(fs, args) {
 		return 1
 	}
-	if fs.NArg() != 0 {
-		return c.usageError(name, "This command takes no arguments")
-	}
-	if roleName == "" {
+	if f.name == "" {
 		return c.usageError(name, "ACL role name must be specified using the -name flag")
 	}
-	if len(policies) == 0 {
+	if len(f.policies) == 0 {
 		return c.usageError(name, "At least one policy name must be specified using the -policy flag")
 	}
 	client, ok := c.clientOrError()
 	if !ok {
 		return 1
 	}
-	role, _, err := client.ACLRoles().Create(&api.ACLRole{Name: roleName, Description: description,
-		Policies: rolePolicyLinks(policies)}, c.write())
-	if err != nil {
-		c.Ui.Error(fmt.Sprintf("Error creating ACL role: %s", c.describe(err)))
-		return 1
-	}
-	if asJSON {
-		return printData(&c.Meta, role, true, "")
-	}
-	c.Ui.Output(formatACLRole(role))
-	return 0
+	role, _, err := client.ACLRoles().Create(&api.ACLRole{Name: f.name, Description: f.description,
+		Policies: rolePolicyLinks(f.policies)}, c.write())
+	return showResult(&c.Meta, role, err, "creating ACL role", f.asJSON, formatACLRole)
 }
 
 // ACLRoleUpdateCommand updates a role.
@@ -136,49 +145,28 @@ func (c *ACLRoleUpdateCommand) Synopsis() string { return "Update an ACL role" }
 
 // Run implements cli.Command.
 func (c *ACLRoleUpdateCommand) Run(args []string) int {
-	const name = "acl role update"
-	var roleName, description string
-	var policies stringSlice
-	var asJSON bool
-	fs := c.flagSet(name, flagsClient)
-	fs.StringVar(&roleName, "name", "", "")
-	fs.StringVar(&description, "description", "", "")
-	fs.Var(&policies, "policy", "")
-	fs.BoolVar(&asJSON, "json", false, "")
-	if !c.parseFlags(fs, args, name) {
-		return 1
-	}
-	if fs.NArg() != 1 {
-		return c.usageError(name, "This command takes one argument: <role id>")
-	}
-	client, ok := c.clientOrError()
+	var f roleFlags
+	fs := c.flagSet("acl role update", flagsClient)
+	f.register(fs)
+	client, ok := c.clientForArgs(fs, args, "<role id>")
 	if !ok {
 		return 1
 	}
 	role, _, err := client.ACLRoles().Get(fs.Arg(0), c.query())
-	if err != nil {
-		c.Ui.Error(fmt.Sprintf("Error reading ACL role: %s", c.describe(err)))
+	if c.callFailed(err, "reading ACL role") {
 		return 1
 	}
-	if roleName != "" {
-		role.Name = roleName
+	if f.name != "" {
+		role.Name = f.name
 	}
-	if description != "" {
-		role.Description = description
+	if f.description != "" {
+		role.Description = f.description
 	}
-	if len(policies) > 0 {
-		role.Policies = rolePolicyLinks(policies)
+	if len(f.policies) > 0 {
+		role.Policies = rolePolicyLinks(f.policies)
 	}
 	updated, _, err := client.ACLRoles().Update(role, c.write())
-	if err != nil {
-		c.Ui.Error(fmt.Sprintf("Error updating ACL role: %s", c.describe(err)))
-		return 1
-	}
-	if asJSON {
-		return printData(&c.Meta, updated, true, "")
-	}
-	c.Ui.Output(formatACLRole(updated))
-	return 0
+	return showResult(&c.Meta, updated, err, "updating ACL role", f.asJSON, formatACLRole)
 }
 
 // ACLRoleInfoCommand shows a role.
@@ -210,37 +198,20 @@ func (c *ACLRoleInfoCommand) Synopsis() string { return "Show an ACL role" }
 
 // Run implements cli.Command.
 func (c *ACLRoleInfoCommand) Run(args []string) int {
-	const name = "acl role info"
 	var byName, asJSON bool
-	fs := c.flagSet(name, flagsClient)
+	fs := c.flagSet("acl role info", flagsClient)
 	fs.BoolVar(&byName, "by-name", false, "")
 	fs.BoolVar(&asJSON, "json", false, "")
-	if !c.parseFlags(fs, args, name) {
-		return 1
-	}
-	if fs.NArg() != 1 {
-		return c.usageError(name, "This command takes one argument: <role id>")
-	}
-	client, ok := c.clientOrError()
+	client, ok := c.clientForArgs(fs, args, "<role id>")
 	if !ok {
 		return 1
 	}
-	var role *api.ACLRole
-	var err error
+	get := client.ACLRoles().Get
 	if byName {
-		role, _, err = client.ACLRoles().GetByName(fs.Arg(0), c.query())
-	} else {
-		role, _, err = client.ACLRoles().Get(fs.Arg(0), c.query())
+		get = client.ACLRoles().GetByName
 	}
-	if err != nil {
-		c.Ui.Error(fmt.Sprintf("Error reading ACL role: %s", c.describe(err)))
-		return 1
-	}
-	if asJSON {
-		return printData(&c.Meta, role, true, "")
-	}
-	c.Ui.Output(formatACLRole(role))
-	return 0
+	role, _, err := get(fs.Arg(0), c.query())
+	return showResult(&c.Meta, role, err, "reading ACL role", asJSON, formatACLRole)
 }
 
 // ACLRoleListCommand lists roles.
@@ -270,41 +241,15 @@ func (c *ACLRoleListCommand) Synopsis() string { return "List ACL roles" }
 
 // Run implements cli.Command.
 func (c *ACLRoleListCommand) Run(args []string) int {
-	const name = "acl role list"
 	var asJSON bool
-	fs := c.flagSet(name, flagsClient)
+	fs := c.flagSet("acl role list", flagsClient)
 	fs.BoolVar(&asJSON, "json", false, "")
-	if !c.parseFlags(fs, args, name) {
-		return 1
-	}
-	if fs.NArg() != 0 {
-		return c.usageError(name, "This command takes no arguments")
-	}
-	client, ok := c.clientOrError()
+	client, ok := c.clientForArgs(fs, args)
 	if !ok {
 		return 1
 	}
 	roles, _, err := client.ACLRoles().List(c.query())
-	if err != nil {
-		c.Ui.Error(fmt.Sprintf("Error listing ACL roles: %s", c.describe(err)))
-		return 1
-	}
-	if asJSON {
-		if roles == nil {
-			roles = []*api.ACLRoleListStub{}
-		}
-		return printData(&c.Meta, roles, true, "")
-	}
-	if len(roles) == 0 {
-		c.Ui.Output("No ACL roles found")
-		return 0
-	}
-	rows := []string{"ID|Name|Description|Policies"}
-	for _, r := range roles {
-		rows = append(rows, r.ID+"|"+r.Name+"|"+r.Description+"|"+strings.Join(rolePolicyNames(r.Policies), ","))
-	}
-	c.Ui.Output(formatList(rows))
-	return 0
+	return showList(&c.Meta, roles, err, "listing ACL roles", asJSON, "No ACL roles found", formatACLRoleList)
 }
 
 // ACLRoleDeleteCommand deletes a role.
@@ -328,22 +273,11 @@ func (c *ACLRoleDeleteCommand) Synopsis() string { return "Delete an ACL role" }
 
 // Run implements cli.Command.
 func (c *ACLRoleDeleteCommand) Run(args []string) int {
-	const name = "acl role delete"
-	fs := c.flagSet(name, flagsClient)
-	if !c.parseFlags(fs, args, name) {
-		return 1
-	}
-	if fs.NArg() != 1 {
-		return c.usageError(name, "This command takes one argument: <role id>")
-	}
-	client, ok := c.clientOrError()
+	fs := c.flagSet("acl role delete", flagsClient)
+	client, ok := c.clientForArgs(fs, args, "<role id>")
 	if !ok {
 		return 1
 	}
-	if _, err := client.ACLRoles().Delete(fs.Arg(0), c.write()); err != nil {
-		c.Ui.Error(fmt.Sprintf("Error deleting ACL role: %s", c.describe(err)))
-		return 1
-	}
-	c.Ui.Output(fmt.Sprintf("ACL role %s successfully deleted", fs.Arg(0)))
-	return 0
+	_, err := client.ACLRoles().Delete(fs.Arg(0), c.write())
+	return c.reportChange(err, "deleting ACL role", fmt.Sprintf("ACL role %s successfully deleted", fs.Arg(0)))
 }

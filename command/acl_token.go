@@ -48,6 +48,17 @@ func formatACLToken(t *api.ACLToken) string {
 	return out + formatList(rows)
 }
 
+// formatACLTokenList renders token stubs:
+// `Name|Type|Global|Accessor ID|Expired`, expired as of now.
+func formatACLTokenList(tokens []*api.ACLTokenListStub, now time.Time) string {
+	rows := []string{"Name|Type|Global|Accessor ID|Expired"}
+	for _, t := range tokens {
+		expired := t.ExpirationTime != nil && !t.ExpirationTime.IsZero() && t.ExpirationTime.Before(now)
+		rows = append(rows, fmt.Sprintf("%s|%s|%t|%s|%t", t.Name, t.Type, t.Global, t.AccessorID, expired))
+	}
+	return formatList(rows)
+}
+
 // tokenFlags are the flags that describe a token's grants, shared by
 // create and update.
 type tokenFlags struct {
@@ -124,36 +135,21 @@ func (c *ACLTokenCreateCommand) Synopsis() string { return "Create an ACL token"
 
 // Run implements cli.Command.
 func (c *ACLTokenCreateCommand) Run(args []string) int {
-	const name = "acl token create"
 	var f tokenFlags
 	var global bool
 	var ttl time.Duration
-	fs := c.flagSet(name, flagsClient)
+	fs := c.flagSet("acl token create", flagsClient)
 	f.register(fs, "client")
 	fs.BoolVar(&global, "global", false, "")
 	fs.DurationVar(&ttl, "ttl", 0, "")
-	if !c.parseFlags(fs, args, name) {
-		return 1
-	}
-	if fs.NArg() != 0 {
-		return c.usageError(name, "This command takes no arguments")
-	}
-	client, ok := c.clientOrError()
+	client, ok := c.clientForArgs(fs, args)
 	if !ok {
 		return 1
 	}
 	token := &api.ACLToken{Name: f.name, Type: f.typ, Policies: f.policies, Roles: f.roles(), Global: global,
 		ExpirationTTL: ttl}
 	created, _, err := client.ACLTokens().Create(token, c.write())
-	if err != nil {
-		c.Ui.Error(fmt.Sprintf("Error creating token: %s", c.describe(err)))
-		return 1
-	}
-	if f.asJSON {
-		return printData(&c.Meta, created, true, "")
-	}
-	c.Ui.Output(formatACLToken(created))
-	return 0
+	return showResult(&c.Meta, created, err, "creating token", f.asJSON, formatACLToken)
 }
 
 // ACLTokenUpdateCommand updates a token.
@@ -182,23 +178,15 @@ func (c *ACLTokenUpdateCommand) Synopsis() string { return "Update an ACL token"
 
 // Run implements cli.Command.
 func (c *ACLTokenUpdateCommand) Run(args []string) int {
-	const name = "acl token update"
 	var f tokenFlags
-	fs := c.flagSet(name, flagsClient)
+	fs := c.flagSet("acl token update", flagsClient)
 	f.register(fs, "")
-	if !c.parseFlags(fs, args, name) {
-		return 1
-	}
-	if fs.NArg() != 1 {
-		return c.usageError(name, "This command takes one argument: <accessor id>")
-	}
-	client, ok := c.clientOrError()
+	client, ok := c.clientForArgs(fs, args, "<accessor id>")
 	if !ok {
 		return 1
 	}
 	token, _, err := client.ACLTokens().Info(fs.Arg(0), c.query())
-	if err != nil {
-		c.Ui.Error(fmt.Sprintf("Error fetching token: %s", c.describe(err)))
+	if c.callFailed(err, "fetching token") {
 		return 1
 	}
 	if f.name != "" {
@@ -211,15 +199,7 @@ func (c *ACLTokenUpdateCommand) Run(args []string) int {
 		token.Policies, token.Roles = f.policies, f.roles()
 	}
 	updated, _, err := client.ACLTokens().Update(token, c.write())
-	if err != nil {
-		c.Ui.Error(fmt.Sprintf("Error updating token: %s", c.describe(err)))
-		return 1
-	}
-	if f.asJSON {
-		return printData(&c.Meta, updated, true, "")
-	}
-	c.Ui.Output(formatACLToken(updated))
-	return 0
+	return showResult(&c.Meta, updated, err, "updating token", f.asJSON, formatACLToken)
 }
 
 // ACLTokenInfoCommand shows a token.
@@ -249,30 +229,15 @@ func (c *ACLTokenInfoCommand) Synopsis() string { return "Show an ACL token" }
 
 // Run implements cli.Command.
 func (c *ACLTokenInfoCommand) Run(args []string) int {
-	const name = "acl token info"
 	var asJSON bool
-	fs := c.flagSet(name, flagsClient)
+	fs := c.flagSet("acl token info", flagsClient)
 	fs.BoolVar(&asJSON, "json", false, "")
-	if !c.parseFlags(fs, args, name) {
-		return 1
-	}
-	if fs.NArg() != 1 {
-		return c.usageError(name, "This command takes one argument: <accessor id>")
-	}
-	client, ok := c.clientOrError()
+	client, ok := c.clientForArgs(fs, args, "<accessor id>")
 	if !ok {
 		return 1
 	}
 	token, _, err := client.ACLTokens().Info(fs.Arg(0), c.query())
-	if err != nil {
-		c.Ui.Error(fmt.Sprintf("Error fetching token: %s", c.describe(err)))
-		return 1
-	}
-	if asJSON {
-		return printData(&c.Meta, token, true, "")
-	}
-	c.Ui.Output(formatACLToken(token))
-	return 0
+	return showResult(&c.Meta, token, err, "fetching token", asJSON, formatACLToken)
 }
 
 // ACLTokenSelfCommand shows the token the command runs with.
@@ -301,30 +266,15 @@ func (c *ACLTokenSelfCommand) Synopsis() string { return "Show the current ACL t
 
 // Run implements cli.Command.
 func (c *ACLTokenSelfCommand) Run(args []string) int {
-	const name = "acl token self"
 	var asJSON bool
-	fs := c.flagSet(name, flagsClient)
+	fs := c.flagSet("acl token self", flagsClient)
 	fs.BoolVar(&asJSON, "json", false, "")
-	if !c.parseFlags(fs, args, name) {
-		return 1
-	}
-	if fs.NArg() != 0 {
-		return c.usageError(name, "This command takes no arguments")
-	}
-	client, ok := c.clientOrError()
+	client, ok := c.clientForArgs(fs, args)
 	if !ok {
 		return 1
 	}
 	token, _, err := client.ACLTokens().Self(c.query())
-	if err != nil {
-		c.Ui.Error(fmt.Sprintf("Error fetching self token: %s", c.describe(err)))
-		return 1
-	}
-	if asJSON {
-		return printData(&c.Meta, token, true, "")
-	}
-	c.Ui.Output(formatACLToken(token))
-	return 0
+	return showResult(&c.Meta, token, err, "fetching self token", asJSON, formatACLToken)
 }
 
 // ACLTokenListCommand lists tokens.
@@ -353,43 +303,16 @@ func (c *ACLTokenListCommand) Synopsis() string { return "List ACL tokens" }
 
 // Run implements cli.Command.
 func (c *ACLTokenListCommand) Run(args []string) int {
-	const name = "acl token list"
 	var asJSON bool
-	fs := c.flagSet(name, flagsClient)
+	fs := c.flagSet("acl token list", flagsClient)
 	fs.BoolVar(&asJSON, "json", false, "")
-	if !c.parseFlags(fs, args, name) {
-		return 1
-	}
-	if fs.NArg() != 0 {
-		return c.usageError(name, "This command takes no arguments")
-	}
-	client, ok := c.clientOrError()
+	client, ok := c.clientForArgs(fs, args)
 	if !ok {
 		return 1
 	}
 	tokens, _, err := client.ACLTokens().List(c.query())
-	if err != nil {
-		c.Ui.Error(fmt.Sprintf("Error listing tokens: %s", c.describe(err)))
-		return 1
-	}
-	if asJSON {
-		if tokens == nil {
-			tokens = []*api.ACLTokenListStub{}
-		}
-		return printData(&c.Meta, tokens, true, "")
-	}
-	if len(tokens) == 0 {
-		c.Ui.Output("No tokens found")
-		return 0
-	}
-	now := c.now()
-	rows := []string{"Name|Type|Global|Accessor ID|Expired"}
-	for _, t := range tokens {
-		expired := t.ExpirationTime != nil && !t.ExpirationTime.IsZero() && t.ExpirationTime.Before(now)
-		rows = append(rows, fmt.Sprintf("%s|%s|%t|%s|%t", t.Name, t.Type, t.Global, t.AccessorID, expired))
-	}
-	c.Ui.Output(formatList(rows))
-	return 0
+	return showList(&c.Meta, tokens, err, "listing tokens", asJSON, "No tokens found",
+		func(tokens []*api.ACLTokenListStub) string { return formatACLTokenList(tokens, c.now()) })
 }
 
 // ACLTokenDeleteCommand deletes a token.
@@ -412,22 +335,11 @@ func (c *ACLTokenDeleteCommand) Synopsis() string { return "Delete an ACL token"
 
 // Run implements cli.Command.
 func (c *ACLTokenDeleteCommand) Run(args []string) int {
-	const name = "acl token delete"
-	fs := c.flagSet(name, flagsClient)
-	if !c.parseFlags(fs, args, name) {
-		return 1
-	}
-	if fs.NArg() != 1 {
-		return c.usageError(name, "This command takes one argument: <accessor id>")
-	}
-	client, ok := c.clientOrError()
+	fs := c.flagSet("acl token delete", flagsClient)
+	client, ok := c.clientForArgs(fs, args, "<accessor id>")
 	if !ok {
 		return 1
 	}
-	if _, err := client.ACLTokens().Delete(fs.Arg(0), c.write()); err != nil {
-		c.Ui.Error(fmt.Sprintf("Error deleting token: %s", c.describe(err)))
-		return 1
-	}
-	c.Ui.Output(fmt.Sprintf("Token %s successfully deleted", fs.Arg(0)))
-	return 0
+	_, err := client.ACLTokens().Delete(fs.Arg(0), c.write())
+	return c.reportChange(err, "deleting token", fmt.Sprintf("Token %s successfully deleted", fs.Arg(0)))
 }

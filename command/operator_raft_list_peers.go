@@ -35,25 +35,17 @@ func (c *OperatorRaftListPeersCommand) Synopsis() string {
 
 // Run implements cli.Command.
 func (c *OperatorRaftListPeersCommand) Run(args []string) int {
-	const name = "operator raft list-peers"
 	var stale bool
-	fs := c.flagSet(name, flagsClient)
+	fs := c.flagSet("operator raft list-peers", flagsClient)
 	fs.BoolVar(&stale, "stale", false, "")
-	if !c.parseFlags(fs, args, name) {
-		return 1
-	}
-	if fs.NArg() != 0 {
-		return c.usageError(name, "This command takes no arguments")
-	}
-	client, ok := c.clientOrError()
+	client, ok := c.clientForArgs(fs, args)
 	if !ok {
 		return 1
 	}
 	q := c.query()
 	q.AllowStale = stale
 	conf, err := client.Operator().RaftGetConfiguration(q)
-	if err != nil {
-		c.Ui.Error(fmt.Sprintf("Error getting peers: %s", c.describe(err)))
+	if c.callFailed(err, "getting peers") {
 		return 1
 	}
 	rows := []string{"Node|ID|Address|State|Voter|RaftProtocol"}

@@ -44,34 +44,17 @@ func (c *OperatorRootKeyringListCommand) Synopsis() string {
 
 // Run implements cli.Command.
 func (c *OperatorRootKeyringListCommand) Run(args []string) int {
-	const name = "operator root keyring list"
 	var verbose, asJSON bool
-	fs := c.flagSet(name, flagsClient)
+	fs := c.flagSet("operator root keyring list", flagsClient)
 	fs.BoolVar(&verbose, "verbose", false, "")
 	fs.BoolVar(&asJSON, "json", false, "")
-	if !c.parseFlags(fs, args, name) {
-		return 1
-	}
-	if fs.NArg() != 0 {
-		return c.usageError(name, "This command takes no arguments")
-	}
-	client, ok := c.clientOrError()
+	client, ok := c.clientForArgs(fs, args)
 	if !ok {
 		return 1
 	}
 	keys, _, err := client.Keyring().List(c.query())
-	if err != nil {
-		c.Ui.Error(fmt.Sprintf("Error listing root keys: %s", c.describe(err)))
-		return 1
-	}
-	if asJSON {
-		if keys == nil {
-			keys = []*api.RootKeyMeta{}
-		}
-		return printData(&c.Meta, keys, true, "")
-	}
-	c.Ui.Output(formatRootKeys(keys, verbose))
-	return 0
+	return showList(&c.Meta, keys, err, "listing root keys", asJSON, "",
+		func(keys []*api.RootKeyMeta) string { return formatRootKeys(keys, verbose) })
 }
 
 // formatRootKeys renders root keys as a table, one row a key.
@@ -140,11 +123,8 @@ func (c *OperatorRootKeyringRotateCommand) Run(args []string) int {
 	fs.BoolVar(&now, "now", false, "")
 	fs.BoolVar(&verbose, "verbose", false, "")
 	fs.DurationVar(&prepublish, "prepublish", 0, "")
-	if !c.parseFlags(fs, args, name) {
+	if !c.parseArgs(fs, args) {
 		return 1
-	}
-	if fs.NArg() != 0 {
-		return c.usageError(name, "This command takes no arguments")
 	}
 	switch {
 	case prepublish < 0:
@@ -165,8 +145,7 @@ func (c *OperatorRootKeyringRotateCommand) Run(args []string) int {
 		opts.PublishTime = time.Now().Add(prepublish).UnixNano()
 	}
 	key, _, err := client.Keyring().Rotate(opts, c.write())
-	if err != nil {
-		c.Ui.Error(fmt.Sprintf("Error rotating the root key: %s", c.describe(err)))
+	if c.callFailed(err, "rotating the root key") {
 		return 1
 	}
 	if key == nil {
@@ -211,11 +190,8 @@ func (c *OperatorRootKeyringRemoveCommand) Run(args []string) int {
 	var force bool
 	fs := c.flagSet(name, flagsClient)
 	fs.BoolVar(&force, "force", false, "")
-	if !c.parseFlags(fs, args, name) {
+	if !c.parseArgs(fs, args, "<key id>") {
 		return 1
-	}
-	if fs.NArg() != 1 {
-		return c.usageError(name, "This command takes one argument: <key id>")
 	}
 	id := strings.TrimSpace(fs.Arg(0))
 	if id == "" {
@@ -225,10 +201,6 @@ func (c *OperatorRootKeyringRemoveCommand) Run(args []string) int {
 	if !ok {
 		return 1
 	}
-	if _, err := client.Keyring().Delete(&api.KeyringDeleteOptions{KeyID: id, Force: force}, c.write()); err != nil {
-		c.Ui.Error(fmt.Sprintf("Error removing root key: %s", c.describe(err)))
-		return 1
-	}
-	c.Ui.Output(fmt.Sprintf("Removed root key %s", id))
-	return 0
+	_, err := client.Keyring().Delete(&api.KeyringDeleteOptions{KeyID: id, Force: force}, c.write())
+	return c.reportChange(err, "removing root key", fmt.Sprintf("Removed root key %s", id))
 }

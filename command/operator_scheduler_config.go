@@ -40,25 +40,17 @@ func (c *OperatorSchedulerGetConfigCommand) Synopsis() string {
 
 // Run implements cli.Command.
 func (c *OperatorSchedulerGetConfigCommand) Run(args []string) int {
-	const name = "operator scheduler get-config"
 	var asJSON bool
 	var tmpl string
-	fs := c.flagSet(name, flagsClient)
+	fs := c.flagSet("operator scheduler get-config", flagsClient)
 	fs.BoolVar(&asJSON, "json", false, "")
 	fs.StringVar(&tmpl, "t", "", "")
-	if !c.parseFlags(fs, args, name) {
-		return 1
-	}
-	if fs.NArg() != 0 {
-		return c.usageError(name, "This command takes no arguments")
-	}
-	client, ok := c.clientOrError()
+	client, ok := c.clientForArgs(fs, args)
 	if !ok {
 		return 1
 	}
 	resp, _, err := client.Operator().SchedulerGetConfiguration(c.query())
-	if err != nil {
-		c.Ui.Error(fmt.Sprintf("Error querying scheduler configuration: %s", c.describe(err)))
+	if c.callFailed(err, "querying scheduler configuration") {
 		return 1
 	}
 	if resp.SchedulerConfig == nil {

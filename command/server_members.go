@@ -41,24 +41,16 @@ func (c *ServerMembersCommand) Synopsis() string {
 
 // Run implements cli.Command.
 func (c *ServerMembersCommand) Run(args []string) int {
-	const name = "server members"
 	var verbose, asJSON bool
-	fs := c.flagSet(name, flagsClient)
+	fs := c.flagSet("server members", flagsClient)
 	fs.BoolVar(&verbose, "verbose", false, "")
 	fs.BoolVar(&asJSON, "json", false, "")
-	if !c.parseFlags(fs, args, name) {
-		return 1
-	}
-	if fs.NArg() != 0 {
-		return c.usageError(name, "This command takes no arguments")
-	}
-	client, ok := c.clientOrError()
+	client, ok := c.clientForArgs(fs, args)
 	if !ok {
 		return 1
 	}
 	members, err := client.Agent().Members()
-	if err != nil {
-		c.Ui.Error(fmt.Sprintf("Error querying servers: %s", c.describe(err)))
+	if c.callFailed(err, "querying servers") {
 		return 1
 	}
 	if asJSON {

@@ -1,9 +1,6 @@
 package command
 
-import (
-	"fmt"
-	"strings"
-)
+import "strings"
 
 // SystemGCCommand forces a garbage collection on the servers.
 type SystemGCCommand struct {
@@ -27,21 +24,10 @@ func (c *SystemGCCommand) Synopsis() string { return "Run the system garbage col
 
 // Run implements cli.Command.
 func (c *SystemGCCommand) Run(args []string) int {
-	const name = "system gc"
-	fs := c.flagSet(name, flagsClient)
-	if !c.parseFlags(fs, args, name) {
-		return 1
-	}
-	if fs.NArg() != 0 {
-		return c.usageError(name, "This command takes no arguments")
-	}
-	client, ok := c.clientOrError()
+	fs := c.flagSet("system gc", flagsClient)
+	client, ok := c.clientForArgs(fs, args)
 	if !ok {
 		return 1
 	}
-	if err := client.System().GarbageCollect(); err != nil {
-		c.Ui.Error(fmt.Sprintf("Error running system garbage collection: %s", c.describe(err)))
-		return 1
-	}
-	return 0
+	return c.reportChange(client.System().GarbageCollect(), "running system garbage collection", "")
 }
