@@ -1,6 +1,7 @@
 package command
 
 import (
+	"errors"
 	"io"
 	"strings"
 	"testing"
@@ -50,8 +51,11 @@ func newRealAgentWith(t testing.TB, mod func(*agent.Config)) *realAgent {
 		var leader string
 		if err := a.RPC("Status.Leader", &structs.GenericRequest{}, &leader); err == nil && leader != "" {
 			// The leader serves once it established itself.
+			// With ACLs on, the tokenless read is refused: leading is
+			// then enough.
 			var reply structs.SchedulerConfigurationResponse
-			if a.RPC("Operator.SchedulerGetConfiguration", &structs.GenericRequest{}, &reply) == nil {
+			err := a.RPC("Operator.SchedulerGetConfiguration", &structs.GenericRequest{}, &reply)
+			if err == nil || (cfg.ACL.Enabled && errors.Is(err, structs.ErrPermissionDenied)) {
 				return r
 			}
 		}

@@ -1,0 +1,266 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shoenig/test/must"
+
+	"github.com/opennomad/nomad/structs"
+)
+
+// routeCase is one request to a route, and which of the test's tokens
+// may make it: the letters of allowed are the tokens answered anything
+// but 403 (n: no token, u: an unknown token, r: the read-only token, R:
+// the route's own token, m: management); every other token must get
+// 403.
+type routeCase struct {
+	method, path, body string
+	// rules of the route's own token; "" means the management token.
+	rules   string
+	allowed string
+}
+
+const (
+	allowAll     = "nurRm"
+	allowReaders = "rRm"
+	allowRight   = "Rm"
+)
+
+// readOnlyRules is the read-only token: namespace read, node read, agent
+// read.
+const readOnlyRules = `namespace "default" { policy = "read" }
+node { policy = "read" }
+agent { policy = "read" }`
+
+const (
+	nsRead   = `namespace "default" { policy = "read" }`
+	nodeRead = `node { policy = "read" }`
+	agentRd  = `agent { policy = "read" }`
+	agentWr  = `agent { policy = "write" }`
+	noID     = "00000000-0000-4000-8000-000000000001"
+)
+
+func nsCaps(caps ...string) string {
+	b, _ := json.Marshal(caps)
+	return `namespace "default" { capabilities = ` + string(b) + ` }`
+}
+
+func operatorCaps(caps ...string) string {
+	b, _ := json.Marshal(caps)
+	return `operator { capabilities = ` + string(b) + ` }`
+}
+
+// routeCases has the requests made to each registered route, by the
+// route's pattern. A route registered without an entry here fails
+// TestHTTPACL_EveryRoute.
+var routeCases = map[string][]routeCase{
+	"/v1/jobs": {
+		{method: "GET", path: "/v1/jobs", rules: nsRead, allowed: allowReaders},
+		{method: "PUT", path: "/v1/jobs", body: unplaceableBody, rules: nsCaps("submit-job"), allowed: allowRight},
+	},
+	"/v1/jobs/parse": {{method: "PUT", path: "/v1/jobs/parse", body: `{"JobHCL":"job \"x\" {}"}`, rules: nsCaps("parse-job"), allowed: allowReaders}},
+	"/v1/job/": {
+		{method: "GET", path: "/v1/job/nosuch", rules: nsRead, allowed: allowReaders},
+		{method: "DELETE", path: "/v1/job/nosuch", rules: nsCaps("submit-job"), allowed: allowRight},
+	},
+	"/v1/validate/job":  {{method: "PUT", path: "/v1/validate/job", body: unplaceableBody, rules: nsRead, allowed: allowReaders}},
+	"/v1/nodes":         {{method: "GET", path: "/v1/nodes", rules: nodeRead, allowed: allowReaders}},
+	"/v1/node/":         {{method: "GET", path: "/v1/node/" + noID, rules: nodeRead, allowed: allowReaders}},
+	"/v1/evaluations":   {{method: "GET", path: "/v1/evaluations", rules: nsRead, allowed: allowReaders}},
+	"/v1/evaluation/":   {{method: "GET", path: "/v1/evaluation/" + noID, rules: nsRead, allowed: allowReaders}},
+	"/v1/deployments":   {{method: "GET", path: "/v1/deployments", rules: nsRead, allowed: allowReaders}},
+	"/v1/deployment/":   {{method: "GET", path: "/v1/deployment/" + noID, rules: nsRead, allowed: allowReaders}},
+	"/v1/allocations":   {{method: "GET", path: "/v1/allocations", rules: nsRead, allowed: allowReaders}},
+	"/v1/allocation/":   {{method: "GET", path: "/v1/allocation/" + noID, rules: nsRead, allowed: allowReaders}},
+	"/v1/agent/self":    {{method: "GET", path: "/v1/agent/self", rules: agentRd, allowed: allowReaders}},
+	"/v1/agent/members": {{method: "GET", path: "/v1/agent/members", rules: nodeRead, allowed: allowReaders}},
+	"/v1/agent/servers": {
+		{method: "GET", path: "/v1/agent/servers", rules: agentRd, allowed: allowReaders},
+		{method: "PUT", path: "/v1/agent/servers?address=127.0.0.1:1", rules: agentWr, allowed: allowRight},
+	},
+	"/v1/agent/join":        {{method: "PUT", path: "/v1/agent/join", rules: agentWr, allowed: allowRight}},
+	"/v1/agent/force-leave": {{method: "PUT", path: "/v1/agent/force-leave?node=nosuch", rules: agentWr, allowed: allowRight}},
+	"/v1/agent/health":      {{method: "GET", path: "/v1/agent/health", allowed: allowAll}},
+	"/v1/agent/schedulers":  {{method: "GET", path: "/v1/agent/schedulers", rules: agentRd, allowed: allowReaders}},
+	"/v1/agent/schedulers/config": {
+		{method: "GET", path: "/v1/agent/schedulers/config", rules: agentRd, allowed: allowReaders},
+		{method: "POST", path: "/v1/agent/schedulers/config", body: `{"num_schedulers":-1}`, rules: agentWr, allowed: allowRight},
+	},
+	"/v1/status/leader": {{method: "GET", path: "/v1/status/leader", allowed: allowAll}},
+	"/v1/status/peers":  {{method: "GET", path: "/v1/status/peers", allowed: allowAll}},
+	"/v1/regions":       {{method: "GET", path: "/v1/regions", allowed: allowAll}},
+	"/v1/operator/scheduler/configuration": {
+		{method: "GET", path: "/v1/operator/scheduler/configuration", rules: `operator { policy = "read" }`, allowed: allowRight},
+		{method: "PUT", path: "/v1/operator/scheduler/configuration", body: `{}`, rules: `operator { policy = "write" }`, allowed: allowRight},
+	},
+	"/v1/operator/raft/configuration": {{method: "GET", path: "/v1/operator/raft/configuration", allowed: allowRight}},
+	"/v1/operator/raft/peer":          {{method: "DELETE", path: "/v1/operator/raft/peer?id=nosuch", allowed: allowRight}},
+	"/v1/operator/snapshot": {
+		{method: "GET", path: "/v1/operator/snapshot", rules: operatorCaps("snapshot-save"), allowed: allowRight},
+		{method: "PUT", path: "/v1/operator/snapshot", body: "not an archive", allowed: allowRight},
+	},
+	"/v1/operator/keyring/keys":         {{method: "GET", path: "/v1/operator/keyring/keys", rules: operatorCaps("keyring-read"), allowed: allowRight}},
+	"/v1/operator/keyring/rotate":       {{method: "PUT", path: "/v1/operator/keyring/rotate", rules: operatorCaps("keyring-rotate"), allowed: allowRight}},
+	"/v1/operator/keyring/key/":         {{method: "DELETE", path: "/v1/operator/keyring/key/" + noID, rules: operatorCaps("keyring-delete"), allowed: allowRight}},
+	"/.well-known/jwks.json":            {{method: "GET", path: "/.well-known/jwks.json", allowed: allowAll}},
+	"/.well-known/openid-configuration": {{method: "GET", path: "/.well-known/openid-configuration", allowed: allowAll}},
+	"/v1/acl/bootstrap":                 {{method: "PUT", path: "/v1/acl/bootstrap", allowed: allowAll}},
+	// Listing policies or roles shows a token its own; no token lists
+	// the anonymous token's (none).
+	"/v1/acl/policies":      {{method: "GET", path: "/v1/acl/policies", allowed: "nrRm"}},
+	"/v1/acl/policy/":       {{method: "GET", path: "/v1/acl/policy/other", allowed: allowRight}},
+	"/v1/acl/tokens":        {{method: "GET", path: "/v1/acl/tokens", allowed: allowRight}},
+	"/v1/acl/token":         {{method: "PUT", path: "/v1/acl/token", body: `{"Type":"client","Policies":["x"]}`, allowed: allowRight}},
+	"/v1/acl/token/":        {{method: "GET", path: "/v1/acl/token/" + noID, allowed: allowRight}},
+	"/v1/acl/roles":         {{method: "GET", path: "/v1/acl/roles", allowed: "nrRm"}},
+	"/v1/acl/role":          {{method: "PUT", path: "/v1/acl/role", body: `{"Name":"r","Policies":[{"Name":"x"}]}`, allowed: allowRight}},
+	"/v1/acl/role/":         {{method: "GET", path: "/v1/acl/role/" + noID, allowed: allowRight}},
+	"/v1/acl/auth-methods":  {{method: "GET", path: "/v1/acl/auth-methods", allowed: allowAll}},
+	"/v1/acl/auth-method":   {{method: "PUT", path: "/v1/acl/auth-method", allowed: allowAll}},
+	"/v1/acl/auth-method/":  {{method: "GET", path: "/v1/acl/auth-method/x", allowed: allowAll}},
+	"/v1/acl/binding-rules": {{method: "GET", path: "/v1/acl/binding-rules", allowed: allowAll}},
+	"/v1/acl/binding-rule":  {{method: "PUT", path: "/v1/acl/binding-rule", allowed: allowAll}},
+	"/v1/acl/binding-rule/": {{method: "GET", path: "/v1/acl/binding-rule/x", allowed: allowAll}},
+	"/v1/acl/oidc/":         {{method: "POST", path: "/v1/acl/oidc/auth-url", allowed: allowAll}},
+	"/v1/acl/login":         {{method: "POST", path: "/v1/acl/login", allowed: allowAll}},
+	"/v1/acl/identity/":     {{method: "POST", path: "/v1/acl/identity/client-introduction-token", allowed: allowAll}},
+	"/v1/client/fs/": {
+		{method: "GET", path: "/v1/client/fs/ls/" + noID, rules: nsCaps("read-fs"), allowed: allowRight},
+		{method: "GET", path: "/v1/client/fs/logs/" + noID + "?task=t&type=stdout", rules: nsCaps("read-logs"), allowed: allowRight},
+	},
+	"/v1/client/allocation/": {
+		{method: "GET", path: "/v1/client/allocation/" + noID + "/stats", rules: nsRead, allowed: allowReaders},
+		{method: "PUT", path: "/v1/client/allocation/" + noID + "/restart", rules: nsCaps("alloc-lifecycle"), allowed: allowRight},
+		{method: "PUT", path: "/v1/client/allocation/" + noID + "/signal", rules: nsCaps("alloc-lifecycle"), allowed: allowRight},
+	},
+	"/v1/system/gc": {{method: "PUT", path: "/v1/system/gc", allowed: allowRight}},
+	"/v1/metrics":   {{method: "GET", path: "/v1/metrics", allowed: allowAll}},
+	"/v1/event/stream": {
+		{method: "GET", path: "/v1/event/stream?topic=Job", rules: nsRead, allowed: allowReaders},
+		{method: "GET", path: "/v1/event/stream?topic=Node", rules: nodeRead, allowed: allowReaders},
+		{method: "GET", path: "/v1/event/stream?topic=ACLToken", allowed: allowRight},
+		{method: "GET", path: "/v1/event/stream", allowed: allowRight},
+	},
+	"/v1/agent/pprof/":        {{method: "GET", path: "/v1/agent/pprof/heap", rules: agentWr, allowed: allowRight}},
+	"/v1/agent/pprof/cmdline": {{method: "GET", path: "/v1/agent/pprof/cmdline", rules: agentWr, allowed: allowRight}},
+	"/v1/agent/pprof/profile": {{method: "GET", path: "/v1/agent/pprof/profile?seconds=1", rules: agentWr, allowed: allowRight}},
+	"/v1/agent/pprof/symbol":  {{method: "GET", path: "/v1/agent/pprof/symbol", rules: agentWr, allowed: allowRight}},
+	"/v1/agent/pprof/trace":   {{method: "GET", path: "/v1/agent/pprof/trace?seconds=0.1", rules: agentWr, allowed: allowRight}},
+	"/ui/":                    {{method: "GET", path: "/ui/", allowed: allowAll}},
+	"/ui":                     {{method: "GET", path: "/ui", allowed: allowAll}},
+	"/":                       {{method: "GET", path: "/", allowed: allowAll}},
+}
+
+// statusOf makes a request and returns its status without waiting for
+// the body of a stream.
+func (ra *realAgent) statusOf(method, path, body, token string) (int, string) {
+	ra.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, ra.base+path, rd)
+	must.NoError(ra.t, err)
+	if token != "" {
+		req.Header.Set("X-Nomad-Token", token)
+	}
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := client.Do(req)
+	must.NoError(ra.t, err)
+	defer resp.Body.Close()
+	var msg []byte
+	if resp.StatusCode != http.StatusOK {
+		msg, _ = io.ReadAll(io.LimitReader(resp.Body, 200))
+	}
+	return resp.StatusCode, string(msg)
+}
+
+// mustToken creates a client token holding a new policy of rules and
+// returns its secret.
+func (ra *realAgent) mustToken(mgmt, name, rules string) string {
+	ra.t.Helper()
+	pol, _ := json.Marshal(map[string]string{"Name": name, "Rules": rules})
+	resp, body := ra.doWithHeaders("PUT", "/v1/acl/policy/"+name, string(pol), map[string]string{"X-Nomad-Token": mgmt})
+	must.Eq(ra.t, http.StatusOK, resp.StatusCode, must.Sprint(body))
+	tok, _ := json.Marshal(map[string]interface{}{"Name": name, "Type": "client", "Policies": []string{name}})
+	resp, body = ra.doWithHeaders("PUT", "/v1/acl/token", string(tok), map[string]string{"X-Nomad-Token": mgmt})
+	must.Eq(ra.t, http.StatusOK, resp.StatusCode, must.Sprint(body))
+	var out structs.ACLToken
+	must.NoError(ra.t, json.Unmarshal([]byte(body), &out))
+	return out.SecretID
+}
+
+// bootstrapACLs bootstraps the agent's ACLs and returns the management
+// secret.
+func (ra *realAgent) bootstrapACLs() string {
+	ra.t.Helper()
+	resp, body := ra.do("PUT", "/v1/acl/bootstrap", "")
+	must.Eq(ra.t, http.StatusOK, resp.StatusCode, must.Sprint(body))
+	var boot structs.ACLToken
+	must.NoError(ra.t, json.Unmarshal([]byte(body), &boot))
+	return boot.SecretID
+}
+
+// TestHTTPACL_EveryRoute walks every route the agent registers, with no
+// token, an unknown token, a read-only token, the route's own token and
+// a management token, on a dev agent with ACLs on: each is refused (403)
+// or not as the route's need says. The routes answered by RPCs exercise
+// the servers' rules through HTTP.
+func TestHTTPACL_EveryRoute(t *testing.T) {
+	ra := startDevAgentWithACLs(t)
+	mgmt := ra.bootstrapACLs()
+	readOnly := ra.mustToken(mgmt, "read-only", readOnlyRules)
+	tokens := map[byte]string{'n': "", 'u': "11111111-2222-4333-8444-555555555555", 'r': readOnly, 'm': mgmt}
+
+	routes := ra.agent.http.Routes()
+	must.SliceNotEmpty(t, routes)
+	seen := map[string]bool{}
+	for i, rt := range routes {
+		seen[rt.Path] = true
+		cases, ok := routeCases[rt.Path]
+		if !ok {
+			t.Errorf("route %s (needs %q) has no case in routeCases", rt.Path, rt.Need.Doc)
+			continue
+		}
+		for j, c := range cases {
+			right := mgmt
+			if c.rules != "" {
+				right = ra.mustToken(mgmt, fmt.Sprintf("right-%d-%d", i, j), c.rules)
+			}
+			if rt.Need.Public {
+				must.Eq(t, allowAll, c.allowed, must.Sprintf("%s is public", rt.Path))
+			}
+			for _, who := range []byte("nurRm") {
+				tok := tokens[who]
+				if who == 'R' {
+					tok = right
+				}
+				code, msg := ra.statusOf(c.method, c.path, c.body, tok)
+				wantOK := strings.IndexByte(c.allowed, who) >= 0
+				if wantOK && code == http.StatusForbidden {
+					t.Errorf("%s %s with token %c: 403 %q, want it served", c.method, c.path, who, msg)
+				}
+				if !wantOK && code != http.StatusForbidden {
+					t.Errorf("%s %s with token %c: %d %q, want 403", c.method, c.path, who, code, msg)
+				}
+				if who == 'u' && code == http.StatusForbidden && rt.Need.check != nil && msg != "ACL token not found" {
+					t.Errorf("%s %s with an unknown token: %q, want \"ACL token not found\"", c.method, c.path, msg)
+				}
+			}
+		}
+	}
+	for p := range routeCases {
+		if !seen[p] {
+			t.Errorf("routeCases has %s, which is not registered", p)
+		}
+	}
+}
