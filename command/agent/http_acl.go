@@ -34,7 +34,7 @@ var (
 	// public routes answer anyone.
 	public = need{Doc: "none", Public: true}
 	// viaRPC routes are answered by RPCs that the servers authorize.
-	viaRPC = need{Doc: "the rule of each RPC made (checked by the servers)"}
+	viaRPC = need{Doc: "checked by the servers on each call the route makes (see above)"}
 	// notServed routes answer 501 to anyone.
 	notServed = need{Doc: "none (not supported: 501)", Public: true}
 

@@ -6,12 +6,15 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/shoenig/test/must"
 
+	"github.com/opennomad/nomad/acl"
 	"github.com/opennomad/nomad/structs"
 )
 
@@ -263,4 +266,173 @@ func TestHTTPACL_EveryRoute(t *testing.T) {
 			t.Errorf("routeCases has %s, which is not registered", p)
 		}
 	}
+}
+
+// TestHTTPACL_ClientOnlyAgent: an agent without a server resolves tokens
+// through the servers' ACL RPCs (token, roles, policies), caches them
+// for the configured lifetimes, and answers an unknown token with "ACL
+// token not found".
+func TestHTTPACL_ClientOnlyAgent(t *testing.T) {
+	ra := startDevAgentWithACLs(t)
+	mgmt := ra.bootstrapACLs()
+	reader := ra.mustToken(mgmt, "agent-reader", agentRd)
+	nodeOnly := ra.mustToken(mgmt, "node-reader", nodeRead)
+
+	// A role granting agent read, on a token with no policy of its own.
+	resp, body := ra.doWithHeaders("PUT", "/v1/acl/role", `{"Name":"ops","Policies":[{"Name":"agent-reader"}]}`,
+		map[string]string{"X-Nomad-Token": mgmt})
+	must.Eq(t, http.StatusOK, resp.StatusCode, must.Sprint(body))
+	var role structs.ACLRole
+	must.NoError(t, json.Unmarshal([]byte(body), &role))
+	resp, body = ra.doWithHeaders("PUT", "/v1/acl/token", `{"Name":"by-role","Type":"client","Roles":[{"ID":"`+role.ID+`"}]}`,
+		map[string]string{"X-Nomad-Token": mgmt})
+	must.Eq(t, http.StatusOK, resp.StatusCode, must.Sprint(body))
+	var byRole structs.ACLToken
+	must.NoError(t, json.Unmarshal([]byte(body), &byRole))
+
+	cfg := devConfig(t)
+	cfg.ACL.Enabled = true
+	cfg.ACL.TokenTTL = time.Hour
+	cfg.ACL.PolicyTTL = time.Hour
+	srv, err := NewHTTPServer(HTTPServerConfig{Agent: cfg, RPC: ra.agent.server})
+	must.NoError(t, err)
+	must.NotNil(t, srv.remoteACLs)
+	get := func(token string) (int, string) {
+		req := httptest.NewRequest("GET", "/v1/agent/self", nil)
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		w := httptest.NewRecorder()
+		srv.Handler().ServeHTTP(w, req)
+		return w.Code, w.Body.String()
+	}
+	code, _ := get(reader)
+	must.Eq(t, http.StatusOK, code)
+	code, _ = get(byRole.SecretID)
+	must.Eq(t, http.StatusOK, code)
+	code, msg := get(nodeOnly)
+	must.Eq(t, http.StatusForbidden, code)
+	must.Eq(t, "Permission denied", msg)
+	code, msg = get("")
+	must.Eq(t, http.StatusForbidden, code)
+	must.Eq(t, "Permission denied", msg)
+	unknown := "11111111-2222-4333-8444-555555555555"
+	code, msg = get(unknown)
+	must.Eq(t, http.StatusForbidden, code)
+	must.Eq(t, "ACL token not found", msg)
+	must.StrNotContains(t, msg, unknown)
+
+	// The policy's new rules are not seen until the cached policy
+	// expires.
+	resp, body = ra.doWithHeaders("PUT", "/v1/acl/policy/agent-reader", `{"Name":"agent-reader","Rules":"node { policy = \"read\" }"}`,
+		map[string]string{"X-Nomad-Token": mgmt})
+	must.Eq(t, http.StatusOK, resp.StatusCode, must.Sprint(body))
+	code, _ = get(reader)
+	must.Eq(t, http.StatusOK, code)
+	srv.remoteACLs.now = func() time.Time { return time.Now().Add(2 * time.Hour) }
+	code, _ = get(reader)
+	must.Eq(t, http.StatusForbidden, code)
+}
+
+// TestHTTPACL_EventStreamFiltered: a token that may read jobs but not
+// nodes, asking for both, gets the job events and no node events.
+func TestHTTPACL_EventStreamFiltered(t *testing.T) {
+	ra := startDevAgentWithACLs(t)
+	mgmt := ra.bootstrapACLs()
+	jobsOnly := ra.mustToken(mgmt, "jobs-only", nsRead)
+
+	code, _ := ra.statusOf("GET", "/v1/event/stream?topic=Node", "", jobsOnly)
+	must.Eq(t, http.StatusForbidden, code)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, "GET", ra.base+"/v1/event/stream?topic=Job&topic=Node", nil)
+	must.NoError(t, err)
+	req.Header.Set("X-Nomad-Token", jobsOnly)
+	resp, err := http.DefaultClient.Do(req)
+	must.NoError(t, err)
+	defer resp.Body.Close()
+	must.Eq(t, http.StatusOK, resp.StatusCode)
+
+	ra.registerNode()
+	r, body := ra.doWithHeaders("PUT", "/v1/jobs", unplaceableBody, map[string]string{"X-Nomad-Token": mgmt})
+	must.Eq(t, http.StatusOK, r.StatusCode, must.Sprint(body))
+
+	dec := json.NewDecoder(resp.Body)
+	for {
+		var line eventsLine
+		must.NoError(t, dec.Decode(&line), must.Sprint("the stream ended before the job's event"))
+		sawJob := false
+		for _, e := range line.Events {
+			must.NotEq(t, structs.TopicNode, e.Topic, must.Sprint("a node event reached a token without node read"))
+			if e.Topic == structs.TopicJob {
+				sawJob = true
+			}
+		}
+		if sawJob {
+			return
+		}
+	}
+}
+
+// TestHTTPACL_ReadableEvents: events of namespaces the token may not read
+// are left out.
+func TestHTTPACL_ReadableEvents(t *testing.T) {
+	p, err := acl.Parse(`namespace "default" { policy = "read" }`)
+	must.NoError(t, err)
+	a, err := acl.NewACL(false, []*acl.Policy{p})
+	must.NoError(t, err)
+	batch := &structs.Events{Index: 7, Events: []structs.Event{
+		{Topic: structs.TopicJob, Namespace: "default", Key: "a"},
+		{Topic: structs.TopicJob, Namespace: "other", Key: "b"},
+		{Topic: structs.TopicNode, Key: "n"},
+		{Topic: "ACLToken", Key: "t"},
+	}}
+	got := readableEvents(a, batch)
+	must.Len(t, 1, got.Events)
+	must.Eq(t, "a", got.Events[0].Key)
+	must.Nil(t, readableEvents(a, &structs.Events{Events: batch.Events[1:]}))
+	must.Eq(t, batch, readableEvents(acl.ManagementACL, batch))
+}
+
+// docsFile holds the "Who may call what" table, generated from the
+// routes' declarations between the markers below.
+const (
+	docsFile        = "../../website/content/http-api.md"
+	docsTableStart  = "<!-- route needs: generated by TestHTTPACL_DocsListEveryRoute -->\n"
+	docsTableEnd    = "<!-- end of route needs -->\n"
+	docsUpdateEnvVr = "UPDATE_ROUTE_DOCS"
+)
+
+type noRPC struct{}
+
+func (noRPC) RPC(string, interface{}, interface{}) error { return nil }
+
+// TestHTTPACL_DocsListEveryRoute: the documentation lists every route
+// with the need it declares; with UPDATE_ROUTE_DOCS=1 the test rewrites
+// the table.
+func TestHTTPACL_DocsListEveryRoute(t *testing.T) {
+	srv, err := NewHTTPServer(HTTPServerConfig{RPC: noRPC{}})
+	must.NoError(t, err)
+	var b strings.Builder
+	b.WriteString(docsTableStart)
+	b.WriteString("| route | needs, with ACLs on |\n|---|---|\n")
+	for _, rt := range srv.Routes() {
+		fmt.Fprintf(&b, "| `%s` | %s |\n", rt.Path, strings.ReplaceAll(rt.Need.Doc, "|", "\\|"))
+	}
+	b.WriteString(docsTableEnd)
+	want := b.String()
+
+	raw, err := os.ReadFile(docsFile)
+	must.NoError(t, err)
+	doc := string(raw)
+	start := strings.Index(doc, docsTableStart)
+	end := strings.Index(doc, docsTableEnd)
+	must.True(t, start >= 0 && end > start, must.Sprint("the route needs table's markers are missing"))
+	got := doc[start : end+len(docsTableEnd)]
+	if os.Getenv(docsUpdateEnvVr) != "" {
+		must.NoError(t, os.WriteFile(docsFile, []byte(doc[:start]+want+doc[end+len(docsTableEnd):]), 0o644))
+		return
+	}
+	must.Eq(t, want, got, must.Sprint("the route needs table is stale: run with UPDATE_ROUTE_DOCS=1"))
 }
