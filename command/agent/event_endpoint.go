@@ -69,10 +69,23 @@ func (s *HTTPServer) eventStream(w http.ResponseWriter, r *http.Request) {
 	rc.Flush()
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
+	secret := authToken(r)
 	for {
 		ctx, cancel := context.WithTimeout(r.Context(), s.cfg.EventHeartbeat)
 		batch, err := sub.Next(ctx)
 		cancel()
+		if err == nil || errors.Is(err, context.DeadlineExceeded) {
+			// The token is resolved again (cheaply: cached until the
+			// ACL tables change): a deleted token, or one that may no
+			// longer read any topic asked for, ends the stream; the
+			// client resubscribes and is refused.
+			now, aclErr := s.resolveACL(secret)
+			if aclErr != nil || (!now.IsManagement() && len(readableTopics(now, req)) == 0) {
+				s.logger.Debug("event stream ended: the token's access changed")
+				return
+			}
+			a = now
+		}
 		switch {
 		case err == nil:
 			if batch = readableEvents(a, batch); batch == nil {

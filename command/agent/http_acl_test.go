@@ -71,17 +71,40 @@ var routeCases = map[string][]routeCase{
 	"/v1/jobs/parse": {{method: "PUT", path: "/v1/jobs/parse", body: `{"JobHCL":"job \"x\" {}"}`, rules: nsCaps("parse-job"), allowed: allowReaders}},
 	"/v1/job/": {
 		{method: "GET", path: "/v1/job/nosuch", rules: nsRead, allowed: allowReaders},
-		{method: "DELETE", path: "/v1/job/nosuch", rules: nsCaps("submit-job"), allowed: allowRight},
+		{method: "DELETE", path: "/v1/job/nosuch", rules: nsCaps("deregister-job"), allowed: allowRight},
+		{method: "GET", path: "/v1/job/nosuch/allocations", rules: nsCaps("read-job"), allowed: allowReaders},
+		{method: "GET", path: "/v1/job/nosuch/versions", rules: nsCaps("read-job"), allowed: allowReaders},
+		{method: "PUT", path: "/v1/job/web/plan", body: unplaceableBody, rules: nsCaps("plan-job"), allowed: allowRight},
+		{method: "PUT", path: "/v1/job/nosuch/evaluate", rules: nsCaps("evaluate-job"), allowed: allowRight},
+		{method: "PUT", path: "/v1/job/nosuch/dispatch", body: `{}`, rules: nsCaps("dispatch-job"), allowed: allowRight},
+		{method: "PUT", path: "/v1/job/nosuch/periodic/force", rules: nsCaps("force-periodic-job"), allowed: allowRight},
 	},
-	"/v1/validate/job":  {{method: "PUT", path: "/v1/validate/job", body: unplaceableBody, rules: nsRead, allowed: allowReaders}},
-	"/v1/nodes":         {{method: "GET", path: "/v1/nodes", rules: nodeRead, allowed: allowReaders}},
-	"/v1/node/":         {{method: "GET", path: "/v1/node/" + noID, rules: nodeRead, allowed: allowReaders}},
-	"/v1/evaluations":   {{method: "GET", path: "/v1/evaluations", rules: nsRead, allowed: allowReaders}},
-	"/v1/evaluation/":   {{method: "GET", path: "/v1/evaluation/" + noID, rules: nsRead, allowed: allowReaders}},
-	"/v1/deployments":   {{method: "GET", path: "/v1/deployments", rules: nsRead, allowed: allowReaders}},
-	"/v1/deployment/":   {{method: "GET", path: "/v1/deployment/" + noID, rules: nsRead, allowed: allowReaders}},
-	"/v1/allocations":   {{method: "GET", path: "/v1/allocations", rules: nsRead, allowed: allowReaders}},
-	"/v1/allocation/":   {{method: "GET", path: "/v1/allocation/" + noID, rules: nsRead, allowed: allowReaders}},
+	"/v1/validate/job": {{method: "PUT", path: "/v1/validate/job", body: unplaceableBody, rules: nsRead, allowed: allowReaders}},
+	"/v1/nodes":        {{method: "GET", path: "/v1/nodes", rules: nodeRead, allowed: allowReaders}},
+	"/v1/node/": {
+		{method: "GET", path: "/v1/node/" + noID, rules: nodeRead, allowed: allowReaders},
+		{method: "GET", path: "/v1/node/" + noID + "/allocations", rules: nodeRead, allowed: allowReaders},
+		{method: "PUT", path: "/v1/node/" + noID + "/drain", body: `{"DrainSpec":{"Deadline":1000000000}}`, rules: `node { policy = "write" }`, allowed: allowRight},
+		{method: "PUT", path: "/v1/node/" + noID + "/eligibility", body: `{"Eligibility":"ineligible"}`, rules: `node { policy = "write" }`, allowed: allowRight},
+		{method: "PUT", path: "/v1/node/" + noID + "/evaluate", rules: `node { policy = "write" }`, allowed: allowRight},
+	},
+	"/v1/evaluations": {{method: "GET", path: "/v1/evaluations", rules: nsRead, allowed: allowReaders}},
+	"/v1/evaluation/": {
+		{method: "GET", path: "/v1/evaluation/" + noID, rules: nsRead, allowed: allowReaders},
+		{method: "GET", path: "/v1/evaluation/" + noID + "/allocations", rules: nsRead, allowed: allowReaders},
+	},
+	"/v1/deployments": {{method: "GET", path: "/v1/deployments", rules: nsRead, allowed: allowReaders}},
+	"/v1/deployment/": {
+		{method: "GET", path: "/v1/deployment/" + noID, rules: nsRead, allowed: allowReaders},
+		{method: "GET", path: "/v1/deployment/allocations/" + noID, rules: nsRead, allowed: allowReaders},
+		{method: "PUT", path: "/v1/deployment/fail/" + noID, rules: nsCaps("fail-deployment"), allowed: allowRight},
+		{method: "PUT", path: "/v1/deployment/pause/" + noID, body: `{"Pause":true}`, rules: nsCaps("pause-deployment"), allowed: allowRight},
+	},
+	"/v1/allocations": {{method: "GET", path: "/v1/allocations", rules: nsRead, allowed: allowReaders}},
+	"/v1/allocation/": {
+		{method: "GET", path: "/v1/allocation/" + noID, rules: nsRead, allowed: allowReaders},
+		{method: "PUT", path: "/v1/allocation/" + noID + "/stop", rules: nsCaps("alloc-lifecycle"), allowed: allowRight},
+	},
 	"/v1/agent/self":    {{method: "GET", path: "/v1/agent/self", rules: agentRd, allowed: allowReaders}},
 	"/v1/agent/members": {{method: "GET", path: "/v1/agent/members", rules: nodeRead, allowed: allowReaders}},
 	"/v1/agent/servers": {
@@ -335,7 +358,8 @@ func TestHTTPACL_ClientOnlyAgent(t *testing.T) {
 }
 
 // TestHTTPACL_EventStreamFiltered: a token that may read jobs but not
-// nodes, asking for both, gets the job events and no node events.
+// nodes, asking for both, gets the job events and no node events; when
+// it loses its access the stream ends.
 func TestHTTPACL_EventStreamFiltered(t *testing.T) {
 	ra := startDevAgentWithACLs(t)
 	mgmt := ra.bootstrapACLs()
@@ -370,7 +394,25 @@ func TestHTTPACL_EventStreamFiltered(t *testing.T) {
 			}
 		}
 		if sawJob {
+			break
+		}
+	}
+
+	// Once its policy is gone the token may read nothing: the next
+	// event ends the stream.
+	r, body = ra.doWithHeaders("DELETE", "/v1/acl/policy/jobs-only", "", map[string]string{"X-Nomad-Token": mgmt})
+	must.Eq(t, http.StatusOK, r.StatusCode, must.Sprint(body))
+	r, body = ra.doWithHeaders("PUT", "/v1/jobs", strings.Replace(unplaceableBody, `"web"`, `"web2"`, 1), map[string]string{"X-Nomad-Token": mgmt})
+	must.Eq(t, http.StatusOK, r.StatusCode, must.Sprint(body))
+	for {
+		var line eventsLine
+		if err := dec.Decode(&line); err != nil {
+			must.ErrorIs(t, err, io.EOF)
 			return
+		}
+		// Events sent before the deletion may still be in flight.
+		for _, e := range line.Events {
+			must.Eq(t, structs.TopicJob, e.Topic)
 		}
 	}
 }
