@@ -150,15 +150,15 @@ type route struct {
 }
 
 // handle registers handler at path behind the authorization step, and
-// records the route and its need (Routes).
+// records the route and its need (registeredRoutes).
 func (s *HTTPServer) handle(path string, n need, handler http.Handler) {
 	s.routeTable = append(s.routeTable, route{Path: path, Need: n})
 	s.mux.Handle(path, s.authorized(n, handler))
 }
 
-// Routes lists every registered route with its need, in registration
+// registeredRoutes lists every registered route with its need, in registration
 // order.
-func (s *HTTPServer) Routes() []route {
+func (s *HTTPServer) registeredRoutes() []route {
 	return append([]route(nil), s.routeTable...)
 }
 

@@ -247,7 +247,7 @@ func TestHTTPACL_EveryRoute(t *testing.T) {
 	readOnly := ra.mustToken(mgmt, "read-only", readOnlyRules)
 	tokens := map[byte]string{'n': "", 'u': "11111111-2222-4333-8444-555555555555", 'r': readOnly, 'm': mgmt}
 
-	routes := ra.agent.http.Routes()
+	routes := ra.agent.http.registeredRoutes()
 	must.SliceNotEmpty(t, routes)
 	seen := map[string]bool{}
 	for i, rt := range routes {
@@ -459,7 +459,7 @@ func TestHTTPACL_DocsListEveryRoute(t *testing.T) {
 	var b strings.Builder
 	b.WriteString(docsTableStart)
 	b.WriteString("| route | needs, with ACLs on |\n|---|---|\n")
-	for _, rt := range srv.Routes() {
+	for _, rt := range srv.registeredRoutes() {
 		fmt.Fprintf(&b, "| `%s` | %s |\n", rt.Path, strings.ReplaceAll(rt.Need.Doc, "|", "\\|"))
 	}
 	b.WriteString(docsTableEnd)
