@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -15,6 +16,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/opennomad/nomad/acl"
+	"github.com/opennomad/nomad/client"
 	"github.com/opennomad/nomad/structs"
 )
 
@@ -477,4 +479,72 @@ func TestHTTPACL_DocsListEveryRoute(t *testing.T) {
 		return
 	}
 	must.Eq(t, want, got, must.Sprint("the route needs table is stale: run with UPDATE_ROUTE_DOCS=1"))
+}
+
+// aclByToken is a LocalServer whose tokens are fixed ACLs.
+type aclByToken struct {
+	*testServer
+	acls map[string]*acl.ACL
+}
+
+func (a *aclByToken) ResolveACL(secret string) (*acl.ACL, error) {
+	if x, ok := a.acls[secret]; ok {
+		return x, nil
+	}
+	return nil, structs.ErrPermissionDenied
+}
+
+// oneAllocClient runs one allocation, in namespace "other".
+type oneAllocClient struct{ ClientAPI }
+
+func (oneAllocClient) AllocState(id string) (*structs.Allocation, error) {
+	if id != noID {
+		return nil, errors.New("unknown allocation")
+	}
+	return &structs.Allocation{ID: noID, Namespace: "other"}, nil
+}
+
+func (oneAllocClient) ListDir(string, string) ([]*client.AllocFileInfo, error) { return nil, nil }
+
+func (oneAllocClient) AllocStats(string) (*client.AllocResourceUsage, error) {
+	return &client.AllocResourceUsage{}, nil
+}
+
+// TestHTTPACL_ClientRoutesUseTheAllocNamespace: the /v1/client routes
+// check the token in the namespace of the allocation, whatever the
+// request's ?namespace says.
+func TestHTTPACL_ClientRoutesUseTheAllocNamespace(t *testing.T) {
+	policy := func(rules string) *acl.ACL {
+		p, err := acl.Parse(rules)
+		must.NoError(t, err)
+		a, err := acl.NewACL(false, []*acl.Policy{p})
+		must.NoError(t, err)
+		return a
+	}
+	h := newTestHTTP(t, func(c *HTTPServerConfig) {
+		c.Server = &aclByToken{testServer: c.Server.(*testServer), acls: map[string]*acl.ACL{
+			"default-fs": policy(`namespace "default" { capabilities = ["read-fs", "read-job"] }`),
+			"other-fs":   policy(`namespace "other" { capabilities = ["read-fs"] }`),
+			"other-read": policy(`namespace "other" { policy = "read" }`),
+		}}
+		c.Client = oneAllocClient{}
+	})
+	cases := []struct {
+		path, token string
+		want        int
+	}{
+		{"/v1/client/fs/ls/" + noID, "default-fs", http.StatusForbidden},
+		{"/v1/client/fs/ls/" + noID + "?namespace=default", "default-fs", http.StatusForbidden},
+		{"/v1/client/fs/ls/" + noID + "?namespace=default", "other-fs", http.StatusOK},
+		{"/v1/client/fs/ls/" + noID, "other-read", http.StatusForbidden},
+		{"/v1/client/allocation/" + noID + "/stats", "default-fs", http.StatusForbidden},
+		{"/v1/client/allocation/" + noID + "/stats", "other-read", http.StatusOK},
+		{"/v1/client/fs/ls/" + noID, "nope", http.StatusForbidden},
+	}
+	for _, c := range cases {
+		resp, body := h.do("GET", c.path, "", "X-Nomad-Token", c.token)
+		must.Eq(t, c.want, resp.StatusCode, must.Sprintf("%s with %s: %s", c.path, c.token, body))
+	}
+	_, body := h.do("GET", "/v1/client/fs/ls/"+noID, "", "X-Nomad-Token", "nope")
+	must.Eq(t, "ACL token not found", body)
 }
