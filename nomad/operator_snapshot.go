@@ -9,6 +9,7 @@ import (
 
 	"github.com/hashicorp/raft"
 
+	"github.com/opennomad/nomad/acl"
 	"github.com/opennomad/nomad/nomad/rpcnet"
 	"github.com/opennomad/nomad/nomad/snapshot"
 	"github.com/opennomad/nomad/structs"
@@ -28,7 +29,14 @@ const snapshotRestoreTimeout = 5 * time.Minute
 // server does not lead; with stale, this server takes it from its own
 // state. onIndex, when set, is told the Raft index the archive reflects
 // before any byte is written (the HTTP API puts it in a header).
-func (s *Server) SnapshotSave(w io.Writer, stale bool, onIndex func(uint64)) error {
+//
+// The streams bypass the RPC registry, so they check the caller's token
+// themselves: saving needs the operator capability snapshot-save, here
+// and again on the leader the token is forwarded to.
+func (s *Server) SnapshotSave(w io.Writer, token string, stale bool, onIndex func(uint64)) error {
+	if err := s.authorizeSnapshot(streamSnapshotSave, token); err != nil {
+		return err
+	}
 	if stale || s.IsLeader() {
 		return s.saveLocalSnapshot(w, onIndex)
 	}
@@ -36,7 +44,7 @@ func (s *Server) SnapshotSave(w io.Writer, stale bool, onIndex func(uint64)) err
 	if err != nil {
 		return err
 	}
-	conn, err := s.net.pool.Stream(addr, streamSnapshotSave, &structs.GenericRequest{})
+	conn, err := s.net.pool.Stream(addr, streamSnapshotSave, snapshotArgs(token, stale))
 	if err != nil {
 		return err
 	}
@@ -91,8 +99,12 @@ func (s *Server) openSnapshot() (*raft.SnapshotMeta, io.ReadCloser, error) {
 // SnapshotRestore replaces the cluster's state with the archive read
 // from r. The leader restores it (this server forwards the archive when
 // it does not lead); the followers then install it from the leader. An
-// archive that fails its checks changes nothing.
-func (s *Server) SnapshotRestore(r io.Reader) error {
+// archive that fails its checks changes nothing. It needs a management
+// token, checked here and on the leader.
+func (s *Server) SnapshotRestore(r io.Reader, token string) error {
+	if err := s.authorizeSnapshot(streamSnapshotRestore, token); err != nil {
+		return err
+	}
 	if s.IsLeader() {
 		return s.restoreLocal(r)
 	}
@@ -100,7 +112,7 @@ func (s *Server) SnapshotRestore(r io.Reader) error {
 	if err != nil {
 		return err
 	}
-	conn, err := s.net.pool.Stream(addr, streamSnapshotRestore, &structs.GenericRequest{})
+	conn, err := s.net.pool.Stream(addr, streamSnapshotRestore, snapshotArgs(token, false))
 	if err != nil {
 		return err
 	}
@@ -113,6 +125,31 @@ func (s *Server) SnapshotRestore(r io.Reader) error {
 	}
 	_, err = conn.ReadResponse()
 	return err
+}
+
+// snapshotArgs are the arguments of a forwarded snapshot stream.
+func snapshotArgs(token string, stale bool) *structs.GenericRequest {
+	return &structs.GenericRequest{QueryOptions: structs.QueryOptions{AuthToken: token, AllowStale: stale}}
+}
+
+// authorizeSnapshot checks the token of a snapshot stream: save needs
+// the operator capability snapshot-save, restore a management token.
+func (s *Server) authorizeSnapshot(method, token string) error {
+	a, err := s.ResolveACL(token)
+	if err != nil {
+		return err
+	}
+	switch method {
+	case streamSnapshotSave:
+		if a.AllowOperatorCapability(acl.OperatorCapabilitySnapshotSave) {
+			return nil
+		}
+	case streamSnapshotRestore:
+		if a.IsManagement() {
+			return nil
+		}
+	}
+	return structs.ErrPermissionDenied
 }
 
 // restoreLocal verifies the archive and has Raft restore it; the FSM's
@@ -168,6 +205,10 @@ func (s *Server) serveStream(method string, conn *rpcnet.StreamConn) {
 	}
 	fail := func(err error) {
 		_ = conn.WriteResponse(rpcnet.StreamResponse{Error: structs.ClassifyError(err).Error()})
+	}
+	if err := s.authorizeSnapshot(method, args.AuthToken); err != nil {
+		fail(err)
+		return
 	}
 	switch method {
 	case streamSnapshotSave:

@@ -16,20 +16,20 @@ import (
 // answer 501.
 
 // aclRoutes registers the ACL routes with h.
-func (s *HTTPServer) aclRoutes(h func(string, handlerFunc)) {
-	h("/v1/acl/bootstrap", s.aclBootstrapRequest)
-	h("/v1/acl/policies", s.aclPoliciesRequest)
-	h("/v1/acl/policy/", s.aclPolicySpecificRequest)
-	h("/v1/acl/tokens", s.aclTokensRequest)
-	h("/v1/acl/token", s.aclTokenCreateRequest)
-	h("/v1/acl/token/", s.aclTokenSpecificRequest)
-	h("/v1/acl/roles", s.aclRolesRequest)
-	h("/v1/acl/role", s.aclRoleCreateRequest)
-	h("/v1/acl/role/", s.aclRoleSpecificRequest)
+func (s *HTTPServer) aclRoutes(h func(string, need, handlerFunc)) {
+	h("/v1/acl/bootstrap", public, s.aclBootstrapRequest)
+	h("/v1/acl/policies", viaRPC, s.aclPoliciesRequest)
+	h("/v1/acl/policy/", viaRPC, s.aclPolicySpecificRequest)
+	h("/v1/acl/tokens", viaRPC, s.aclTokensRequest)
+	h("/v1/acl/token", viaRPC, s.aclTokenCreateRequest)
+	h("/v1/acl/token/", viaRPC, s.aclTokenSpecificRequest)
+	h("/v1/acl/roles", viaRPC, s.aclRolesRequest)
+	h("/v1/acl/role", viaRPC, s.aclRoleCreateRequest)
+	h("/v1/acl/role/", viaRPC, s.aclRoleSpecificRequest)
 	for _, p := range []string{"/v1/acl/auth-methods", "/v1/acl/auth-method", "/v1/acl/auth-method/",
 		"/v1/acl/binding-rules", "/v1/acl/binding-rule", "/v1/acl/binding-rule/", "/v1/acl/oidc/",
 		"/v1/acl/login", "/v1/acl/identity/"} {
-		h(p, aclNotSupported)
+		h(p, notServed, aclNotSupported)
 	}
 }
 

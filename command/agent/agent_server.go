@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/opennomad/nomad/acl"
 	"github.com/opennomad/nomad/api"
 	"github.com/opennomad/nomad/nomad"
 	"github.com/opennomad/nomad/nomad/stream"
@@ -224,6 +225,9 @@ func (l *localServer) Subscribe(req *stream.SubscribeRequest) (*stream.Subscript
 	return l.broker.Subscribe(req)
 }
 
+// ResolveACL resolves a token on the server (cached there).
+func (l *localServer) ResolveACL(secret string) (*acl.ACL, error) { return l.srv.ResolveACL(secret) }
+
 // Shutdown stops the server.
 func (l *localServer) Shutdown() error { return l.srv.Shutdown() }
 
@@ -234,9 +238,11 @@ func (l *localServer) Join(addrs []string) (int, error) { return l.srv.Join(addr
 func (l *localServer) ForceLeave(node string) error { return l.srv.ForceLeave(node) }
 
 // SnapshotSave streams a snapshot archive of the cluster state.
-func (l *localServer) SnapshotSave(w io.Writer, stale bool, onIndex func(uint64)) error {
-	return l.srv.SnapshotSave(w, stale, onIndex)
+func (l *localServer) SnapshotSave(w io.Writer, token string, stale bool, onIndex func(uint64)) error {
+	return l.srv.SnapshotSave(w, token, stale, onIndex)
 }
 
 // SnapshotRestore restores the cluster state from an archive.
-func (l *localServer) SnapshotRestore(r io.Reader) error { return l.srv.SnapshotRestore(r) }
+func (l *localServer) SnapshotRestore(r io.Reader, token string) error {
+	return l.srv.SnapshotRestore(r, token)
+}

@@ -22,6 +22,9 @@ type ClientAPI interface {
 	AllocStats(allocID string) (*client.AllocResourceUsage, error)
 	RestartAlloc(ctx context.Context, allocID, task string, allTasks bool) error
 	SignalTask(allocID, task, signal string) error
+	// AllocState is the allocation as the client has it; the routes
+	// check the caller's token in its namespace.
+	AllocState(allocID string) (*structs.Allocation, error)
 }
 
 var clientAllocSubresources = map[string]bool{"stats": true, "restart": true, "signal": true}

@@ -23,10 +23,13 @@ type ClusterServer interface {
 	// ForceLeave marks a failed server as left.
 	ForceLeave(node string) error
 	// SnapshotSave writes a snapshot archive to w, calling onIndex with
-	// its Raft index before the first byte; see nomad.Server.
-	SnapshotSave(w io.Writer, stale bool, onIndex func(uint64)) error
-	// SnapshotRestore replaces the cluster state with the archive in r.
-	SnapshotRestore(r io.Reader) error
+	// its Raft index before the first byte; see nomad.Server. The
+	// server checks the caller's token (the streams bypass the RPC
+	// registry).
+	SnapshotSave(w io.Writer, token string, stale bool, onIndex func(uint64)) error
+	// SnapshotRestore replaces the cluster state with the archive in r,
+	// for a management token.
+	SnapshotRestore(r io.Reader, token string) error
 }
 
 // clusterServer returns the agent's ClusterServer, or the error that
@@ -156,7 +159,7 @@ func (s *HTTPServer) operatorSnapshotRequest(w http.ResponseWriter, r *http.Requ
 			return nil, err
 		}
 		started := false
-		err := cs.SnapshotSave(w, q.AllowStale, func(index uint64) {
+		err := cs.SnapshotSave(w, q.AuthToken, q.AllowStale, func(index uint64) {
 			started = true
 			w.Header().Set("Content-Type", "application/octet-stream")
 			w.Header().Set("X-Nomad-Index", strconv.FormatUint(index, 10))
@@ -169,7 +172,7 @@ func (s *HTTPServer) operatorSnapshotRequest(w http.ResponseWriter, r *http.Requ
 		}
 		return nil, err
 	case http.MethodPut, http.MethodPost:
-		return nil, cs.SnapshotRestore(r.Body)
+		return nil, cs.SnapshotRestore(r.Body, authToken(r))
 	}
 	return nil, errInvalidMethod
 }

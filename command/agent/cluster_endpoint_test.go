@@ -82,10 +82,10 @@ type fakeCluster struct {
 	leaveErr error
 }
 
-func (f *fakeCluster) Join(addrs []string) (int, error)  { return f.joined, f.joinErr }
-func (f *fakeCluster) ForceLeave(node string) error      { return f.leaveErr }
-func (f *fakeCluster) SnapshotRestore(r io.Reader) error { return nil }
-func (f *fakeCluster) SnapshotSave(w io.Writer, stale bool, onIndex func(uint64)) error {
+func (f *fakeCluster) Join(addrs []string) (int, error)                { return f.joined, f.joinErr }
+func (f *fakeCluster) ForceLeave(node string) error                    { return f.leaveErr }
+func (f *fakeCluster) SnapshotRestore(r io.Reader, token string) error { return nil }
+func (f *fakeCluster) SnapshotSave(w io.Writer, token string, stale bool, onIndex func(uint64)) error {
 	return nil
 }
 

@@ -265,10 +265,11 @@ type Telemetry struct {
 }
 
 // ACLConfig is the `acl` block. enabled turns the ACL system on: the
-// ACL endpoints serve and tokens are required. The token, policy and role
-// cache lifetimes and the replication token are read so that Nomad's
-// files load; with one region and no client-side cache they change
-// nothing.
+// ACL endpoints serve and tokens are required. A client-only agent keeps
+// the tokens it resolved through its servers for TokenTTL and their
+// policies for PolicyTTL (roles are read with the token). The role cache
+// lifetime and the replication token are read so that Nomad's files
+// load; with one region they change nothing.
 type ACLConfig struct {
 	Enabled          bool          `hcl:"enabled"`
 	TokenTTL         time.Duration `hcl:"token_ttl"`

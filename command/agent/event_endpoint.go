@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/opennomad/nomad/acl"
 	"github.com/opennomad/nomad/nomad/stream"
 	"github.com/opennomad/nomad/structs"
 )
@@ -40,6 +41,12 @@ func (s *HTTPServer) eventStream(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotImplemented, "the event stream is served by server agents only")
 		return
 	}
+	a := requestACL(r)
+	if !a.IsManagement() {
+		// Only the topics the token may read; the need let through a
+		// request with at least one.
+		req.Topics = readableTopics(a, req)
+	}
 	sub, err := s.cfg.Server.Subscribe(req)
 	if err != nil {
 		var coded *CodedError
@@ -62,12 +69,28 @@ func (s *HTTPServer) eventStream(w http.ResponseWriter, r *http.Request) {
 	rc.Flush()
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
+	secret := authToken(r)
 	for {
 		ctx, cancel := context.WithTimeout(r.Context(), s.cfg.EventHeartbeat)
 		batch, err := sub.Next(ctx)
 		cancel()
+		if err == nil || errors.Is(err, context.DeadlineExceeded) {
+			// The token is resolved again (cheaply: cached until the
+			// ACL tables change): a deleted token, or one that may no
+			// longer read any topic asked for, ends the stream; the
+			// client resubscribes and is refused.
+			now, aclErr := s.resolveACL(secret)
+			if aclErr != nil || (!now.IsManagement() && len(readableTopics(now, req)) == 0) {
+				s.logger.Debug("event stream ended: the token's access changed")
+				return
+			}
+			a = now
+		}
 		switch {
 		case err == nil:
+			if batch = readableEvents(a, batch); batch == nil {
+				continue
+			}
 			err = enc.Encode(eventsJSON(batch))
 		case r.Context().Err() != nil:
 			return
@@ -85,6 +108,74 @@ func (s *HTTPServer) eventStream(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+}
+
+// eventStreamNeed: the token must be allowed to read at least one of the
+// topics asked for (topicReadable); the stream then carries only those
+// topics, and of them only events of namespaces the token may read.
+var eventStreamNeed = need{
+	Doc: "per topic: Job, Allocation, Evaluation, Deployment: read-job in the event's namespace; Node: node read; " +
+		"ACL topics, \"*\" and no topic: management. Events the token may not read are left out; " +
+		"a token that may read none of the topics asked for is refused",
+	check: func(_ *HTTPServer, a *acl.ACL, r *http.Request) error {
+		req, err := parseEventRequest(r)
+		if err != nil {
+			return nil // the handler answers 400
+		}
+		if !a.IsManagement() && len(readableTopics(a, req)) == 0 {
+			return errPermissionDenied
+		}
+		return nil
+	},
+}
+
+// topicReadable reports whether a may read events of topic in namespace
+// ns ("*": some namespace).
+func topicReadable(a *acl.ACL, topic structs.Topic, ns string) bool {
+	switch topic {
+	case structs.TopicJob, structs.TopicAllocation, structs.TopicEvaluation, structs.TopicDeployment:
+		if ns == "" {
+			ns = structs.DefaultNamespace
+		}
+		return a.AllowNamespaceOperation(ns, acl.NamespaceCapabilityReadJob)
+	case structs.TopicNode:
+		return a.AllowNodeRead()
+	}
+	// "*", the ACL topics and anything else.
+	return a.IsManagement()
+}
+
+// readableTopics is the topics of req that a may read; no topic at all
+// asks for every topic ("*").
+func readableTopics(a *acl.ACL, req *stream.SubscribeRequest) map[structs.Topic][]string {
+	topics := req.Topics
+	if len(topics) == 0 {
+		topics = map[structs.Topic][]string{structs.TopicAll: {stream.Wildcard}}
+	}
+	out := map[structs.Topic][]string{}
+	for t, keys := range topics {
+		if topicReadable(a, t, req.Namespace) {
+			out[t] = keys
+		}
+	}
+	return out
+}
+
+// readableEvents is the events of b that a may read, nil when none.
+func readableEvents(a *acl.ACL, b *structs.Events) *structs.Events {
+	if a.IsManagement() {
+		return b
+	}
+	var kept []structs.Event
+	for _, e := range b.Events {
+		if topicReadable(a, e.Topic, e.Namespace) {
+			kept = append(kept, e)
+		}
+	}
+	if len(kept) == 0 {
+		return nil
+	}
+	return &structs.Events{Index: b.Index, Events: kept}
 }
 
 // parseEventRequest reads topic, index and namespace.

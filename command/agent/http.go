@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	metrics "github.com/hashicorp/go-metrics"
 
+	"github.com/opennomad/nomad/acl"
 	"github.com/opennomad/nomad/ui"
 )
 
@@ -55,6 +56,11 @@ type HTTPServer struct {
 	logger hclog.Logger
 	mux    *http.ServeMux
 
+	// routeTable is every registered route with its need.
+	routeTable []route
+	// remoteACLs resolves tokens on a client-only agent.
+	remoteACLs *remoteACLs
+
 	listener net.Listener
 	srv      *http.Server
 }
@@ -80,6 +86,9 @@ func NewHTTPServer(cfg HTTPServerConfig) (*HTTPServer, error) {
 		rpc:    cfg.RPC,
 		logger: cfg.Logger.Named("http"),
 		mux:    http.NewServeMux(),
+	}
+	if cfg.Server == nil {
+		s.remoteACLs = newRemoteACLs(cfg.RPC, cfg.Agent)
 	}
 	s.routes()
 	return s, nil
@@ -129,72 +138,77 @@ func (s *HTTPServer) Shutdown(ctx context.Context) error {
 	return err
 }
 
+// routes registers every route with what it needs of the caller's token
+// (need, http_acl.go): one declaration per route, applied by the one
+// authorization step (authorized) before the handler runs.
 func (s *HTTPServer) routes() {
-	h := func(path string, fn handlerFunc) { s.mux.HandleFunc(path, s.wrap(fn)) }
+	h := func(path string, n need, fn handlerFunc) { s.handle(path, n, s.wrap(fn)) }
 
-	h("/v1/jobs", s.jobsRequest)
-	h("/v1/jobs/parse", s.jobsParseRequest)
-	h("/v1/job/", s.jobSpecificRequest)
-	h("/v1/validate/job", s.validateJobRequest)
+	h("/v1/jobs", viaRPC, s.jobsRequest)
+	h("/v1/jobs/parse", nsCapability(acl.NamespaceCapabilityParseJob, acl.NamespaceCapabilitySubmitJob), s.jobsParseRequest)
+	h("/v1/job/", viaRPC, s.jobSpecificRequest)
+	h("/v1/validate/job", viaRPC, s.validateJobRequest)
 
-	h("/v1/nodes", s.nodesRequest)
-	h("/v1/node/", s.nodeSpecificRequest)
+	h("/v1/nodes", viaRPC, s.nodesRequest)
+	h("/v1/node/", viaRPC, s.nodeSpecificRequest)
 
-	h("/v1/evaluations", s.evalsRequest)
-	h("/v1/evaluation/", s.evalSpecificRequest)
+	h("/v1/evaluations", viaRPC, s.evalsRequest)
+	h("/v1/evaluation/", viaRPC, s.evalSpecificRequest)
 
-	h("/v1/deployments", s.deploymentsRequest)
-	h("/v1/deployment/", s.deploymentSpecificRequest)
+	h("/v1/deployments", viaRPC, s.deploymentsRequest)
+	h("/v1/deployment/", viaRPC, s.deploymentSpecificRequest)
 
-	h("/v1/allocations", s.allocsRequest)
-	h("/v1/allocation/", s.allocSpecificRequest)
+	h("/v1/allocations", viaRPC, s.allocsRequest)
+	h("/v1/allocation/", viaRPC, s.allocSpecificRequest)
 
-	h("/v1/agent/self", s.agentSelfRequest)
-	h("/v1/agent/members", s.agentMembersRequest)
-	h("/v1/agent/servers", s.agentServersRequest)
-	h("/v1/agent/join", s.agentJoinRequest)
-	h("/v1/agent/force-leave", s.agentForceLeaveRequest)
-	h("/v1/agent/health", s.agentHealthRequest)
-	h("/v1/agent/schedulers", s.agentSchedulersRequest)
-	h("/v1/agent/schedulers/config", s.agentSchedulerConfigRequest)
+	h("/v1/agent/self", agentRead, s.agentSelfRequest)
+	h("/v1/agent/members", viaRPC, s.agentMembersRequest)
+	h("/v1/agent/servers", readWrite(agentRead, agentWrite), s.agentServersRequest)
+	h("/v1/agent/join", agentWrite, s.agentJoinRequest)
+	h("/v1/agent/force-leave", agentWrite, s.agentForceLeaveRequest)
+	h("/v1/agent/health", public, s.agentHealthRequest)
+	h("/v1/agent/schedulers", agentRead, s.agentSchedulersRequest)
+	h("/v1/agent/schedulers/config", readWrite(agentRead, agentWrite), s.agentSchedulerConfigRequest)
 
-	h("/v1/status/leader", s.statusLeaderRequest)
-	h("/v1/status/peers", s.statusPeersRequest)
-	h("/v1/regions", s.regionsRequest)
+	h("/v1/status/leader", public, s.statusLeaderRequest)
+	h("/v1/status/peers", public, s.statusPeersRequest)
+	h("/v1/regions", public, s.regionsRequest)
 
-	h("/v1/operator/scheduler/configuration", s.operatorSchedulerConfigRequest)
-	h("/v1/operator/raft/configuration", s.operatorRaftConfigRequest)
-	h("/v1/operator/raft/peer", s.operatorRaftPeerRequest)
-	h("/v1/operator/snapshot", s.operatorSnapshotRequest)
-	h("/v1/operator/keyring/keys", s.operatorKeyringKeysRequest)
-	h("/v1/operator/keyring/rotate", s.operatorKeyringRotateRequest)
-	h("/v1/operator/keyring/key/", s.operatorKeyringKeyRequest)
-	h("/.well-known/jwks.json", s.jwksRequest)
-	h("/.well-known/openid-configuration", s.openIDConfigurationRequest)
+	h("/v1/operator/scheduler/configuration", viaRPC, s.operatorSchedulerConfigRequest)
+	h("/v1/operator/raft/configuration", viaRPC, s.operatorRaftConfigRequest)
+	h("/v1/operator/raft/peer", viaRPC, s.operatorRaftPeerRequest)
+	// The snapshot streams bypass the RPC registry; the servers check
+	// the token again (nomad.Server.SnapshotSave, SnapshotRestore).
+	h("/v1/operator/snapshot", readWrite(operatorCapability(acl.OperatorCapabilitySnapshotSave), management), s.operatorSnapshotRequest)
+	h("/v1/operator/keyring/keys", viaRPC, s.operatorKeyringKeysRequest)
+	h("/v1/operator/keyring/rotate", viaRPC, s.operatorKeyringRotateRequest)
+	h("/v1/operator/keyring/key/", viaRPC, s.operatorKeyringKeyRequest)
+	h("/.well-known/jwks.json", public, s.jwksRequest)
+	h("/.well-known/openid-configuration", public, s.openIDConfigurationRequest)
 
 	s.aclRoutes(h)
 
-	h("/v1/client/fs/", s.fsRequest)
-	h("/v1/client/allocation/", s.clientAllocRequest)
+	h("/v1/client/fs/", fsNeed, s.fsRequest)
+	h("/v1/client/allocation/", clientAllocNeed, s.clientAllocRequest)
 
-	h("/v1/system/gc", s.systemGCRequest)
-	h("/v1/metrics", s.metricsRequest)
-	s.mux.HandleFunc("/v1/event/stream", s.eventStream)
+	h("/v1/system/gc", viaRPC, s.systemGCRequest)
+	h("/v1/metrics", public, s.metricsRequest)
+	s.handle("/v1/event/stream", eventStreamNeed, http.HandlerFunc(s.eventStream))
 
-	if s.agent.EnableDebug {
-		s.mux.HandleFunc("/v1/agent/pprof/", pprofProfile)
-		s.mux.HandleFunc("/v1/agent/pprof/cmdline", pprof.Cmdline)
-		s.mux.HandleFunc("/v1/agent/pprof/profile", pprof.Profile)
-		s.mux.HandleFunc("/v1/agent/pprof/symbol", pprof.Symbol)
-		s.mux.HandleFunc("/v1/agent/pprof/trace", pprof.Trace)
-	}
+	// With ACLs on, a token with agent write may profile the agent;
+	// with ACLs off only an agent started with enable_debug serves them.
+	s.handle("/v1/agent/pprof/", pprofNeed, http.HandlerFunc(pprofProfile))
+	s.handle("/v1/agent/pprof/cmdline", pprofNeed, http.HandlerFunc(pprof.Cmdline))
+	s.handle("/v1/agent/pprof/profile", pprofNeed, http.HandlerFunc(pprof.Profile))
+	s.handle("/v1/agent/pprof/symbol", pprofNeed, http.HandlerFunc(pprof.Symbol))
+	s.handle("/v1/agent/pprof/trace", pprofNeed, http.HandlerFunc(pprof.Trace))
 
 	// The web UI, and / sending browsers to it (API clients keep the
 	// redirect to /v1/agent/self).
-	s.mux.Handle(ui.Prefix, ui.Handler())
-	s.mux.Handle("/ui", http.RedirectHandler(ui.Prefix, http.StatusMovedPermanently))
+	s.handle(ui.Prefix, public, ui.Handler())
+	s.handle("/ui", public, http.RedirectHandler(ui.Prefix, http.StatusMovedPermanently))
 
-	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+	s.handle("/", public, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/" {
 			target := "/v1/agent/self"
 			if ui.WantsHTML(r) {
@@ -204,7 +218,7 @@ func (s *HTTPServer) routes() {
 			return
 		}
 		writeError(w, http.StatusNotFound, "Invalid URL path")
-	})
+	}))
 }
 
 // pprofProfile serves the named runtime profiles (heap, goroutine,

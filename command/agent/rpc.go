@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"github.com/opennomad/nomad/acl"
 	"github.com/opennomad/nomad/api"
 	"github.com/opennomad/nomad/nomad/stream"
 )
@@ -93,4 +94,10 @@ type LocalServer interface {
 	// is disabled); stream.ErrSubscriptionClosed means the server is
 	// stopping; any other error is a request the broker refuses (400).
 	Subscribe(req *stream.SubscribeRequest) (*stream.Subscription, error)
+	// ResolveACL returns what the token with secret may do (everything
+	// while ACLs are off): the authorization of the routes the agent
+	// answers itself. A secret no token has is
+	// structs.ErrPermissionDenied, an expired token
+	// structs.ErrACLTokenExpired.
+	ResolveACL(secret string) (*acl.ACL, error)
 }

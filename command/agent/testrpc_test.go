@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/go-memdb"
 	"github.com/shoenig/test/must"
 
+	"github.com/opennomad/nomad/acl"
 	"github.com/opennomad/nomad/api"
 	"github.com/opennomad/nomad/nomad/endpoints"
 	"github.com/opennomad/nomad/nomad/state"
@@ -430,3 +431,6 @@ func listen(t *testing.T) net.Listener {
 	must.NoError(t, err)
 	return ln
 }
+
+// ResolveACL: the fake server runs with ACLs off.
+func (s *testServer) ResolveACL(string) (*acl.ACL, error) { return acl.ACLsDisabled, nil }

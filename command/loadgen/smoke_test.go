@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/go-metrics"
 	"github.com/shoenig/test/must"
 
+	"github.com/opennomad/nomad/acl"
 	"github.com/opennomad/nomad/api"
 	"github.com/opennomad/nomad/command/agent"
 	"github.com/opennomad/nomad/command/nodesim"
@@ -145,3 +146,6 @@ func TestRun_SimulatedNodesAgainstOneServer(t *testing.T) {
 	must.Eq(t, int64(100), st.AllocsRunning)
 	must.Eq(t, int64(0), st.UpdateErrors)
 }
+
+// ResolveACL: the server runs with ACLs off.
+func (e *eventServer) ResolveACL(string) (*acl.ACL, error) { return acl.ACLsDisabled, nil }
