@@ -1,6 +1,7 @@
 package command
 
 import (
+	"errors"
 	"io"
 	"strings"
 	"testing"
@@ -49,9 +50,11 @@ func newRealAgentWith(t testing.TB, mod func(*agent.Config)) *realAgent {
 	for {
 		var leader string
 		if err := a.RPC("Status.Leader", &structs.GenericRequest{}, &leader); err == nil && leader != "" {
-			// The leader serves once it established itself.
+			// The leader serves once it established itself; with ACLs
+			// on it answers this token-less read with a refusal.
 			var reply structs.SchedulerConfigurationResponse
-			if a.RPC("Operator.SchedulerGetConfiguration", &structs.GenericRequest{}, &reply) == nil {
+			err := a.RPC("Operator.SchedulerGetConfiguration", &structs.GenericRequest{}, &reply)
+			if err == nil || errors.Is(err, structs.ErrPermissionDenied) {
 				return r
 			}
 		}

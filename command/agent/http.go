@@ -174,6 +174,10 @@ func (s *HTTPServer) routes() {
 
 	s.aclRoutes(h)
 
+	h("/v1/namespaces", s.namespacesRequest)
+	h("/v1/namespace", s.namespaceCreateRequest)
+	h("/v1/namespace/", s.namespaceSpecificRequest)
+
 	h("/v1/client/fs/", s.fsRequest)
 	h("/v1/client/allocation/", s.clientAllocRequest)
 
