@@ -193,3 +193,29 @@ func namespaceNames(list []*structs.Namespace) []string {
 	}
 	return names
 }
+
+// TestNamespaceEndpoint_Capabilities: a job using a task driver its
+// namespace does not allow is refused at register and plan; one that
+// keeps to the namespace's drivers registers.
+func TestNamespaceEndpoint_Capabilities(t *testing.T) {
+	s := newTestServer(t, nil)
+	var wr structs.GenericResponse
+	must.NoError(t, s.RPC("Namespace.UpsertNamespaces", &structs.NamespaceUpsertRequest{Namespaces: []*structs.Namespace{
+		{Name: "locked", Capabilities: &structs.NamespaceCapabilities{EnabledTaskDrivers: []string{"exec"}}},
+	}}, &wr))
+	wreq := structs.WriteRequest{Namespace: "locked"}
+
+	job := mock.Job()
+	job.Namespace = "locked"
+	job.TaskGroups[0].Tasks[0].Driver = "raw_exec"
+	var reg structs.JobRegisterResponse
+	err := s.RPC("Job.Register", &structs.JobRegisterRequest{Job: job.Copy(), WriteRequest: wreq}, &reg)
+	must.ErrorIs(t, err, structs.ErrInvalid)
+	must.ErrorContains(t, err, `used task driver "raw_exec" is not allowed in namespace "locked"`)
+	var plan structs.JobPlanResponse
+	err = s.RPC("Job.Plan", &structs.JobPlanRequest{Job: job.Copy(), WriteRequest: wreq}, &plan)
+	must.ErrorContains(t, err, `used task driver "raw_exec" is not allowed in namespace "locked"`)
+
+	job.TaskGroups[0].Tasks[0].Driver = "exec"
+	must.NoError(t, s.RPC("Job.Register", &structs.JobRegisterRequest{Job: job, WriteRequest: wreq}, &reg))
+}

@@ -186,3 +186,45 @@ type NamespaceSetResponse struct {
 	Namespaces map[string]*Namespace
 	QueryMeta
 }
+
+// CheckJob refuses a job that uses a task driver or a group network mode
+// the namespace's capabilities do not allow, in Nomad's words. A group
+// network without a mode is in mode "host". An enabled list, when not
+// empty, allows only what it names; a disabled list refuses what it
+// names.
+func (n *Namespace) CheckJob(job *Job) error {
+	c := n.Capabilities
+	if c == nil {
+		return nil
+	}
+	allowed := func(v string, enabled, disabled []string) bool {
+		if len(enabled) > 0 && !slices.Contains(enabled, v) {
+			return false
+		}
+		return !slices.Contains(disabled, v)
+	}
+	var errs []error
+	seen := map[string]bool{}
+	for _, tg := range job.TaskGroups {
+		for _, t := range tg.Tasks {
+			if !seen["driver "+t.Driver] && !allowed(t.Driver, c.EnabledTaskDrivers, c.DisabledTaskDrivers) {
+				errs = append(errs, fmt.Errorf("used task driver %q is not allowed in namespace %q", t.Driver, n.Name))
+			}
+			seen["driver "+t.Driver] = true
+		}
+		for _, net := range tg.Networks {
+			mode := net.Mode
+			if mode == "" {
+				mode = "host"
+			}
+			if !seen["mode "+mode] && !allowed(mode, c.EnabledNetworkModes, c.DisabledNetworkModes) {
+				errs = append(errs, fmt.Errorf("used group network mode %q is not allowed in namespace %q", mode, n.Name))
+			}
+			seen["mode "+mode] = true
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return WithKind(ErrInvalid, errors.Join(errs...))
+}

@@ -2,10 +2,12 @@ package agent
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strings"
 	"testing"
 
+	nomadapi "github.com/hashicorp/nomad/api"
 	"github.com/shoenig/test/must"
 
 	"github.com/opennomad/nomad/structs"
@@ -61,4 +63,53 @@ func TestHTTP_Namespaces(t *testing.T) {
 	must.Eq(t, []string{"default", "team-a"}, names)
 	must.Positive(t, list[1].CreateIndex)
 	must.Eq(t, list[1].CreateIndex, list[1].ModifyIndex)
+}
+
+// TestRealServer_NomadAPINamespaces runs what Nomad's own api tests ask
+// of namespaces (TestNamespaces_Register, _Register_Invalid, _Info,
+// _Delete, _List, TestNamespace_NotFound) with HashiCorp's Go client
+// against a real dev agent.
+func TestRealServer_NomadAPINamespaces(t *testing.T) {
+	ra := startDevAgent(t)
+	client, err := nomadapi.NewClient(&nomadapi.Config{Address: ra.base})
+	must.NoError(t, err)
+	namespaces := client.Namespaces()
+
+	_, _, err = namespaces.Info("foo", nil)
+	must.ErrorContains(t, err, "not found")
+	var ure nomadapi.UnexpectedResponseError
+	must.True(t, errors.As(err, &ure))
+	must.Eq(t, http.StatusNotFound, ure.StatusCode())
+
+	_, err = namespaces.Register(&nomadapi.Namespace{Name: "*"}, nil)
+	must.ErrorContains(t, err, `invalid name "*".`)
+
+	wm, err := namespaces.Register(&nomadapi.Namespace{Name: "foobbb", Description: "b",
+		Capabilities: &nomadapi.NamespaceCapabilities{DisabledTaskDrivers: []string{"raw_exec"}}}, nil)
+	must.NoError(t, err)
+	must.Positive(t, wm.LastIndex)
+	_, err = namespaces.Register(&nomadapi.Namespace{Name: "fooaaa", Meta: map[string]string{"k": "v"}}, nil)
+	must.NoError(t, err)
+
+	// Nomad's client sorts newest first.
+	list, qm, err := namespaces.List(nil)
+	must.NoError(t, err)
+	must.Positive(t, qm.LastIndex)
+	must.Len(t, 3, list)
+	must.Eq(t, "fooaaa", list[0].Name)
+	must.Eq(t, "default", list[2].Name)
+	prefixed, _, err := namespaces.PrefixList("foob", nil)
+	must.NoError(t, err)
+	must.Len(t, 1, prefixed)
+	must.Eq(t, []string{"raw_exec"}, prefixed[0].Capabilities.DisabledTaskDrivers)
+
+	info, _, err := namespaces.Info("fooaaa", nil)
+	must.NoError(t, err)
+	must.Eq(t, "v", info.Meta["k"])
+
+	_, err = namespaces.Delete("fooaaa", nil)
+	must.NoError(t, err)
+	list, _, err = namespaces.List(nil)
+	must.NoError(t, err)
+	must.Len(t, 2, list)
 }

@@ -132,9 +132,10 @@ func newJobEval(job *structs.Job, triggeredBy string, priority int, now time.Tim
 	}
 }
 
-// checkNamespaceExists refuses a job whose namespace does not exist, in
-// Nomad's words.
-func checkNamespaceExists(store interface {
+// checkJobNamespace refuses a job whose namespace does not exist, or
+// whose namespace's capabilities do not allow a task driver or network
+// mode it uses, in Nomad's words.
+func checkJobNamespace(store interface {
 	NamespaceByName(memdb.WatchSet, string) (*structs.Namespace, error)
 }, job *structs.Job) error {
 	ns, err := store.NamespaceByName(nil, job.Namespace)
@@ -144,7 +145,7 @@ func checkNamespaceExists(store interface {
 	if ns == nil {
 		return structs.KindErrorf(structs.ErrInvalid, "job %q is in nonexistent namespace %q", job.ID, job.Namespace)
 	}
-	return nil
+	return ns.CheckJob(job)
 }
 
 // Register registers a job or a new version of it, and the eval that
@@ -164,7 +165,7 @@ func (j *Job) Register(args *structs.JobRegisterRequest, reply *structs.JobRegis
 	if err != nil {
 		return err
 	}
-	if err := checkNamespaceExists(store, args.Job); err != nil {
+	if err := checkJobNamespace(store, args.Job); err != nil {
 		return err
 	}
 	job := args.Job

@@ -31,7 +31,7 @@ func (j *Job) Plan(args *structs.JobPlanRequest, reply *structs.JobPlanResponse)
 	if err != nil {
 		return err
 	}
-	if err := checkNamespaceExists(snap, args.Job); err != nil {
+	if err := checkJobNamespace(snap, args.Job); err != nil {
 		return err
 	}
 	job := args.Job
