@@ -53,7 +53,8 @@ func (n *Namespace) UpsertNamespaces(args *structs.NamespaceUpsertRequest, reply
 }
 
 // DeleteNamespaces removes namespaces, all or none: never the default
-// namespace, nor one that still has jobs that are not dead.
+// namespace, nor one that still has jobs that are not dead or
+// allocations that are not client-terminal.
 func (n *Namespace) DeleteNamespaces(args *structs.NamespaceDeleteRequest, reply *structs.GenericResponse) error {
 	if done, err := n.srv.Forward("Namespace.DeleteNamespaces", args, args, reply); done {
 		return err
@@ -73,13 +74,13 @@ func (n *Namespace) DeleteNamespaces(args *structs.NamespaceDeleteRequest, reply
 		if ns == nil {
 			return fmt.Errorf("namespace %q: %w", name, structs.ErrNamespaceNotFound)
 		}
-		live, err := store.NamespaceHasLiveJobs(name)
+		inUse, err := store.NamespaceInUse(name)
 		if err != nil {
 			return err
 		}
-		if live {
-			return structs.KindErrorf(structs.ErrInvalid, "namespace %q has non-terminal jobs in regions: [%s]",
-				name, n.srv.Settings().Region)
+		if inUse != "" {
+			return structs.KindErrorf(structs.ErrInvalid, "namespace %q has %s in regions: [%s]",
+				name, inUse, n.srv.Settings().Region)
 		}
 	}
 	req := &structs.NamespaceDeleteRequest{Namespaces: args.Namespaces, WriteRequest: args.WriteRequest}

@@ -10,7 +10,7 @@ import (
 
 // Namespaces, by name. The store holds two invariants of its own: the
 // default namespace is never deleted, and neither is a namespace that
-// still has jobs that are not dead.
+// still has jobs that are not dead or allocations still running.
 
 func namespacesTableSchema() *memdb.TableSchema {
 	return &memdb.TableSchema{
@@ -83,8 +83,9 @@ func (s *StateStore) DeleteNamespaces(index uint64, names []string) error {
 
 // DeleteNamespaces removes the named namespaces, all or none: the write
 // is refused when one does not exist (structs.ErrNamespaceNotFound), is
-// the default namespace, or still has a job that is not dead (both of
-// kind structs.ErrInvalid).
+// the default namespace, or still has a job that is not dead or an
+// allocation that is not client-terminal (both of kind
+// structs.ErrInvalid).
 func (tx *Txn) DeleteNamespaces(names []string) error {
 	tx.touch(TableNamespaces)
 	for _, name := range names {
@@ -98,12 +99,12 @@ func (tx *Txn) DeleteNamespaces(names []string) error {
 		if n == nil {
 			return fmt.Errorf("namespace %q: %w", name, structs.ErrNamespaceNotFound)
 		}
-		live, err := namespaceHasLiveJobs(tx.txn, name)
+		inUse, err := namespaceInUse(tx.txn, name)
 		if err != nil {
 			return err
 		}
-		if live {
-			return structs.KindErrorf(structs.ErrInvalid, "namespace %q has non-terminal jobs", name)
+		if inUse != "" {
+			return structs.KindErrorf(structs.ErrInvalid, "namespace %q has %s", name, inUse)
 		}
 		if err := tx.delete(TableNamespaces, n); err != nil {
 			return err
@@ -112,21 +113,31 @@ func (tx *Txn) DeleteNamespaces(names []string) error {
 	return nil
 }
 
-// NamespaceHasLiveJobs reports whether a job of the namespace is not dead.
-func (s *StateStore) NamespaceHasLiveJobs(name string) (bool, error) {
-	return namespaceHasLiveJobs(s.db.Txn(false), name)
+// NamespaceInUse says what keeps a namespace from being deleted, in
+// Nomad's words ("non-terminal jobs", "non-terminal allocations"), or ""
+// when nothing does.
+func (s *StateStore) NamespaceInUse(name string) (string, error) {
+	return namespaceInUse(s.db.Txn(false), name)
 }
 
-func namespaceHasLiveJobs(txn *memdb.Txn, name string) (bool, error) {
-	it, err := txn.Get(TableJobs, indexID+"_prefix", name, "")
+func namespaceInUse(txn *memdb.Txn, name string) (string, error) {
+	jobs, err := txn.Get(TableJobs, indexID+"_prefix", name, "")
 	if err != nil {
-		return false, err
+		return "", err
 	}
-	for raw := it.Next(); raw != nil; raw = it.Next() {
-		j := raw.(*structs.Job)
-		if j.Namespace == name && j.Status != structs.JobStatusDead {
-			return true, nil
+	for raw := jobs.Next(); raw != nil; raw = jobs.Next() {
+		if j := raw.(*structs.Job); j.Namespace == name && j.Status != structs.JobStatusDead {
+			return "non-terminal jobs", nil
 		}
 	}
-	return false, nil
+	allocs, err := txn.Get(TableAllocs, indexJob+"_prefix", name, "")
+	if err != nil {
+		return "", err
+	}
+	for raw := allocs.Next(); raw != nil; raw = allocs.Next() {
+		if a := raw.(*structs.Allocation); a.Namespace == name && !a.ClientTerminalStatus() {
+			return "non-terminal allocations", nil
+		}
+	}
+	return "", nil
 }

@@ -81,7 +81,7 @@ func TestNamespaces_UpsertInvalid(t *testing.T) {
 func TestNamespaces_Delete(t *testing.T) {
 	s := testStore(t)
 	must.NoError(t, s.UpsertNamespaces(10, []*structs.Namespace{structs.NewDefaultNamespace(),
-		{Name: "empty"}, {Name: "busy"}, {Name: "done"}}))
+		{Name: "empty"}, {Name: "busy"}, {Name: "done"}, {Name: "draining"}}))
 	live := mockJob()
 	live.Namespace = "busy"
 	must.NoError(t, s.UpsertJob(11, live))
@@ -91,6 +91,16 @@ func TestNamespaces_Delete(t *testing.T) {
 	dead = dead.Copy()
 	dead.Status = structs.JobStatusDead
 	must.NoError(t, s.WithWriteTxn(13, func(tx *Txn) error { return tx.insert(TableJobs, dead) }))
+	// A dead job whose alloc still runs on its client.
+	stopping := mockJob()
+	stopping.Namespace = "draining"
+	must.NoError(t, s.UpsertJob(14, stopping))
+	running := mockAlloc(stopping, mockNode())
+	running.ClientStatus = structs.AllocClientStatusRunning
+	must.NoError(t, s.UpsertAllocs(15, []*structs.Allocation{running}))
+	stopping = stopping.Copy()
+	stopping.Status = structs.JobStatusDead
+	must.NoError(t, s.WithWriteTxn(16, func(tx *Txn) error { return tx.insert(TableJobs, stopping) }))
 
 	cases := []struct {
 		names []string
@@ -100,6 +110,7 @@ func TestNamespaces_Delete(t *testing.T) {
 		{[]string{"default"}, structs.ErrInvalid, "can not delete default namespace"},
 		{[]string{"nope"}, structs.ErrNotFound, "namespace not found"},
 		{[]string{"empty", "busy"}, structs.ErrInvalid, `namespace "busy" has non-terminal jobs`},
+		{[]string{"draining"}, structs.ErrInvalid, `namespace "draining" has non-terminal allocations`},
 	}
 	for _, c := range cases {
 		err := s.DeleteNamespaces(20, c.names)
@@ -113,6 +124,6 @@ func TestNamespaces_Delete(t *testing.T) {
 	must.NoError(t, s.DeleteNamespaces(21, []string{"empty", "done"}))
 	list, err := s.Namespaces(nil, "")
 	must.NoError(t, err)
-	must.Len(t, 2, list)
+	must.Len(t, 3, list)
 	must.Eq(t, uint64(21), mustIndex(t, s, TableNamespaces))
 }
