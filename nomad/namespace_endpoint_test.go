@@ -219,3 +219,18 @@ func TestNamespaceEndpoint_Capabilities(t *testing.T) {
 	job.TaskGroups[0].Tasks[0].Driver = "exec"
 	must.NoError(t, s.RPC("Job.Register", &structs.JobRegisterRequest{Job: job, WriteRequest: wreq}, &reg))
 }
+
+// TestLeader_DefaultNamespaceWrittenOnce: the leader writes the default
+// namespace only when it is missing; taking office again leaves it as it
+// was.
+func TestLeader_DefaultNamespaceWrittenOnce(t *testing.T) {
+	s := newTestServer(t, nil)
+	before, err := s.State().NamespaceByName(nil, structs.DefaultNamespace)
+	must.NoError(t, err)
+	must.NotNil(t, before)
+	must.NoError(t, s.ensureDefaultNamespace())
+	after, err := s.State().NamespaceByName(nil, structs.DefaultNamespace)
+	must.NoError(t, err)
+	must.Eq(t, before.ModifyIndex, after.ModifyIndex)
+	must.Eq(t, structs.NewDefaultNamespace().Hash, after.Hash)
+}
