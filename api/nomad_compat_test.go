@@ -17,6 +17,7 @@ import (
 func TestWireFieldsMatchNomadAPI(t *testing.T) {
 	pairs := []struct{ ours, theirs any }{
 		{Job{}, nomadapi.Job{}},
+		{Namespace{}, nomadapi.Namespace{}},
 		{ACLPolicy{}, nomadapi.ACLPolicy{}},
 		{ACLPolicyListStub{}, nomadapi.ACLPolicyListStub{}},
 		{ACLToken{}, nomadapi.ACLToken{}},

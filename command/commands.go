@@ -86,6 +86,12 @@ func Commands(meta Meta) map[string]cli.CommandFactory {
 		"acl role info":             func(m Meta) cli.Command { return &ACLRoleInfoCommand{Meta: m} },
 		"acl role list":             func(m Meta) cli.Command { return &ACLRoleListCommand{Meta: m} },
 		"acl role delete":           func(m Meta) cli.Command { return &ACLRoleDeleteCommand{Meta: m} },
+		"namespace":                 func(m Meta) cli.Command { return newGroup(m, "namespace", namespaceGroupHelp) },
+		"namespace apply":           func(m Meta) cli.Command { return &NamespaceApplyCommand{Meta: m} },
+		"namespace list":            func(m Meta) cli.Command { return &NamespaceListCommand{Meta: m} },
+		"namespace status":          func(m Meta) cli.Command { return &NamespaceStatusCommand{Meta: m} },
+		"namespace inspect":         func(m Meta) cli.Command { return &NamespaceInspectCommand{Meta: m} },
+		"namespace delete":          func(m Meta) cli.Command { return &NamespaceDeleteCommand{Meta: m} },
 
 		"operator root keyring":         func(m Meta) cli.Command { return newGroup(m, "operator root keyring", operatorRootKeyringGroupHelp) },
 		"operator root keyring list":    func(m Meta) cli.Command { return &OperatorRootKeyringListCommand{Meta: m} },

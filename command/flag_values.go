@@ -73,3 +73,16 @@ func (u *optionalUint) Set(v string) error {
 	u.set, u.value = true, parsed
 	return nil
 }
+
+// optionalString is a string flag that remembers whether it was given.
+type optionalString struct {
+	value string
+	set   bool
+}
+
+func (s *optionalString) String() string { return s.value }
+
+func (s *optionalString) Set(v string) error {
+	s.value, s.set = v, true
+	return nil
+}

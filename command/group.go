@@ -42,6 +42,7 @@ var groupSynopses = map[string]string{
 	"operator root":         "Manage the cluster's root keys",
 	"operator root keyring": "List, rotate and remove the root keys",
 	"acl":                   "Interact with ACL policies, tokens and roles",
+	"namespace":             "Interact with namespaces",
 	"acl policy":            "Interact with ACL policies",
 	"acl token":             "Interact with ACL tokens",
 	"acl role":              "Interact with ACL roles",

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/opennomad/nomad/acl"
 	"github.com/opennomad/nomad/nomad/clock"
 	"github.com/opennomad/nomad/nomad/endpoints"
 	"github.com/opennomad/nomad/nomad/periodic"
@@ -44,6 +45,10 @@ func (e *endpointServer) ClientServers() []*structs.NodeServerInfo { return e.s.
 func (e *endpointServer) RaftPeers() ([]string, error)             { return e.s.raftPeers() }
 func (e *endpointServer) RemoveRaftPeer(id string) (uint64, error) { return e.s.removeRaftPeer(id) }
 func (e *endpointServer) Members() []*structs.ServerMember         { return e.s.members() }
+
+func (e *endpointServer) ResolveACL(secretID string) (*acl.ACL, error) {
+	return e.s.ResolveACL(secretID)
+}
 
 func (e *endpointServer) Settings() endpoints.Settings {
 	c := e.s.config

@@ -147,6 +147,9 @@ func (s *Server) establishLeadership(ctx context.Context) error {
 	if err := s.ensureClusterMetadata(); err != nil {
 		return err
 	}
+	if err := s.ensureDefaultNamespace(); err != nil {
+		return err
+	}
 	schedConfig, err := s.ensureSchedulerConfig()
 	if err != nil {
 		return err
@@ -294,6 +297,21 @@ func (s *Server) ensureClusterMetadata() error {
 	}}
 	if _, _, err := s.raftApply(structs.ClusterMetadataRequestType, req); err != nil {
 		return fmt.Errorf("writing cluster metadata: %w", err)
+	}
+	return nil
+}
+
+// ensureDefaultNamespace writes the default namespace, once: a new
+// cluster's leader writes it before it serves anything, and it can never
+// be deleted.
+func (s *Server) ensureDefaultNamespace() error {
+	ns, err := s.State().NamespaceByName(nil, structs.DefaultNamespace)
+	if err != nil || ns != nil {
+		return err
+	}
+	req := &structs.NamespaceUpsertRequest{Namespaces: []*structs.Namespace{structs.NewDefaultNamespace()}}
+	if _, _, err := s.raftApply(structs.NamespaceUpsertRequestType, req); err != nil {
+		return fmt.Errorf("writing the default namespace: %w", err)
 	}
 	return nil
 }

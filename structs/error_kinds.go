@@ -113,6 +113,9 @@ var (
 	// allows another; of kind ErrInvalid. Its text opens the message,
 	// "ACL bootstrap already done (reset index: 7)".
 	ErrACLBootstrapDone error = &kindedSentinel{msg: "ACL bootstrap already done", kind: ErrInvalid, opensMessage: true}
+	// ErrNamespaceNotFound: the namespace named does not exist; of kind
+	// ErrNotFound.
+	ErrNamespaceNotFound error = &kindedSentinel{msg: "namespace not found", kind: ErrNotFound}
 )
 
 // recognised are the kinds RecoverError finds by text, most specific
@@ -122,7 +125,8 @@ var recognised = []error{
 	ErrNotOutstanding, ErrTokenMismatch, ErrNackTimeoutReached, ErrUnknownMethod,
 	ErrJobRegistrationOff, ErrJobModifyIndex, ErrUnknownNode, ErrUnknownJob, ErrUnknownEval, ErrUnknownAlloc,
 	ErrUnknownDeployment, ErrRootKeyNotFound, ErrRootKeyActive, ErrACLDisabled, ErrACLTokenNotFound,
-	ErrACLTokenExpired, ErrACLPolicyNotFound, ErrACLRoleNotFound, ErrACLBootstrapDone, ErrPermissionDenied,
+	ErrACLTokenExpired, ErrACLPolicyNotFound, ErrACLRoleNotFound, ErrACLBootstrapDone, ErrNamespaceNotFound,
+	ErrPermissionDenied,
 }
 
 // kinds is every kind, most specific first: KindOf returns the first err

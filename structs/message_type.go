@@ -49,6 +49,8 @@ const (
 	ACLRolesDeleteRequestType     MessageType = 108
 	OneTimeTokenUpsertRequestType MessageType = 109
 	OneTimeTokenDeleteRequestType MessageType = 110
+	NamespaceUpsertRequestType    MessageType = 111
+	NamespaceDeleteRequestType    MessageType = 112
 )
 
 // IgnoreUnknownTypeFlag marks a message type that an older server may skip
@@ -91,6 +93,8 @@ var messageTypeNames = map[MessageType]string{
 	ACLRolesDeleteRequestType:               "ACLRolesDelete",
 	OneTimeTokenUpsertRequestType:           "OneTimeTokenUpsert",
 	OneTimeTokenDeleteRequestType:           "OneTimeTokenDelete",
+	NamespaceUpsertRequestType:              "NamespaceUpsert",
+	NamespaceDeleteRequestType:              "NamespaceDelete",
 }
 
 // String names the message type for logs and metrics.

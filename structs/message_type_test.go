@@ -51,6 +51,8 @@ func TestMessageTypeNumbers(t *testing.T) {
 		{structs.ACLRolesDeleteRequestType, 108, "ACLRolesDelete"},
 		{structs.OneTimeTokenUpsertRequestType, 109, "OneTimeTokenUpsert"},
 		{structs.OneTimeTokenDeleteRequestType, 110, "OneTimeTokenDelete"},
+		{structs.NamespaceUpsertRequestType, 111, "NamespaceUpsert"},
+		{structs.NamespaceDeleteRequestType, 112, "NamespaceDelete"},
 	}
 	seen := map[uint8]string{}
 	for _, p := range pinned {

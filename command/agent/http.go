@@ -188,6 +188,10 @@ func (s *HTTPServer) routes() {
 
 	s.aclRoutes(h)
 
+	h("/v1/namespaces", viaRPC, s.namespacesRequest)
+	h("/v1/namespace", viaRPC, s.namespaceCreateRequest)
+	h("/v1/namespace/", viaRPC, s.namespaceSpecificRequest)
+
 	h("/v1/client/fs/", fsNeed, s.fsRequest)
 	h("/v1/client/allocation/", clientAllocNeed, s.clientAllocRequest)
 

@@ -169,7 +169,15 @@ var routeCases = map[string][]routeCase{
 		{method: "PUT", path: "/v1/client/allocation/" + noID + "/signal", rules: nsCaps("alloc-lifecycle"), allowed: allowRight},
 	},
 	"/v1/system/gc": {{method: "PUT", path: "/v1/system/gc", allowed: allowRight}},
-	"/v1/metrics":   {{method: "GET", path: "/v1/metrics", allowed: allowAll}},
+	// Listing namespaces filters them by the token: without one the list
+	// is empty, not refused.
+	"/v1/namespaces": {{method: "GET", path: "/v1/namespaces", rules: nsRead, allowed: "nrRm"}},
+	"/v1/namespace":  {{method: "PUT", path: "/v1/namespace", body: `{"Name":"team-a"}`, allowed: allowRight}},
+	"/v1/namespace/": {
+		{method: "GET", path: "/v1/namespace/default", rules: nsRead, allowed: allowReaders},
+		{method: "DELETE", path: "/v1/namespace/nosuch", allowed: allowRight},
+	},
+	"/v1/metrics": {{method: "GET", path: "/v1/metrics", allowed: allowAll}},
 	"/v1/event/stream": {
 		{method: "GET", path: "/v1/event/stream?topic=Job", rules: nsRead, allowed: allowReaders},
 		{method: "GET", path: "/v1/event/stream?topic=Node", rules: nodeRead, allowed: allowReaders},

@@ -132,6 +132,22 @@ func newJobEval(job *structs.Job, triggeredBy string, priority int, now time.Tim
 	}
 }
 
+// checkJobNamespace refuses a job whose namespace does not exist, or
+// whose namespace's capabilities do not allow a task driver or network
+// mode it uses, in Nomad's words.
+func checkJobNamespace(store interface {
+	NamespaceByName(memdb.WatchSet, string) (*structs.Namespace, error)
+}, job *structs.Job) error {
+	ns, err := store.NamespaceByName(nil, job.Namespace)
+	if err != nil {
+		return err
+	}
+	if ns == nil {
+		return structs.KindErrorf(structs.ErrInvalid, "job %q is in nonexistent namespace %q", job.ID, job.Namespace)
+	}
+	return ns.CheckJob(job)
+}
+
 // Register registers a job or a new version of it, and the eval that
 // schedules it, in one Raft entry. Templates (periodic and parameterized
 // jobs) get no eval. Submitting an unchanged job writes no new version but
@@ -147,6 +163,9 @@ func (j *Job) Register(args *structs.JobRegisterRequest, reply *structs.JobRegis
 		return store.JobByID(nil, ns, id)
 	})
 	if err != nil {
+		return err
+	}
+	if err := checkJobNamespace(store, args.Job); err != nil {
 		return err
 	}
 	job := args.Job

@@ -31,6 +31,9 @@ func (j *Job) Plan(args *structs.JobPlanRequest, reply *structs.JobPlanResponse)
 	if err != nil {
 		return err
 	}
+	if err := checkJobNamespace(snap, args.Job); err != nil {
+		return err
+	}
 	job := args.Job
 	now := j.srv.Clock().Now()
 	job.SubmitTime = now.UnixNano()

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/opennomad/nomad/acl"
 	"github.com/opennomad/nomad/nomad/clock"
 	"github.com/opennomad/nomad/nomad/periodic"
 	"github.com/opennomad/nomad/nomad/state"
@@ -60,6 +61,12 @@ type Server interface {
 	// Settings returns the server's configuration as the endpoints read
 	// it, current at the call.
 	Settings() Settings
+
+	// ResolveACL returns what the token with secretID may do: everything
+	// while ACLs are off; structs.ErrPermissionDenied for a secret no
+	// token has, structs.ErrACLTokenExpired for an expired one. Methods
+	// whose rule is Self, or that filter what they answer, use it.
+	ResolveACL(secretID string) (*acl.ACL, error)
 
 	// IsEstablishedLeader reports whether this server leads and has
 	// taken up its duties (broker enabled, heartbeat timers armed).
@@ -236,5 +243,6 @@ func All(srv Server) []Endpoint {
 		{"System", &System{srv: srv}, systemRules},
 		{"Keyring", &Keyring{srv: srv}, keyringRules},
 		{"ACL", &ACL{srv: srv}, aclRules},
+		{"Namespace", &Namespace{srv: srv}, namespaceRules},
 	}
 }

@@ -132,6 +132,8 @@ var appliers = map[structs.MessageType]applyFunc{
 	structs.ACLRolesDeleteRequestType:               (*FSM).applyACLRolesDelete,
 	structs.OneTimeTokenUpsertRequestType:           (*FSM).applyOneTimeTokenUpsert,
 	structs.OneTimeTokenDeleteRequestType:           (*FSM).applyOneTimeTokenDelete,
+	structs.NamespaceUpsertRequestType:              (*FSM).applyNamespaceUpsert,
+	structs.NamespaceDeleteRequestType:              (*FSM).applyNamespaceDelete,
 }
 
 // New returns an FSM over a new, empty state store.

@@ -47,6 +47,8 @@ const (
 	ACLTokenSnapshot     SnapshotType = 103
 	ACLRoleSnapshot      SnapshotType = 104
 	OneTimeTokenSnapshot SnapshotType = 105
+	// NamespaceSnapshot is ours too, numbered after the ACL objects.
+	NamespaceSnapshot SnapshotType = 106
 )
 
 // SnapshotHeader opens a persisted store. It is empty today; fields may
@@ -77,6 +79,7 @@ var persistOrder = []struct {
 	{TableACLTokens, ACLTokenSnapshot},
 	{TableACLRoles, ACLRoleSnapshot},
 	{TableOneTimeTokens, OneTimeTokenSnapshot},
+	{TableNamespaces, NamespaceSnapshot},
 }
 
 // Persist writes the whole snapshot to w: a msgpack SnapshotHeader, then
@@ -228,6 +231,8 @@ func (rs *restorer) restore(dec *codec.Decoder, typ SnapshotType) error {
 		table, obj = TableACLRoles, new(structs.ACLRole)
 	case OneTimeTokenSnapshot:
 		table, obj = TableOneTimeTokens, new(structs.OneTimeToken)
+	case NamespaceSnapshot:
+		table, obj = TableNamespaces, new(structs.Namespace)
 	default:
 		return fmt.Errorf("unknown snapshot record type %d", typ)
 	}

@@ -114,6 +114,10 @@ func populatedStore(t testing.TB, numAllocs int) *StateStore {
 	must.NoError(t, s.UpsertRootKeys(next(), []*structs.RootKey{
 		mockRootKey(structs.RootKeyStateInactive, 1), mockRootKey(structs.RootKeyStateActive, 2)}))
 	must.NoError(t, s.UpsertACLPolicies(next(), []*structs.ACLPolicy{mockACLPolicy("readonly"), mockACLPolicy("ops")}))
+	must.NoError(t, s.UpsertNamespaces(next(), []*structs.Namespace{structs.NewDefaultNamespace(), {
+		Name: "team-a", Description: "a team", Meta: map[string]string{"owner": "a"},
+		Capabilities:          &structs.NamespaceCapabilities{EnabledTaskDrivers: []string{"exec"}},
+		NodePoolConfiguration: &structs.NamespaceNodePoolConfiguration{Default: "default", Allowed: []string{"*"}}}}))
 	boot := &structs.ACLToken{Name: "Bootstrap Token", Type: structs.ACLManagementToken, Global: true}
 	boot.Canonicalize(time.Unix(1_700_000_000, 0))
 	must.NoError(t, s.BootstrapACLToken(next(), 0, boot))

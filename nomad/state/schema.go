@@ -28,6 +28,7 @@ const (
 	TableACLTokens       = "acl_token"
 	TableACLRoles        = "acl_role"
 	TableOneTimeTokens   = "one_time_token"
+	TableNamespaces      = "namespaces"
 	// TableACLBootstrap is no table but a row of the index table: the
 	// Raft index of the last ACL bootstrap.
 	TableACLBootstrap = "acl_token_bootstrap"
@@ -68,6 +69,7 @@ func stateSchema() *memdb.DBSchema {
 		aclTokenTableSchema(),
 		aclRoleTableSchema(),
 		oneTimeTokenTableSchema(),
+		namespacesTableSchema(),
 	}
 	s := &memdb.DBSchema{Tables: make(map[string]*memdb.TableSchema, len(tables))}
 	for _, t := range tables {
