@@ -52,14 +52,11 @@ func (k *Keyring) Rotate(args *structs.KeyringRotateRequest, reply *structs.Keyr
 	if err != nil {
 		return fmt.Errorf("rotating the keyring: %w", err)
 	}
-	stored, err := k.srv.State().RootKeyByID(nil, fresh.Meta.KeyID)
-	if err != nil {
-		return err
-	}
-	if stored == nil {
-		return fmt.Errorf("root key %s: %w", fresh.Meta.KeyID, structs.ErrRootKeyNotFound)
-	}
-	reply.Key = stored.Meta.Copy()
+	// The key's metadata as made, before the state store gave it its
+	// indexes: Nomad answers so, and its clients then list the keys with
+	// WaitIndex set to the key's CreateIndex, which must not block. The
+	// write's index is reply.Index.
+	reply.Key = fresh.Meta.Copy()
 	reply.Index = index
 	return nil
 }
