@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/hashicorp/go-hclog"
-	msgpackrpc "github.com/hashicorp/net-rpc-msgpackrpc/v2"
 	"github.com/shoenig/test/must"
 
 	"github.com/opennomad/nomad/nomad/rpcnet"
@@ -32,7 +31,7 @@ func TestRemoteServer_Errors(t *testing.T) {
 	rs := rpc.NewServer()
 	must.NoError(t, rs.RegisterName("Node", leaderlessNode{}))
 	l, err := rpcnet.NewListener(ln, rpcnet.ListenerConfig{ServeRPC: func(conn io.ReadWriteCloser) {
-		rs.ServeCodec(msgpackrpc.NewCodecFromHandle(true, true, conn, structs.MsgpackHandle))
+		rs.ServeCodec(rpcnet.NewServerCodec(conn))
 	}})
 	must.NoError(t, err)
 	go l.Serve()

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/go-metrics"
 
 	"github.com/opennomad/nomad/nomad/endpoints"
+	"github.com/opennomad/nomad/nomad/rpcnet"
 	"github.com/opennomad/nomad/structs"
 )
 
@@ -135,8 +136,8 @@ func (s *Server) RPC(method string, args, reply interface{}) error {
 // written one at a time. The network layer calls it for each accepted
 // connection (or multiplexed stream).
 func (s *Server) ServeRPCConn(conn io.ReadWriteCloser) {
-	c := newConnCodec(conn)
-	defer c.close()
+	c := rpcnet.NewServerCodec(conn)
+	defer c.Close()
 	var inflight sync.WaitGroup
 	respond := func(req *rpc.Request, reply interface{}, err error) {
 		resp := &rpc.Response{ServiceMethod: req.ServiceMethod, Seq: req.Seq}
@@ -144,14 +145,14 @@ func (s *Server) ServeRPCConn(conn io.ReadWriteCloser) {
 			resp.Error = err.Error()
 			reply = struct{}{}
 		}
-		if werr := c.writeResponse(resp, reply); werr != nil {
+		if werr := c.WriteResponse(resp, reply); werr != nil {
 			s.logger.Debug("writing RPC response", "method", req.ServiceMethod, "error", werr)
 		}
 	}
 	defer inflight.Wait()
 	for {
 		var req rpc.Request
-		if err := c.readHeader(&req); err != nil {
+		if err := c.ReadRequestHeader(&req); err != nil {
 			if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrClosedPipe) {
 				s.logger.Debug("reading RPC request", "error", err)
 			}
@@ -160,14 +161,14 @@ func (s *Server) ServeRPCConn(conn io.ReadWriteCloser) {
 		m, ok := s.rpc.methods[req.ServiceMethod]
 		if !ok {
 			// The body must still be read to stay in step with the stream.
-			if err := c.readBody(nil); err != nil {
+			if err := c.ReadRequestBody(nil); err != nil {
 				return
 			}
 			respond(&req, nil, fmt.Errorf("%w: %s", structs.ErrUnknownMethod, req.ServiceMethod))
 			continue
 		}
 		argp := reflect.New(m.argType)
-		if err := c.readBody(argp.Interface()); err != nil {
+		if err := c.ReadRequestBody(argp.Interface()); err != nil {
 			respond(&req, nil, fmt.Errorf("RPC %s: decoding request: %w", req.ServiceMethod, err))
 			return
 		}

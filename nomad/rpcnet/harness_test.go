@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	msgpackrpc "github.com/hashicorp/net-rpc-msgpackrpc/v2"
 	"github.com/shoenig/test/must"
 
 	"github.com/opennomad/nomad/structs"
@@ -92,7 +91,7 @@ func startTestServer(t testing.TB, addr string) *testServer {
 	counting := &countingListener{Listener: ln}
 	l, err := NewListener(counting, ListenerConfig{
 		ServeRPC: func(conn io.ReadWriteCloser) {
-			rs.ServeCodec(msgpackrpc.NewCodecFromHandle(true, true, conn, structs.MsgpackHandle))
+			rs.ServeCodec(NewServerCodec(conn))
 		},
 	})
 	must.NoError(t, err)
