@@ -12,6 +12,7 @@ import * as topology from './pages/topology.js';
 import * as scheduler from './pages/scheduler.js';
 import * as evals from './pages/evals.js';
 import * as servers from './pages/servers.js';
+import * as tokens from './pages/tokens.js';
 
 const routes = [
   [/^\/ui\/?$/, null, () => navigate('/ui/jobs', true)],
@@ -26,6 +27,7 @@ const routes = [
   [/^\/ui\/evaluations\/?$/, 'evaluations', evals.list],
   [/^\/ui\/evaluations\/([^/]+)\/?$/, 'evaluations', evals.page],
   [/^\/ui\/servers\/?$/, 'servers', servers.page],
+  [/^\/ui\/settings\/tokens\/?$/, 'tokens', tokens.page],
 ];
 
 let current = null;
@@ -43,7 +45,7 @@ async function render() {
   const main = document.getElementById('main');
   const path = location.pathname;
   const match = routes.find(([re]) => re.test(path));
-  for (const a of document.querySelectorAll('header nav a')) {
+  for (const a of document.querySelectorAll('header a[data-section]')) {
     if (match && a.dataset.section === match[1]) a.setAttribute('aria-current', 'page');
     else a.removeAttribute('aria-current');
   }
@@ -104,5 +106,15 @@ async function agentInfo() {
   } catch { /* the header line is optional */ }
 }
 
+// The header's token link names the signed-in token; it follows
+// sign-in and sign-out here and in other tabs.
+async function tokenLink() {
+  const el = document.getElementById('token-link');
+  if (el) el.textContent = await tokens.label();
+}
+window.addEventListener('nomad-token', tokenLink);
+window.addEventListener('storage', (e) => { if (e.key === 'nomad.token') { tokenLink(); render(); } });
+
 agentInfo();
+tokenLink();
 render();
