@@ -22,6 +22,9 @@ const routes = [
   [/^\/ui\/allocations\/([^/]+)\/?$/, 'jobs', alloc.page],
   [/^\/ui\/nodes\/?$/, 'nodes', nodes.list],
   [/^\/ui\/nodes\/([^/]+)\/?$/, 'nodes', nodes.page],
+  // Nomad's UI calls client nodes "clients"; its CLI prints these links.
+  [/^\/ui\/clients\/?$/, 'nodes', nodes.list],
+  [/^\/ui\/clients\/([^/]+)\/?$/, 'nodes', nodes.page],
   [/^\/ui\/topology\/?$/, 'topology', topology.page],
   [/^\/ui\/scheduler\/?$/, 'scheduler', scheduler.page],
   [/^\/ui\/evaluations\/?$/, 'evaluations', evals.list],
