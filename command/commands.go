@@ -52,6 +52,16 @@ func Commands(meta Meta) map[string]cli.CommandFactory {
 		"alloc restart": func(m Meta) cli.Command { return &AllocRestartCommand{Meta: m} },
 		"alloc signal":  func(m Meta) cli.Command { return &AllocSignalCommand{Meta: m} },
 
+		"deployment":         func(m Meta) cli.Command { return newGroup(m, "deployment", deploymentGroupHelp) },
+		"deployment list":    func(m Meta) cli.Command { return &DeploymentListCommand{Meta: m} },
+		"deployment status":  func(m Meta) cli.Command { return &DeploymentStatusCommand{Meta: m} },
+		"deployment promote": func(m Meta) cli.Command { return newDeploymentPromote(m) },
+		"deployment pause":   func(m Meta) cli.Command { return newDeploymentPause(m) },
+		"deployment resume":  func(m Meta) cli.Command { return newDeploymentResume(m) },
+		"deployment fail":    func(m Meta) cli.Command { return newDeploymentFail(m) },
+		"job deployments":    func(m Meta) cli.Command { return &JobDeploymentsCommand{Meta: m} },
+		"job promote":        func(m Meta) cli.Command { return &JobPromoteCommand{Meta: m} },
+
 		"eval":        func(m Meta) cli.Command { return newGroup(m, "eval", evalGroupHelp) },
 		"eval list":   func(m Meta) cli.Command { return &EvalListCommand{Meta: m} },
 		"eval status": func(m Meta) cli.Command { return &EvalStatusCommand{Meta: m} },

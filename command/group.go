@@ -35,6 +35,7 @@ var groupSynopses = map[string]string{
 	"node":                  "Interact with nodes",
 	"alloc":                 "Interact with allocations",
 	"eval":                  "Interact with evaluations",
+	"deployment":            "Interact with deployments",
 	"server":                "Interact with servers",
 	"operator":              "Cluster operator commands",
 	"operator raft":         "Inspect and change the Raft configuration",
