@@ -48,6 +48,9 @@ var groupSynopses = map[string]string{
 	"acl role":              "Interact with ACL roles",
 	"operator scheduler":    "Inspect and tune the schedulers",
 	"system":                "Interact with the system API",
+	"tls":                   "Generate self-signed TLS certificates for Nomad",
+	"tls ca":                "Create the certificate authority",
+	"tls cert":              "Create server, client and CLI certificates",
 }
 
 const jobGroupHelp = `
