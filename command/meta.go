@@ -2,6 +2,7 @@ package command
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"flag"
 	"fmt"
@@ -257,9 +258,23 @@ func (m *Meta) describe(err error) string {
 		return fmt.Sprintf("cannot reach the agent at %s (is it running? set -address or %s): %v",
 			m.clientConfig().Address, api.EnvAddress, rootCause(err))
 	case errors.As(err, &uerr):
-		return fmt.Sprintf("request to %s failed: %v", m.clientConfig().Address, uerr.Err)
+		return fmt.Sprintf("request to %s failed: %v%s", m.clientConfig().Address, uerr.Err, tlsHint(err))
 	}
 	return err.Error()
+}
+
+// tlsHint says which setting fixes a failed check of the agent's
+// certificate, or "" for any other error.
+func tlsHint(err error) string {
+	var unknownCA x509.UnknownAuthorityError
+	var hostname x509.HostnameError
+	switch {
+	case errors.As(err, &unknownCA):
+		return fmt.Sprintf(" (give the CA that signs the agent's certificate with -ca-cert or %s)", api.EnvCACert)
+	case errors.As(err, &hostname):
+		return fmt.Sprintf(" (the name checked is the address's host, or -tls-server-name / %s)", api.EnvTLSServerName)
+	}
+	return ""
 }
 
 // agentErrorKind is the structs error kind of an error the agent
