@@ -49,8 +49,8 @@ var groupSynopses = map[string]string{
 	"operator scheduler":    "Inspect and tune the schedulers",
 	"system":                "Interact with the system API",
 	"tls":                   "Generate self-signed TLS certificates for Nomad",
-	"tls ca":                "Create the certificate authority",
-	"tls cert":              "Create server, client and CLI certificates",
+	"tls ca":                "Create or inspect the certificate authority",
+	"tls cert":              "Create or inspect server, client and CLI certificates",
 }
 
 const jobGroupHelp = `

@@ -18,15 +18,18 @@ Usage: nomad tls <subcommand> <subcommand> [options]
       $ nomad tls cert create -cli
 
   Files are written to the current directory and never overwritten.
+  'nomad tls ca info' and 'nomad tls cert info' show what a file holds.
   Run 'nomad tls <subcommand> <subcommand> -help' for the flags.
 `
 
 const tlsCAGroupHelp = `
 Usage: nomad tls ca <subcommand> [options]
 
-  Create the certificate authority that signs the cluster's certificates.
+  Create the certificate authority that signs the cluster's certificates,
+  or show what a CA certificate holds.
 
       $ nomad tls ca create
+      $ nomad tls ca info nomad-agent-ca.pem
 `
 
 const tlsCertGroupHelp = `
@@ -36,4 +39,5 @@ Usage: nomad tls cert <subcommand> [options]
   that 'nomad tls ca create' made.
 
       $ nomad tls cert create -server -region global
+      $ nomad tls cert info global-server-nomad.pem
 `

@@ -63,6 +63,7 @@ func TestTLSCommands(t *testing.T) {
 	}{
 		{name: "tls alone prints its subcommands", args: []string{"tls"}, wantCode: 1,
 			errHas: []string{"Usage: nomad tls <subcommand>", "Subcommands:", "ca ", "cert "}},
+		{name: "tls cert lists create and info", args: []string{"tls", "cert"}, wantCode: 1, errHas: []string{"create ", "info "}},
 		{name: "tls ca lists create", args: []string{"tls", "ca"}, wantCode: 1, errHas: []string{"create"}},
 		{name: "cert before any CA", args: []string{"tls", "cert", "create", "-server"}, wantCode: 1,
 			errHas:  []string{"Error reading the CA certificate", "nomad-agent-ca.pem", "nomad tls ca create"},
@@ -146,6 +147,18 @@ func TestTLSCommands(t *testing.T) {
 					t.Errorf("cli cert: CN %q, IP %v", cert.Subject.CommonName, cert.IPAddresses)
 				}
 			}},
+		{name: "ca info", args: []string{"tls", "ca", "info", "example.com-agent-ca.pem"},
+			outHas: []string{"Issuer CN             = Example CA", "Common Name           = CN=Example CA",
+				"Permitted DNS Domains = [example.com localhost ui.example.org]", "Expiry Date           = 20"}},
+		{name: "cert info", args: []string{"tls", "cert", "info", "us-client-nomad.pem"},
+			outHas: []string{"Issuer CN     = Nomad Agent CA ", "Common Name   = CN=client.us.nomad",
+				"DNS Names     = [client.us.nomad localhost nomad.internal]", "IP Addresses  = [127.0.0.1 10.0.0.7]"}},
+		{name: "cert info of a key file", args: []string{"tls", "cert", "info", "us-client-nomad-key.pem"}, wantCode: 1,
+			errHas: []string{"Error parsing us-client-nomad-key.pem: no PEM certificate found"}},
+		{name: "cert info of a missing file", args: []string{"tls", "cert", "info", "nope.pem"}, wantCode: 1,
+			errHas: []string{"Error reading nope.pem"}},
+		{name: "ca info without a file", args: []string{"tls", "ca", "info"}, wantCode: 1,
+			errHas: []string{"This command takes one argument: <CA file>"}},
 		{name: "server of another domain uses that domain's CA", args: []string{"tls", "cert", "create", "-server", "-domain", "example.com"},
 			outHas: []string{"Using CA file example.com-agent-ca.pem", "global-server-example.com.pem"},
 			check: func(t *testing.T) {
