@@ -120,6 +120,14 @@ func Commands(meta Meta) map[string]cli.CommandFactory {
 
 		"system":    func(m Meta) cli.Command { return newGroup(m, "system", systemGroupHelp) },
 		"system gc": func(m Meta) cli.Command { return &SystemGCCommand{Meta: m} },
+
+		"tls":             func(m Meta) cli.Command { return newGroup(m, "tls", tlsGroupHelp) },
+		"tls ca":          func(m Meta) cli.Command { return newGroup(m, "tls ca", tlsCAGroupHelp) },
+		"tls ca create":   func(m Meta) cli.Command { return &TLSCACreateCommand{Meta: m} },
+		"tls ca info":     func(m Meta) cli.Command { return &TLSCAInfoCommand{Meta: m} },
+		"tls cert":        func(m Meta) cli.Command { return newGroup(m, "tls cert", tlsCertGroupHelp) },
+		"tls cert create": func(m Meta) cli.Command { return &TLSCertCreateCommand{Meta: m} },
+		"tls cert info":   func(m Meta) cli.Command { return &TLSCertInfoCommand{Meta: m} },
 	}
 	// Nomad's short forms of the most used job commands.
 	for alias, target := range topLevelAliases {

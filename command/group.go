@@ -49,6 +49,9 @@ var groupSynopses = map[string]string{
 	"acl role":              "Interact with ACL roles",
 	"operator scheduler":    "Inspect and tune the schedulers",
 	"system":                "Interact with the system API",
+	"tls":                   "Generate self-signed TLS certificates for Nomad",
+	"tls ca":                "Create or inspect the certificate authority",
+	"tls cert":              "Create or inspect server, client and CLI certificates",
 }
 
 const jobGroupHelp = `
