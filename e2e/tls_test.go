@@ -1,7 +1,9 @@
 package e2e
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"testing"
 	"time"
 
@@ -59,6 +61,24 @@ tls {
 	waitFor(t, 60*time.Second, "the job's allocation to run", func() bool {
 		return runningAlloc(c.servers[2], "over-tls") != ""
 	})
+	// Snapshots asked of a follower stream from and to the leader over
+	// TLS (streaming calls; the restore half-closes its side).
+	snap, err := follower.api().Operator().Snapshot(nil)
+	if err != nil {
+		t.Fatalf("snapshot through a follower: %v", err)
+	}
+	var archive bytes.Buffer
+	_, err = io.Copy(&archive, snap)
+	snap.Close()
+	if err != nil || archive.Len() == 0 {
+		t.Fatalf("snapshot through a follower: %d bytes, %v", archive.Len(), err)
+	}
+	if _, err := follower.api().Operator().SnapshotRestore(&archive, nil); err != nil {
+		t.Fatalf("snapshot restore through a follower: %v", err)
+	}
+	if _, _, err := follower.api().Jobs().Info("over-tls", nil); err != nil {
+		t.Fatalf("the job after the restore: %v", err)
+	}
 
 	call := func(wrap rpcnet.TLSWrapper) error {
 		p := rpcnet.NewPool(rpcnet.PoolConfig{TLSWrap: wrap})

@@ -134,3 +134,33 @@ func TestCommand_SIGHUPReloadsCertificates(t *testing.T) {
 	cmd.signals <- syscall.SIGTERM
 	must.Eq(t, 0, <-code)
 }
+
+// Turning TLS on or off waits for a restart; a reload whose files do not
+// load is refused and the certificate in use kept.
+func TestAgent_ReloadTLSLimits(t *testing.T) {
+	ca := tlsconftest.NewCA(t)
+	srv := ca.Server(t, "global")
+	cfg := devConfig(t)
+	cfg.TLS.HTTP = true
+	cfg.TLS.CAFile, cfg.TLS.CertFile, cfg.TLS.KeyFile = ca.File, srv.CertFile, srv.KeyFile
+	logs := &syncBuffer{}
+	a, err := newAgent(cfg, logs, func(a *Agent) (serverBackend, error) { return newTestBackend(t, a), nil })
+	must.NoError(t, err)
+	defer a.Shutdown()
+	url := "https://" + a.HTTPAddr() + "/v1/agent/health"
+
+	next := *cfg
+	next.TLS.HTTP, next.TLS.RPC = false, true
+	must.NoError(t, a.Reload(&next))
+	must.StrContains(t, logs.String(), "configuration change needs a restart to take effect: key=tls.http")
+	must.StrContains(t, logs.String(), "key=tls.rpc")
+	must.True(t, a.Config().TLS.HTTP)
+	must.False(t, a.Config().TLS.RPC)
+
+	broken := *cfg
+	broken.TLS.KeyFile = filepath.Join(t.TempDir(), "gone.pem")
+	must.ErrorContains(t, a.Reload(&broken), "tls.key_file")
+	_, serial, err := get(httpsClient(t, ca, nil), url)
+	must.NoError(t, err)
+	must.Eq(t, srv.Cert.SerialNumber, serial)
+}
