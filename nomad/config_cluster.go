@@ -27,8 +27,11 @@ type ClusterConfig struct {
 	// with "No cluster leader".
 	RPCHoldTimeout time.Duration
 	// Pool tunes the connections to other servers; zero fields take
-	// rpcnet's defaults.
+	// rpcnet's defaults. Its TLSWrap makes them TLS.
 	Pool rpcnet.PoolConfig
+	// TLS serves TLS on the RPC port (RPC, streams and Raft, which then
+	// dials TLS too); nil serves plaintext only.
+	TLS *rpcnet.ListenerTLS
 
 	// SerfAddr is where gossip listens ("host:port"; port 0 picks a free
 	// one); Config.SerfAdvertise what others dial. Empty runs no gossip:

@@ -65,6 +65,7 @@ func (s *Server) setupListener() error {
 		ServeRPC:      s.ServeRPCConn,
 		ServeStream:   s.serveStream,
 		RaftAdvertise: raftAddr,
+		TLS:           c.TLS,
 		Logger:        s.logger,
 	})
 	if err != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/opennomad/nomad/client"
 	"github.com/opennomad/nomad/nomad/rpcnet"
 	"github.com/opennomad/nomad/nomad/stream"
+	"github.com/opennomad/nomad/tlsconf"
 )
 
 // httpShutdownGrace is how long in-flight requests get to finish when the
@@ -40,10 +41,12 @@ type Agent struct {
 	logger hclog.InterceptLogger
 
 	telemetry *telemetry
-	broker    *stream.EventBroker
-	server    serverBackend
-	client    *client.Client
-	http      *HTTPServer
+	// tls is the loaded tls block; nil when it turns TLS on nowhere.
+	tls    *tlsconf.TLS
+	broker *stream.EventBroker
+	server serverBackend
+	client *client.Client
+	http   *HTTPServer
 
 	// clientTmpDir is a dev client's data directory, removed at shutdown.
 	clientTmpDir string
@@ -80,6 +83,9 @@ func newAgent(cfg *Config, logOutput io.Writer, startServer func(*Agent) (server
 
 	var err error
 	if a.telemetry, err = setupTelemetry(cfg); err != nil {
+		return nil, err
+	}
+	if err := a.setupTLS(); err != nil {
 		return nil, err
 	}
 	if cfg.Server.Enabled {
@@ -152,9 +158,9 @@ func (a *Agent) startHTTP() error {
 	if err != nil {
 		return fmt.Errorf("starting HTTP API: %w", err)
 	}
-	srv.Start(ln)
+	srv.Start(a.httpListener(ln))
 	a.http = srv
-	a.logger.Info("HTTP API listening", "address", ln.Addr().String())
+	a.logger.Info("HTTP API listening", "address", ln.Addr().String(), "tls", a.config.TLS.HTTP)
 	return nil
 }
 
@@ -183,10 +189,15 @@ func (a *Agent) Config() *Config { return a.config }
 func (a *Agent) Logger() hclog.Logger { return a.logger }
 
 // Reload applies what can change without a restart from a new, validated
-// configuration: the log level. Every other difference is logged as
-// needing a restart; the running configuration keeps its old values.
+// configuration: the log level and the TLS certificates and settings
+// (whose files are re-read even when their paths did not change). Every
+// other difference is logged as needing a restart; the running
+// configuration keeps its old values.
 func (a *Agent) Reload(newCfg *Config) error {
 	if err := newCfg.Validate(); err != nil {
+		return err
+	}
+	if err := a.reloadTLS(newCfg.TLS); err != nil {
 		return err
 	}
 	if newCfg.LogLevel != a.config.LogLevel {

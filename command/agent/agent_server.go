@@ -21,6 +21,8 @@ import (
 func (a *Agent) startServer() (serverBackend, error) {
 	cfg := serverConfig(a.config)
 	cfg.Logger = a.logger
+	cfg.Cluster.TLS = a.rpcListenerTLS()
+	cfg.Cluster.Pool.TLSWrap = a.rpcDialer()
 	if a.broker != nil {
 		// Only a non-nil broker: a typed nil would be called.
 		cfg.EventPublisher = a.broker

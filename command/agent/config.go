@@ -9,6 +9,7 @@ import (
 	"github.com/opennomad/nomad/nomad/planapply"
 	"github.com/opennomad/nomad/nomad/worker"
 	"github.com/opennomad/nomad/structs"
+	"github.com/opennomad/nomad/tlsconf"
 )
 
 // Config is an agent's configuration: defaults, then every -config file
@@ -46,6 +47,9 @@ type Config struct {
 	ACL       ACLConfig                `hcl:"acl,block"`
 	Consul    ConsulConfig             `hcl:"consul,block"`
 	Vault     VaultConfig              `hcl:"vault,block"`
+	// TLS is the `tls` block: HTTPS for the API, mutual TLS for the RPC
+	// port.
+	TLS tlsconf.Config `hcl:"tls,block"`
 
 	// DevMode runs a server and a client in one process with in-memory
 	// state; set by -dev only.
