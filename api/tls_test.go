@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/opennomad/nomad/tlsutil/certgen"
+	"github.com/opennomad/nomad/tlsconf/certgen"
 )
 
 // tlsEnv are the TLS variables DefaultConfig reads; tests clear them all

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/opennomad/nomad/tlsutil/certgen"
+	"github.com/opennomad/nomad/tlsconf/certgen"
 )
 
 // TLSCACreateCommand creates a self-signed CA for the cluster's TLS.

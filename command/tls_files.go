@@ -6,7 +6,7 @@ import (
 	"io/fs"
 	"os"
 
-	"github.com/opennomad/nomad/tlsutil/certgen"
+	"github.com/opennomad/nomad/tlsconf/certgen"
 )
 
 // writeNewPair writes a certificate and its key to two new files. Neither

@@ -6,7 +6,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/opennomad/nomad/tlsutil/certgen"
+	"github.com/opennomad/nomad/tlsconf/certgen"
 )
 
 // TLSCAInfoCommand shows what a CA certificate file holds.

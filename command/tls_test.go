@@ -15,7 +15,7 @@ import (
 	"testing"
 
 	"github.com/opennomad/nomad/api"
-	"github.com/opennomad/nomad/tlsutil/certgen"
+	"github.com/opennomad/nomad/tlsconf/certgen"
 )
 
 // readCert parses a PEM certificate file of the current directory.

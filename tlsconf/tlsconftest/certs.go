@@ -1,61 +1,49 @@
 // Package tlsconftest makes certificate authorities and certificates for
-// tests, named as Nomad's tooling names them (server.<region>.nomad,
+// tests with package certgen (as `nomad tls` makes them: server.<region>.nomad,
 // client.<region>.nomad, with localhost and 127.0.0.1), written to PEM
 // files a tls block can point at.
 package tlsconftest
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"math/big"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
+
+	"github.com/opennomad/nomad/tlsconf/certgen"
 )
 
 // CA is a test certificate authority.
 type CA struct {
 	Cert *x509.Certificate
-	key  *ecdsa.PrivateKey
+	pair certgen.PEMPair
 	// File is the CA certificate's PEM file.
 	File string
 	dir  string
 }
 
-var serial atomic.Int64
+// issued numbers the files of the certificates a test makes.
+var issued atomic.Int64
 
 // NewCA makes a CA and writes its certificate into a temporary
 // directory of t.
 func NewCA(t testing.TB) *CA {
 	t.Helper()
-	key := newKey(t)
-	tmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(serial.Add(1)),
-		Subject:               pkix.Name{CommonName: "Nomad Agent CA"},
-		NotBefore:             time.Now().Add(-time.Minute),
-		NotAfter:              time.Now().Add(24 * time.Hour),
-		IsCA:                  true,
-		BasicConstraintsValid: true,
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageCRLSign | x509.KeyUsageDigitalSignature,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	pair, err := certgen.CreateCA(certgen.CAOptions{Days: 1})
 	if err != nil {
 		t.Fatalf("creating CA: %v", err)
 	}
-	cert, err := x509.ParseCertificate(der)
+	cert, err := certgen.ParseCertificate(pair.Cert)
 	if err != nil {
 		t.Fatalf("parsing CA: %v", err)
 	}
 	dir := t.TempDir()
-	ca := &CA{Cert: cert, key: key, File: filepath.Join(dir, "nomad-agent-ca.pem"), dir: dir}
-	writePEM(t, ca.File, "CERTIFICATE", der)
+	ca := &CA{Cert: cert, pair: pair, File: filepath.Join(dir, "nomad-agent-ca.pem"), dir: dir}
+	writeFile(t, ca.File, pair.Cert)
 	return ca
 }
 
@@ -75,39 +63,32 @@ func (ca *CA) Client(t testing.TB, region string) Pair {
 	return ca.Issue(t, "client."+region+".nomad")
 }
 
-// Issue signs a certificate for name (also valid for localhost and
-// 127.0.0.1, for both server and client authentication) and writes it
-// and its key to new files.
+// Issue signs the certificate whose common name is name, one of
+// "<role>.<region>.<domain>" (role server, client or cli), valid for
+// both server and client authentication, and writes it and its key to
+// new files. Every certificate is also valid for 127.0.0.1, as tests dial
+// agents there.
 func (ca *CA) Issue(t testing.TB, name string) Pair {
 	t.Helper()
-	key := newKey(t)
-	n := serial.Add(1)
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(n),
-		Subject:      pkix.Name{CommonName: name},
-		DNSNames:     []string{name, "localhost"},
-		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
-		NotBefore:    time.Now().Add(-time.Minute),
-		NotAfter:     time.Now().Add(24 * time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth},
+	parts := strings.SplitN(name, ".", 3)
+	if len(parts) != 3 {
+		t.Fatalf("certificate name %q is not <role>.<region>.<domain>", name)
 	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.Cert, &key.PublicKey, ca.key)
+	pair, err := certgen.CreateCert(certgen.CertOptions{
+		Role: certgen.Role(parts[0]), Region: parts[1], Domain: parts[2], Days: 1,
+		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}, CA: ca.pair,
+	})
 	if err != nil {
 		t.Fatalf("issuing %s: %v", name, err)
 	}
-	cert, err := x509.ParseCertificate(der)
+	cert, err := certgen.ParseCertificate(pair.Cert)
 	if err != nil {
 		t.Fatalf("parsing %s: %v", name, err)
 	}
-	keyDER, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatalf("encoding key: %v", err)
-	}
-	base := filepath.Join(ca.dir, name+"-"+big.NewInt(n).String())
+	base := filepath.Join(ca.dir, fmt.Sprintf("%s-%d", name, issued.Add(1)))
 	p := Pair{CertFile: base + ".pem", KeyFile: base + "-key.pem", Cert: cert}
-	writePEM(t, p.CertFile, "CERTIFICATE", der)
-	writePEM(t, p.KeyFile, "EC PRIVATE KEY", keyDER)
+	writeFile(t, p.CertFile, pair.Cert)
+	writeFile(t, p.KeyFile, pair.Key)
 	return p
 }
 
@@ -120,23 +101,13 @@ func (p Pair) CopyTo(t testing.TB, dst Pair) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(f[1], b, 0o600); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, f[1], b)
 	}
 }
 
-func newKey(t testing.TB) *ecdsa.PrivateKey {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatalf("generating key: %v", err)
-	}
-	return key
-}
-
-func writePEM(t testing.TB, path, typ string, der []byte) {
+func writeFile(t testing.TB, path string, data []byte) {
 	t.Helper()
-	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), 0o600); err != nil {
+	if err := os.WriteFile(path, data, 0o600); err != nil {
 		t.Fatalf("writing %s: %v", path, err)
 	}
 }
