@@ -37,8 +37,14 @@ type serverBackend interface {
 // Agent is one running agent: a server, a client or both, and the HTTP
 // API. Create it with NewAgent; stop it with Shutdown.
 type Agent struct {
+	// config is the configuration the agent started with; it is never
+	// written afterwards, as the HTTP API reads it concurrently. What a
+	// reload changes lives beside it, under reloadMu.
 	config *Config
-	logger hclog.InterceptLogger
+	// reloadMu serializes Reload; logLevel is the level in force.
+	reloadMu sync.Mutex
+	logLevel string
+	logger   hclog.InterceptLogger
 
 	telemetry *telemetry
 	// tls is the loaded tls block; nil when it turns TLS on nowhere.
@@ -73,7 +79,7 @@ func newAgent(cfg *Config, logOutput io.Writer, startServer func(*Agent) (server
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	a := &Agent{config: cfg, logger: newLogger(cfg, logOutput), fatal: make(chan error, 1)}
+	a := &Agent{config: cfg, logLevel: cfg.LogLevel, logger: newLogger(cfg, logOutput), fatal: make(chan error, 1)}
 	ok := false
 	defer func() {
 		if !ok {
@@ -194,16 +200,18 @@ func (a *Agent) Logger() hclog.Logger { return a.logger }
 // other difference is logged as needing a restart; the running
 // configuration keeps its old values.
 func (a *Agent) Reload(newCfg *Config) error {
+	a.reloadMu.Lock()
+	defer a.reloadMu.Unlock()
 	if err := newCfg.Validate(); err != nil {
 		return err
 	}
 	if err := a.reloadTLS(newCfg.TLS); err != nil {
 		return err
 	}
-	if newCfg.LogLevel != a.config.LogLevel {
+	if newCfg.LogLevel != a.logLevel {
 		a.logger.SetLevel(hclog.LevelFromString(newCfg.LogLevel))
-		a.logger.Info("log level changed", "from", a.config.LogLevel, "to", newCfg.LogLevel)
-		a.config.LogLevel = newCfg.LogLevel
+		a.logger.Info("log level changed", "from", a.logLevel, "to", newCfg.LogLevel)
+		a.logLevel = newCfg.LogLevel
 	}
 	for _, key := range restartOnlyChanges(a.config, newCfg) {
 		a.logger.Warn("configuration change needs a restart to take effect", "key", key)

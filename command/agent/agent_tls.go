@@ -77,7 +77,6 @@ func (a *Agent) reloadTLS(next tlsconf.Config) error {
 	if err := a.tls.Reload(next); err != nil {
 		return fmt.Errorf("reloading TLS: %w", err)
 	}
-	a.config.TLS = next
 	a.logger.Info("TLS certificates reloaded")
 	return nil
 }
