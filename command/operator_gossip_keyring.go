@@ -127,7 +127,7 @@ type OperatorKeyringFlagsCommand struct {
 // Help implements cli.Command.
 func (c *OperatorKeyringFlagsCommand) Help() string {
 	return strings.TrimSpace(`
-Usage: nomad `+c.name+` [options]
+Usage: nomad ` + c.name + ` [options]
        nomad operator gossip keyring <subcommand> [options] [args]
 
   Manage the keys that encrypt the gossip between the servers
@@ -143,7 +143,7 @@ Usage: nomad `+c.name+` [options]
   returns 0 when every server answered without error, 1 otherwise. With
   ACLs on, it needs a token with agent write.
 
-`+generalOptionsUsage()+`
+` + generalOptionsUsage() + `
 
 Keyring Options:
 
