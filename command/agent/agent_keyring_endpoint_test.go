@@ -5,9 +5,11 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/shoenig/test/must"
@@ -28,8 +30,17 @@ func gossipKey(t *testing.T) string {
 // to logs when set.
 func startEncryptedServer(t *testing.T, dir, key string, logs io.Writer) *realAgent {
 	t.Helper()
-	cfg, err := LoadConfig([]string{"-server", "-bootstrap-expect", "1", "-data-dir", dir,
-		"-bind", "127.0.0.1", "-node", "s1"}, io.Discard)
+	ra := startGossipServer(t, "s1", 1, dir, key, logs)
+	ra.waitForLeader()
+	return ra
+}
+
+// startGossipServer starts a server agent named name expecting expect
+// servers, on dir with server.encrypt = key, on free ports.
+func startGossipServer(t *testing.T, name string, expect int, dir, key string, logs io.Writer) *realAgent {
+	t.Helper()
+	cfg, err := LoadConfig([]string{"-server", "-bootstrap-expect", strconv.Itoa(expect), "-data-dir", dir,
+		"-bind", "127.0.0.1", "-node", name}, io.Discard)
 	must.NoError(t, err)
 	cfg.Ports.HTTP, cfg.Ports.RPC, cfg.Ports.Serf = 0, 0, 0
 	cfg.Server.EncryptKey = key
@@ -39,9 +50,33 @@ func startEncryptedServer(t *testing.T, dir, key string, logs io.Writer) *realAg
 	a, err := NewAgent(cfg, logs)
 	must.NoError(t, err)
 	t.Cleanup(func() { a.Shutdown() })
-	ra := &realAgent{t: t, agent: a, base: "http://" + a.HTTPAddr()}
-	ra.waitForLeader()
-	return ra
+	return &realAgent{t: t, agent: a, base: "http://" + a.HTTPAddr()}
+}
+
+// serfAddr is the agent's gossip address, as its member reports it.
+func (ra *realAgent) serfAddr() string {
+	ra.t.Helper()
+	_, body := ra.do("GET", "/v1/agent/self", "")
+	var self struct {
+		Member api.AgentMember `json:"member"`
+	}
+	must.NoError(ra.t, json.Unmarshal([]byte(body), &self))
+	must.NotEq(ra.t, 0, self.Member.Port, must.Sprint(body))
+	return net.JoinHostPort(self.Member.Addr, strconv.Itoa(int(self.Member.Port)))
+}
+
+// join asks ra's server to join the gossip at addr and returns the
+// answer.
+func (ra *realAgent) join(addr string) (int, string) {
+	ra.t.Helper()
+	resp, body := ra.do("PUT", "/v1/agent/join?address="+addr, "")
+	must.Eq(ra.t, http.StatusOK, resp.StatusCode, must.Sprint(body))
+	var out struct {
+		NumJoined int    `json:"num_joined"`
+		Error     string `json:"error"`
+	}
+	must.NoError(ra.t, json.Unmarshal([]byte(body), &out))
+	return out.NumJoined, out.Error
 }
 
 func (ra *realAgent) listGossipKeys() api.KeyringResponse {
@@ -134,4 +169,37 @@ func TestAgentKeyring_Errors(t *testing.T) {
 	resp, body = dev.do("GET", "/v1/agent/keyring/list", "")
 	must.Eq(t, http.StatusBadRequest, resp.StatusCode)
 	must.StrContains(t, body, "runs no gossip")
+}
+
+// Two server agents with the same key form one encrypted cluster; a
+// third with another key cannot join it. A key rotated through one
+// agent's endpoints reaches the other server and its keyring file.
+func TestAgentKeyring_TwoServers(t *testing.T) {
+	k1, k2 := gossipKey(t), gossipKey(t)
+	dir1, dir2 := t.TempDir(), t.TempDir()
+	s1 := startEncryptedServer(t, dir1, k1, nil)
+	s2 := startGossipServer(t, "s2", 0, dir2, k1, nil)
+	n, msg := s2.join(s1.serfAddr())
+	must.Eq(t, 1, n, must.Sprint(msg))
+	waitForBody(t, s1, "/v1/agent/members", `"Name":"s2.global"`)
+
+	wrong := startGossipServer(t, "wrong", 0, t.TempDir(), gossipKey(t), nil)
+	n, msg = wrong.join(s1.serfAddr())
+	must.Eq(t, 0, n)
+	must.StrContains(t, msg, "no installed keys could decrypt the message")
+	plain := startGossipServer(t, "plain", 0, t.TempDir(), "", nil)
+	n, msg = plain.join(s1.serfAddr())
+	must.Eq(t, 0, n)
+	must.StrContains(t, msg, "remote state is encrypted and encryption is not configured")
+
+	list := s2.listGossipKeys()
+	must.Eq(t, 2, list.NumNodes)
+	must.Eq(t, map[string]int{k1: 2}, list.Keys)
+	for _, step := range []struct{ op, key string }{{"install", k2}, {"use", k2}, {"remove", k1}} {
+		resp, body := s1.do("PUT", "/v1/agent/keyring/"+step.op, `{"Key":"`+step.key+`"}`)
+		must.Eq(t, http.StatusOK, resp.StatusCode, must.Sprintf("%s: %s", step.op, body))
+	}
+	must.Eq(t, map[string]int{k2: 2}, s2.listGossipKeys().Keys)
+	must.Eq(t, []string{k2}, keyringFile(t, dir1))
+	must.Eq(t, []string{k2}, keyringFile(t, dir2))
 }
