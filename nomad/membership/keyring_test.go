@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
+	"github.com/hashicorp/serf/serf"
 	"github.com/shoenig/test/must"
 
 	"github.com/opennomad/nomad/structs"
@@ -29,6 +31,17 @@ func withKeyring(t *testing.T, dir, key string) func(*Config) {
 		must.NoError(t, err)
 		cfg.Keys = keys
 		cfg.KeyringFile = path
+		// Fast gossip joins quickly, but its failure detection (25 ms
+		// probes) marks members of a loaded machine failed, and a key
+		// query then misses them. Members here never fail; key queries
+		// get seconds to be answered.
+		cfg.Tune = func(sc *serf.Config) {
+			fastGossip(sc)
+			sc.MemberlistConfig.ProbeInterval = time.Second
+			sc.MemberlistConfig.ProbeTimeout = 500 * time.Millisecond
+			sc.MemberlistConfig.SuspicionMult = 4
+			sc.QueryTimeoutMult = 500
+		}
 	}
 }
 
@@ -57,7 +70,8 @@ func TestKeyring_EncryptedClusterRotates(t *testing.T) {
 		_, err := n.m.Join([]string{a.serfAddr()})
 		must.NoError(t, err)
 	}
-	waitFor(t, func() bool { return len(a.m.Servers()) == 3 })
+	// A key operation asks the members its server knows.
+	waitFor(t, func() bool { return len(a.m.Servers()) == 3 && len(b.m.Servers()) == 3 && len(cc.m.Servers()) == 3 })
 
 	wrong := c.start("wrong", 0, withKeyring(t, t.TempDir(), newKey(t)))
 	_, err := wrong.m.Join([]string{a.serfAddr()})
@@ -89,8 +103,9 @@ func TestKeyring_EncryptedClusterRotates(t *testing.T) {
 	must.NoError(t, err)
 	_, err = cc.m.RemoveKey(oldKey)
 	must.NoError(t, err)
+	start := time.Now()
 	list, err = a.m.ListKeys()
-	must.NoError(t, err)
+	must.NoError(t, err, must.Sprintf("%+v after %s", list, time.Since(start)))
 	must.Eq(t, map[string]int{newKeyV: 3}, list.Keys)
 	must.Eq(t, map[string]int{newKeyV: 3}, list.PrimaryKeys)
 	for _, dir := range dirs {
