@@ -115,6 +115,22 @@ func Commands(meta Meta) map[string]cli.CommandFactory {
 		"operator scheduler set-config": func(m Meta) cli.Command { return &OperatorSchedulerSetConfigCommand{Meta: m} },
 		"operator scheduler workers":    func(m Meta) cli.Command { return &OperatorSchedulerWorkersCommand{Meta: m} },
 
+		"operator gossip": func(m Meta) cli.Command { return newGroup(m, "operator gossip", operatorGossipGroupHelp) },
+		"operator gossip keyring": func(m Meta) cli.Command {
+			return &OperatorKeyringFlagsCommand{Meta: m, name: "operator gossip keyring"}
+		},
+		"operator gossip keyring list":    func(m Meta) cli.Command { return &OperatorGossipKeyringOpCommand{Meta: m, op: "list"} },
+		"operator gossip keyring install": func(m Meta) cli.Command { return &OperatorGossipKeyringOpCommand{Meta: m, op: "install"} },
+		"operator gossip keyring use":     func(m Meta) cli.Command { return &OperatorGossipKeyringOpCommand{Meta: m, op: "use"} },
+		"operator gossip keyring remove":  func(m Meta) cli.Command { return &OperatorGossipKeyringOpCommand{Meta: m, op: "remove"} },
+		"operator gossip keyring generate": func(m Meta) cli.Command {
+			return &OperatorGossipKeyringGenerateCommand{Meta: m, name: "operator gossip keyring generate"}
+		},
+		"operator keyring": func(m Meta) cli.Command { return &OperatorKeyringFlagsCommand{Meta: m, name: "operator keyring"} },
+		"operator keygen": func(m Meta) cli.Command {
+			return &OperatorGossipKeyringGenerateCommand{Meta: m, name: "operator keygen"}
+		},
+
 		"nodesim": func(m Meta) cli.Command { return &NodeSimCommand{Meta: m} },
 		"loadgen": func(m Meta) cli.Command { return &LoadGenCommand{Meta: m} },
 

@@ -37,6 +37,10 @@ type ClusterConfig struct {
 	// one); Config.SerfAdvertise what others dial. Empty runs no gossip:
 	// the Raft configuration then only changes through Raft() directly.
 	SerfAddr string
+	// GossipKey (server.encrypt: base64 of 16, 24 or 32 bytes) encrypts
+	// gossip. It seeds the keyring file in DataDir on first start; once
+	// that file exists it holds the keys (see membership.InitKeyring).
+	GossipKey string
 	// ReconcileInterval, DeadServerGrace and MinQuorum tune how the
 	// leader keeps Raft's voters in step with gossip (see
 	// membership.Config); zero takes the defaults.

@@ -176,6 +176,9 @@ func (s *Server) setupGossip(hadRaftState bool) error {
 		}
 		mc.SnapshotPath = filepath.Join(dir, "local.snapshot")
 	}
+	if err := s.gossipKeyring(&mc); err != nil {
+		return err
+	}
 	if c.ReconcileInterval > 0 {
 		mc.ReconcileInterval = c.ReconcileInterval
 	}

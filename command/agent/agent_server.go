@@ -56,6 +56,7 @@ func serverConfig(c *Config) *nomad.Config {
 		sc.Cluster.RPCAddr = listenAddr(c, c.Addresses.RPC, c.Ports.RPC)
 		sc.Cluster.SerfAddr = listenAddr(c, c.Addresses.Serf, c.Ports.Serf)
 	}
+	sc.Cluster.GossipKey = c.Server.EncryptKey
 	sc.ACLEnabled = c.ACL.Enabled
 	if c.ACL.TokenMinExpirationTTL > 0 {
 		sc.ACLTokenMinExpirationTTL = c.ACL.TokenMinExpirationTTL

@@ -151,6 +151,11 @@ type ServerConfig struct {
 	// RootKeyRotationThreshold is how old the active root key may get
 	// before the leader rotates it.
 	RootKeyRotationThreshold time.Duration `hcl:"root_key_rotation_threshold"`
+	// EncryptKey (encrypt) is the gossip encryption key, base64 of 16, 24
+	// or 32 bytes. It only seeds <data_dir>/server/serf.keyring on first
+	// start; after that the keyring file holds the keys. Never shown by
+	// /v1/agent/self.
+	EncryptKey string `hcl:"encrypt" json:"-"`
 	// OIDCIssuer, when set, is the issuer of workload identities and
 	// turns on /.well-known/openid-configuration.
 	OIDCIssuer string `hcl:"oidc_issuer"`

@@ -166,6 +166,7 @@ func (s *HTTPServer) routes() {
 	h("/v1/agent/servers", readWrite(agentRead, agentWrite), s.agentServersRequest)
 	h("/v1/agent/join", agentWrite, s.agentJoinRequest)
 	h("/v1/agent/force-leave", agentWrite, s.agentForceLeaveRequest)
+	h("/v1/agent/keyring/", agentWrite, s.agentKeyringRequest)
 	h("/v1/agent/health", public, s.agentHealthRequest)
 	h("/v1/agent/schedulers", agentRead, s.agentSchedulersRequest)
 	h("/v1/agent/schedulers/config", readWrite(agentRead, agentWrite), s.agentSchedulerConfigRequest)

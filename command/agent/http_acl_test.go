@@ -121,6 +121,11 @@ var routeCases = map[string][]routeCase{
 		{method: "GET", path: "/v1/agent/schedulers/config", rules: agentRd, allowed: allowReaders},
 		{method: "POST", path: "/v1/agent/schedulers/config", body: `{"num_schedulers":-1}`, rules: agentWr, allowed: allowRight},
 	},
+	// Listing the gossip keys needs agent write too, as in Nomad.
+	"/v1/agent/keyring/": {
+		{method: "GET", path: "/v1/agent/keyring/list", rules: agentWr, allowed: allowRight},
+		{method: "PUT", path: "/v1/agent/keyring/install", body: `{"Key":"AAAAAAAAAAAAAAAAAAAAAA=="}`, rules: agentWr, allowed: allowRight},
+	},
 	"/v1/status/leader": {{method: "GET", path: "/v1/status/leader", allowed: allowAll}},
 	"/v1/status/peers":  {{method: "GET", path: "/v1/status/peers", allowed: allowAll}},
 	"/v1/regions":       {{method: "GET", path: "/v1/regions", allowed: allowAll}},
