@@ -101,6 +101,7 @@ func (e *endpointServer) RaftConfiguration(reply *structs.RaftConfigurationRespo
 }
 
 func (e *endpointServer) Deployments() endpoints.DeploymentWatcher { return e.s.duties.deploys }
+func (e *endpointServer) VariableLocks() endpoints.VariableLocks   { return e.s.variableLocks() }
 
 func (e *endpointServer) ForcePeriodicRun(namespace, jobID string) (*periodic.Launched, error) {
 	return e.s.duties.periodic.ForceRun(namespace, jobID)

@@ -62,6 +62,8 @@ type Server struct {
 	allocUpdates *allocUpdateBatcher
 
 	leader leadership
+	// varLocks are the leader's timers of variable locks.
+	varLocks varLockTimers
 	// reapKick wakes the leader's cancelable-eval reaper (Eval.Ack).
 	reapKick chan struct{}
 

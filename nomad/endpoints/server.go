@@ -147,6 +147,10 @@ type Server interface {
 	// an operator's actions on a roll-out with its own rules.
 	Deployments() DeploymentWatcher
 
+	// VariableLocks is the leader's timers of variable locks, nil on a
+	// server that does not lead.
+	VariableLocks() VariableLocks
+
 	// ForcePeriodicRun launches a child of the periodic job now through
 	// the leader's periodic dispatcher.
 	ForcePeriodicRun(namespace, jobID string) (*periodic.Launched, error)
@@ -244,5 +248,6 @@ func All(srv Server) []Endpoint {
 		{"Keyring", &Keyring{srv: srv}, keyringRules},
 		{"ACL", &ACL{srv: srv}, aclRules},
 		{"Namespace", &Namespace{srv: srv}, namespaceRules},
+		{"Variables", &Variables{srv: srv}, variablesRules},
 	}
 }

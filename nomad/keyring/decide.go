@@ -132,16 +132,22 @@ func withState(k *structs.RootKey, state string) *structs.RootKey {
 	return c
 }
 
-// CanDelete refuses removing key: the active key never; another key in
-// use by sealed data or signed identities without force. Nothing is
-// sealed or signed with root keys yet, so only the first rule applies
-// today.
-func CanDelete(k *structs.RootKey, force bool) error {
+// ErrKeyInUse refuses removing a key that still seals variables; Nomad's
+// text.
+var ErrKeyInUse = structs.KindErrorf(structs.ErrInvalid, "root key in use, cannot delete")
+
+// CanDelete refuses removing key: the active key never; a key that still
+// seals variables (inUse) without force, since they could no longer be
+// read.
+func CanDelete(k *structs.RootKey, force, inUse bool) error {
 	if k == nil {
 		return structs.ErrRootKeyNotFound
 	}
 	if k.Meta.Active() {
 		return structs.ErrRootKeyActive
+	}
+	if inUse && !force {
+		return ErrKeyInUse
 	}
 	return nil
 }

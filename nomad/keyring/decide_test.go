@@ -181,7 +181,9 @@ func TestTick(t *testing.T) {
 }
 
 func TestCanDelete(t *testing.T) {
-	must.ErrorIs(t, CanDelete(nil, false), structs.ErrRootKeyNotFound)
-	must.ErrorIs(t, CanDelete(key("a", active, epoch, time.Time{}), true), structs.ErrRootKeyActive)
-	must.NoError(t, CanDelete(key("a", inactive, epoch, time.Time{}), false))
+	must.ErrorIs(t, CanDelete(nil, false, false), structs.ErrRootKeyNotFound)
+	must.ErrorIs(t, CanDelete(key("a", active, epoch, time.Time{}), true, false), structs.ErrRootKeyActive)
+	must.NoError(t, CanDelete(key("a", inactive, epoch, time.Time{}), false, false))
+	must.ErrorIs(t, CanDelete(key("a", inactive, epoch, time.Time{}), false, true), ErrKeyInUse)
+	must.NoError(t, CanDelete(key("a", inactive, epoch, time.Time{}), true, true))
 }
