@@ -3,10 +3,12 @@ package endpoints
 import (
 	"crypto/rand"
 	"fmt"
+	"time"
 
 	"github.com/hashicorp/go-memdb"
 
 	"github.com/opennomad/nomad/acl"
+	"github.com/opennomad/nomad/nomad/clock"
 	"github.com/opennomad/nomad/nomad/keyring"
 	"github.com/opennomad/nomad/nomad/state"
 	"github.com/opennomad/nomad/structs"
@@ -81,7 +83,7 @@ func (v *Variables) Apply(args *structs.VariablesApplyRequest, reply *structs.Va
 	in.ModifyTime = v.srv.Clock().Now().UnixNano()
 	sealed := &structs.VariableEncrypted{VariableMetadata: in.VariableMetadata.Copy()}
 	if len(in.Items) > 0 {
-		key, err := activeRootKey(store)
+		key, err := v.activeRootKey(store)
 		if err != nil {
 			return err
 		}
@@ -284,18 +286,30 @@ func (v *Variables) List(args *structs.VariablesListRequest, reply *structs.Vari
 	})
 }
 
-// activeRootKey is the key new variables are sealed with.
-func activeRootKey(store *state.StateStore) (*structs.RootKey, error) {
-	keys, err := store.RootKeys(nil)
-	if err != nil {
-		return nil, err
-	}
-	for _, k := range keys {
-		if k.Meta.Active() {
-			return k, nil
+// keyringWait bounds how long a write waits for the first root key: the
+// leader of a new cluster makes it just after taking office.
+const keyringWait = 10 * time.Second
+
+// activeRootKey is the key new variables are sealed with, waited for up
+// to keyringWait.
+func (v *Variables) activeRootKey(store *state.StateStore) (*structs.RootKey, error) {
+	ctx, cancel := clock.WithTimeout(v.srv.ShutdownContext(), v.srv.Clock(), keyringWait)
+	defer cancel()
+	for {
+		ws := memdb.NewWatchSet()
+		keys, err := store.RootKeys(ws)
+		if err != nil {
+			return nil, err
+		}
+		for _, k := range keys {
+			if k.Meta.Active() {
+				return k, nil
+			}
+		}
+		if err := ws.WatchCtx(ctx); err != nil {
+			return nil, fmt.Errorf("sealing variable: no active root key")
 		}
 	}
-	return nil, fmt.Errorf("sealing variable: no active root key")
 }
 
 // openVariable opens a stored variable with the root key that sealed it.
