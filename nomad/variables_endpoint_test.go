@@ -247,3 +247,42 @@ func TestVariablesEndpoint_ACL(t *testing.T) {
 	must.NoError(t, s.RPC("Variables.List", &structs.VariablesListRequest{QueryOptions: asTokenQuery("")}, &list))
 	must.Len(t, 0, list.Data)
 }
+
+// TestVariables_FullRotationReseals: after a full rotation the leader
+// seals every variable again with the new key, keeping its items, lock
+// and creation, and the old key becomes inactive once none is left.
+func TestVariables_FullRotationReseals(t *testing.T) {
+	s := newTestServer(t, nil)
+	_, err := applyVar(t, s, structs.VarOpSet, newVar("a", structs.VariableItems{"k": "a"}), "")
+	must.NoError(t, err)
+	locked, err := applyVar(t, s, structs.VarOpLockAcquire, newVar("b", structs.VariableItems{"k": "b"}), "")
+	must.NoError(t, err)
+	before, err := s.State().VariableByPath(nil, "default", "b")
+	must.NoError(t, err)
+	oldKey := before.KeyID
+
+	var rotated structs.KeyringRotateResponse
+	must.NoError(t, s.RPC("Keyring.Rotate", &structs.KeyringRotateRequest{Full: true}, &rotated))
+	old, err := s.State().RootKeyByID(nil, oldKey)
+	must.NoError(t, err)
+	must.Eq(t, structs.RootKeyStateRekeying, old.Meta.State)
+
+	must.NoError(t, s.tendKeyring())
+	vars, err := s.State().Variables(nil, "*", "")
+	must.NoError(t, err)
+	for _, v := range vars {
+		must.Eq(t, rotated.Key.KeyID, v.KeyID, must.Sprint(v.Path))
+		var read structs.VariablesReadResponse
+		must.NoError(t, s.RPC("Variables.Read", &structs.VariablesReadRequest{Path: v.Path}, &read))
+		must.Eq(t, v.Path, read.Data.Items["k"])
+	}
+	after, err := s.State().VariableByPath(nil, "default", "b")
+	must.NoError(t, err)
+	must.Eq(t, locked.Output.Lock.ID, after.Lock.ID)
+	must.Eq(t, before.CreateIndex, after.CreateIndex)
+	must.Eq(t, before.ModifyTime, after.ModifyTime)
+	old, err = s.State().RootKeyByID(nil, oldKey)
+	must.NoError(t, err)
+	must.Eq(t, structs.RootKeyStateInactive, old.Meta.State)
+	must.NoError(t, s.RPC("Keyring.Delete", &structs.KeyringDeleteRequest{KeyID: oldKey}, &structs.KeyringDeleteResponse{}))
+}

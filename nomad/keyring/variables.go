@@ -67,3 +67,14 @@ func OpenVariable(k *structs.RootKey, v *structs.VariableEncrypted) (*structs.Va
 	}
 	return out, nil
 }
+
+// ResealVariable opens v with from, the key that sealed it, and seals its
+// items again with to: a full rotation moves variables off older keys.
+// Everything but the sealed data and its key ID is kept.
+func ResealVariable(random io.Reader, from, to *structs.RootKey, v *structs.VariableEncrypted) (*structs.VariableEncrypted, error) {
+	open, err := OpenVariable(from, v)
+	if err != nil {
+		return nil, err
+	}
+	return SealVariable(random, to, open)
+}

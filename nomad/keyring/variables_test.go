@@ -45,3 +45,24 @@ func TestSealOpenVariable(t *testing.T) {
 	_, err = OpenVariable(k, tampered)
 	must.Error(t, err)
 }
+
+func TestResealVariable(t *testing.T) {
+	from, err := New(rand.Reader, epoch, structs.RootKeyStateInactive, 0)
+	must.NoError(t, err)
+	to, err := New(rand.Reader, epoch, structs.RootKeyStateActive, 0)
+	must.NoError(t, err)
+	v := &structs.VariableDecrypted{
+		VariableMetadata: structs.VariableMetadata{Namespace: "default", Path: "a", ModifyIndex: 3,
+			Lock: &structs.VariableLock{ID: "l"}},
+		Items: structs.VariableItems{"k": "v"},
+	}
+	sealed, err := SealVariable(rand.Reader, from, v)
+	must.NoError(t, err)
+	moved, err := ResealVariable(rand.Reader, from, to, sealed)
+	must.NoError(t, err)
+	must.Eq(t, to.Meta.KeyID, moved.KeyID)
+	must.Eq(t, sealed.VariableMetadata, moved.VariableMetadata)
+	back, err := OpenVariable(to, moved)
+	must.NoError(t, err)
+	must.Eq(t, v, back)
+}
