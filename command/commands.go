@@ -98,6 +98,7 @@ func Commands(meta Meta) map[string]cli.CommandFactory {
 		"var get":                   func(m Meta) cli.Command { return &VarGetCommand{Meta: m} },
 		"var list":                  func(m Meta) cli.Command { return &VarListCommand{Meta: m} },
 		"var purge":                 func(m Meta) cli.Command { return &VarPurgeCommand{Meta: m} },
+		"var lock":                  func(m Meta) cli.Command { return &VarLockCommand{Meta: m} },
 
 		"operator root keyring":         func(m Meta) cli.Command { return newGroup(m, "operator root keyring", operatorRootKeyringGroupHelp) },
 		"operator root keyring list":    func(m Meta) cli.Command { return &OperatorRootKeyringListCommand{Meta: m} },

@@ -81,7 +81,7 @@ func (c *VarPutCommand) Run(args []string) int {
 	v := &api.Variable{}
 	var path string
 	if isVarSpecRef(rest[0]) {
-		spec, err := c.readVarSpec(rest[0], in)
+		spec, err := readVarSpec(c.stdin(), rest[0], in)
 		if err != nil {
 			c.Ui.Error(fmt.Sprintf("Error parsing variable specification: %s", err))
 			return 1
@@ -90,7 +90,7 @@ func (c *VarPutCommand) Run(args []string) int {
 	} else {
 		path, rest = rest[0], rest[1:]
 		if len(rest) > 0 && isVarSpecRef(rest[0]) {
-			spec, err := c.readVarSpec(rest[0], in)
+			spec, err := readVarSpec(c.stdin(), rest[0], in)
 			if err != nil {
 				c.Ui.Error(fmt.Sprintf("Error parsing variable specification: %s", err))
 				return 1
@@ -181,9 +181,9 @@ func isVarSpecRef(arg string) bool { return arg == "-" || strings.HasPrefix(arg,
 
 // readVarSpec reads the specification ref names; a file's format is its
 // extension's (JSON for .json), standard input's is in.
-func (c *VarPutCommand) readVarSpec(ref, in string) (*api.Variable, error) {
+func readVarSpec(stdin io.Reader, ref, in string) (*api.Variable, error) {
 	if ref == "-" {
-		data, err := io.ReadAll(c.stdin())
+		data, err := io.ReadAll(stdin)
 		if err != nil {
 			return nil, err
 		}

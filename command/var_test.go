@@ -80,6 +80,23 @@ func TestVarCommands(t *testing.T) {
 		{name: "purge with a stale index", args: []string{"var", "purge", "-check-index", "1", "secret/creds"}, wantCode: 1,
 			errHas: []string{"Error purging variable: cas conflict: expected ModifyIndex 1"}},
 		{name: "purge", args: []string{"var", "purge", "secret/creds"}, outHas: []string{`Successfully purged variable "secret/creds"!`}},
+		{name: "lock runs the child holding the lock", args: []string{"var", "lock", "-verbose", "locks/job",
+			"echo held > lock.out"},
+			outHas: []string{`Lock acquired on "locks/job"`, `Lock on "locks/job" released`},
+			check: func(t *testing.T, _ string) {
+				if b, err := os.ReadFile(filepath.Join(dir, "lock.out")); err != nil || string(b) != "held\n" {
+					t.Fatalf("child output: %q, %v", b, err)
+				}
+			}},
+		{name: "the lock is released after", args: []string{"var", "get", "-out", "json", "locks/job"},
+			check: func(t *testing.T, out string) {
+				var v api.Variable
+				if err := json.Unmarshal([]byte(out), &v); err != nil || v.Lock != nil {
+					t.Fatalf("variable: %v %s", err, out)
+				}
+			}},
+		{name: "a failing child", args: []string{"var", "lock", "locks/job", "exit 3"}, wantCode: 1,
+			errHas: []string{"Child command failed"}},
 		{name: "group help", args: []string{"var"}, wantCode: 1, errHas: []string{"Usage: nomad var <subcommand>"}},
 	}
 	for _, st := range steps {

@@ -82,7 +82,8 @@ func (v *Variables) Apply(args *structs.VariablesApplyRequest, reply *structs.Va
 	}
 	in.ModifyTime = v.srv.Clock().Now().UnixNano()
 	sealed := &structs.VariableEncrypted{VariableMetadata: in.VariableMetadata.Copy()}
-	if len(in.Items) > 0 {
+	switch args.Op {
+	case structs.VarOpSet, structs.VarOpCAS, structs.VarOpLockAcquire:
 		key, err := v.activeRootKey(store)
 		if err != nil {
 			return err
@@ -147,7 +148,12 @@ func checkVarOp(op structs.VarOp, in *structs.VariableDecrypted) error {
 		if err := in.Lock.CanonicalizeLock(); err != nil {
 			return err
 		}
-		return in.Validate()
+		// A lock may be taken on a variable without items: the lock is
+		// what its holder wants.
+		if in.Items.Size() > structs.MaxVariableSize {
+			return structs.ErrVariableTooLarge
+		}
+		return nil
 	case structs.VarOpLockRenew, structs.VarOpLockRelease:
 		if in.Lock == nil || in.Lock.ID == "" {
 			return structs.ErrVariableMissingLock
