@@ -39,6 +39,7 @@ func (e *endpointServer) SetQueryMeta(meta *structs.QueryMeta)     { e.s.setQuer
 func (e *endpointServer) Logger() hclog.Logger                     { return e.s.logger }
 func (e *endpointServer) IsEstablishedLeader() bool                { return e.s.isEstablishedLeader() }
 func (e *endpointServer) KickCancelableReaper()                    { e.s.kickCancelableReaper() }
+func (e *endpointServer) KickKeyring()                             { e.s.kickKeyring() }
 func (e *endpointServer) SchedulerConfigChanged() error            { return e.s.handleSchedulerConfigChange() }
 func (e *endpointServer) LeaderRPCAddr() string                    { return e.s.leaderRPCAddr() }
 func (e *endpointServer) ClientServers() []*structs.NodeServerInfo { return e.s.clientServers() }

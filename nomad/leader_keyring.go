@@ -31,7 +31,17 @@ func (s *Server) tendKeyringLoop(ctx context.Context, ticks <-chan struct{}) {
 		case <-ctx.Done():
 			return
 		case <-ticks:
+		case <-s.keyringKick:
 		}
+	}
+}
+
+// kickKeyring has the leader look at the keyring now, without blocking:
+// after a full rotation, so that variables are sealed again at once.
+func (s *Server) kickKeyring() {
+	select {
+	case s.keyringKick <- struct{}{}:
+	default:
 	}
 }
 

@@ -5,8 +5,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/go-memdb"
 	"github.com/shoenig/test/must"
 
+	"github.com/opennomad/nomad/nomad/state"
 	"github.com/opennomad/nomad/nomad/varlocks"
 	"github.com/opennomad/nomad/structs"
 )
@@ -263,11 +265,13 @@ func TestVariables_FullRotationReseals(t *testing.T) {
 
 	var rotated structs.KeyringRotateResponse
 	must.NoError(t, s.RPC("Keyring.Rotate", &structs.KeyringRotateRequest{Full: true}, &rotated))
-	old, err := s.State().RootKeyByID(nil, oldKey)
-	must.NoError(t, err)
-	must.Eq(t, structs.RootKeyStateRekeying, old.Meta.State)
-
-	must.NoError(t, s.tendKeyring())
+	// The rotation wakes the leader's keyring tending, which seals the
+	// variables again and retires the old key.
+	waitForState(t, s, func(ws memdb.WatchSet, store *state.StateStore) (bool, string) {
+		k, err := store.RootKeyByID(ws, oldKey)
+		must.NoError(t, err)
+		return k.Meta.State == structs.RootKeyStateInactive, "old key still " + k.Meta.State
+	})
 	vars, err := s.State().Variables(nil, "*", "")
 	must.NoError(t, err)
 	for _, v := range vars {
@@ -281,8 +285,5 @@ func TestVariables_FullRotationReseals(t *testing.T) {
 	must.Eq(t, locked.Output.Lock.ID, after.Lock.ID)
 	must.Eq(t, before.CreateIndex, after.CreateIndex)
 	must.Eq(t, before.ModifyTime, after.ModifyTime)
-	old, err = s.State().RootKeyByID(nil, oldKey)
-	must.NoError(t, err)
-	must.Eq(t, structs.RootKeyStateInactive, old.Meta.State)
 	must.NoError(t, s.RPC("Keyring.Delete", &structs.KeyringDeleteRequest{KeyID: oldKey}, &structs.KeyringDeleteResponse{}))
 }

@@ -58,6 +58,9 @@ func (k *Keyring) Rotate(args *structs.KeyringRotateRequest, reply *structs.Keyr
 	// write's index is reply.Index.
 	reply.Key = fresh.Meta.Copy()
 	reply.Index = index
+	if r.Full {
+		k.srv.KickKeyring()
+	}
 	return nil
 }
 

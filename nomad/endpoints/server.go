@@ -90,6 +90,11 @@ type Server interface {
 	// without blocking; a no-op while it is not running.
 	KickCancelableReaper()
 
+	// KickKeyring has the leader look at the keyring now, without
+	// blocking: after a full rotation it seals the variables of the
+	// rekeying keys again with the active one.
+	KickKeyring()
+
 	// EnqueueCoreJob puts a core (garbage collection) eval of the kind
 	// (structs.CoreJob*) into the leader's broker, without a Raft write,
 	// and returns it; structs.ErrBrokerDisabled when the broker is off.
