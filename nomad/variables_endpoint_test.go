@@ -287,3 +287,30 @@ func TestVariables_FullRotationReseals(t *testing.T) {
 	must.Eq(t, before.ModifyTime, after.ModifyTime)
 	must.NoError(t, s.RPC("Keyring.Delete", &structs.KeyringDeleteRequest{KeyID: oldKey}, &structs.KeyringDeleteResponse{}))
 }
+
+// TestVariablesEndpoint_BlockingRead: a read waiting past the variable's
+// index wakes when the variable is written.
+func TestVariablesEndpoint_BlockingRead(t *testing.T) {
+	s := newTestServer(t, nil)
+	resp, err := applyVar(t, s, structs.VarOpSet, newVar("w", structs.VariableItems{"k": "1"}), "")
+	must.NoError(t, err)
+	done := make(chan *structs.VariablesReadResponse, 1)
+	go func() {
+		var read structs.VariablesReadResponse
+		err := s.RPC("Variables.Read", &structs.VariablesReadRequest{Path: "w", QueryOptions: structs.QueryOptions{
+			MinQueryIndex: resp.Output.ModifyIndex, MaxQueryTime: 10 * time.Second}}, &read)
+		if err != nil {
+			t.Error(err)
+		}
+		done <- &read
+	}()
+	_, err = applyVar(t, s, structs.VarOpSet, newVar("w", structs.VariableItems{"k": "2"}), "")
+	must.NoError(t, err)
+	select {
+	case read := <-done:
+		must.Eq(t, "2", read.Data.Items["k"])
+		must.Greater(t, resp.Output.ModifyIndex, read.Index)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the blocking read did not wake")
+	}
+}
