@@ -18,6 +18,9 @@ func TestWireFieldsMatchNomadAPI(t *testing.T) {
 	pairs := []struct{ ours, theirs any }{
 		{Job{}, nomadapi.Job{}},
 		{Namespace{}, nomadapi.Namespace{}},
+		{Variable{}, nomadapi.Variable{}},
+		{VariableMetadata{}, nomadapi.VariableMetadata{}},
+		{VariableLock{}, nomadapi.VariableLock{}},
 		{ACLPolicy{}, nomadapi.ACLPolicy{}},
 		{ACLPolicyListStub{}, nomadapi.ACLPolicyListStub{}},
 		{ACLToken{}, nomadapi.ACLToken{}},

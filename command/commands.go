@@ -102,6 +102,13 @@ func Commands(meta Meta) map[string]cli.CommandFactory {
 		"namespace status":          func(m Meta) cli.Command { return &NamespaceStatusCommand{Meta: m} },
 		"namespace inspect":         func(m Meta) cli.Command { return &NamespaceInspectCommand{Meta: m} },
 		"namespace delete":          func(m Meta) cli.Command { return &NamespaceDeleteCommand{Meta: m} },
+		"var":                       func(m Meta) cli.Command { return newGroup(m, "var", varGroupHelp) },
+		"var init":                  func(m Meta) cli.Command { return &VarInitCommand{Meta: m} },
+		"var put":                   func(m Meta) cli.Command { return &VarPutCommand{Meta: m} },
+		"var get":                   func(m Meta) cli.Command { return &VarGetCommand{Meta: m} },
+		"var list":                  func(m Meta) cli.Command { return &VarListCommand{Meta: m} },
+		"var purge":                 func(m Meta) cli.Command { return &VarPurgeCommand{Meta: m} },
+		"var lock":                  func(m Meta) cli.Command { return &VarLockCommand{Meta: m} },
 
 		"operator root keyring":         func(m Meta) cli.Command { return newGroup(m, "operator root keyring", operatorRootKeyringGroupHelp) },
 		"operator root keyring list":    func(m Meta) cli.Command { return &OperatorRootKeyringListCommand{Meta: m} },

@@ -44,6 +44,7 @@ var groupSynopses = map[string]string{
 	"operator root keyring": "List, rotate and remove the root keys",
 	"acl":                   "Interact with ACL policies, tokens and roles",
 	"namespace":             "Interact with namespaces",
+	"var":                   "Interact with variables",
 	"acl policy":            "Interact with ACL policies",
 	"acl token":             "Interact with ACL tokens",
 	"acl role":              "Interact with ACL roles",

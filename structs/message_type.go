@@ -51,6 +51,9 @@ const (
 	OneTimeTokenDeleteRequestType MessageType = 110
 	NamespaceUpsertRequestType    MessageType = 111
 	NamespaceDeleteRequestType    MessageType = 112
+	// VarApplyStateRequestType carries every write to a variable; the
+	// request's Op says which.
+	VarApplyStateRequestType MessageType = 115
 )
 
 // IgnoreUnknownTypeFlag marks a message type that an older server may skip
@@ -95,6 +98,7 @@ var messageTypeNames = map[MessageType]string{
 	OneTimeTokenDeleteRequestType:           "OneTimeTokenDelete",
 	NamespaceUpsertRequestType:              "NamespaceUpsert",
 	NamespaceDeleteRequestType:              "NamespaceDelete",
+	VarApplyStateRequestType:                "VarApplyState",
 }
 
 // String names the message type for logs and metrics.

@@ -53,6 +53,7 @@ func TestMessageTypeNumbers(t *testing.T) {
 		{structs.OneTimeTokenDeleteRequestType, 110, "OneTimeTokenDelete"},
 		{structs.NamespaceUpsertRequestType, 111, "NamespaceUpsert"},
 		{structs.NamespaceDeleteRequestType, 112, "NamespaceDelete"},
+		{structs.VarApplyStateRequestType, 115, "VarApplyState"},
 	}
 	seen := map[uint8]string{}
 	for _, p := range pinned {

@@ -193,6 +193,9 @@ func (s *HTTPServer) routes() {
 	h("/v1/namespace", viaRPC, s.namespaceCreateRequest)
 	h("/v1/namespace/", viaRPC, s.namespaceSpecificRequest)
 
+	h("/v1/vars", viaRPC, s.variablesListRequest)
+	h("/v1/var/", viaRPC, s.variableSpecificRequest)
+
 	h("/v1/client/fs/", fsNeed, s.fsRequest)
 	h("/v1/client/allocation/", clientAllocNeed, s.clientAllocRequest)
 

@@ -134,6 +134,7 @@ var appliers = map[structs.MessageType]applyFunc{
 	structs.OneTimeTokenDeleteRequestType:           (*FSM).applyOneTimeTokenDelete,
 	structs.NamespaceUpsertRequestType:              (*FSM).applyNamespaceUpsert,
 	structs.NamespaceDeleteRequestType:              (*FSM).applyNamespaceDelete,
+	structs.VarApplyStateRequestType:                (*FSM).applyVariable,
 }
 
 // New returns an FSM over a new, empty state store.
