@@ -1,6 +1,7 @@
 package nomad
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -44,9 +45,18 @@ func TestServerPipeline_PeriodicJobLaunchesOnTheClock(t *testing.T) {
 	fake := clock.NewFake(start)
 	s := newPipelineServer(t, 1, func(c *Config) { c.Clock = fake })
 	job := periodicJob("*/5 * * * *")
+	// The dispatcher first sees the template at the clock's time and
+	// arms a timer for its next launch; the clock must not move before
+	// that, or it would first see it past the launch. The leader's other
+	// loops have their timers armed already and re-arm only when the
+	// clock moves.
+	armed := fake.Pending()
 	reply := registerJob(t, s, job)
 	must.Eq(t, "", reply.EvalID, must.Sprint("a periodic template gets no eval"))
 	must.SliceEmpty(t, children(t, nil, s.State(), job.ID))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	must.NoError(t, fake.BlockUntil(ctx, armed+1))
 
 	fake.Advance(5 * time.Minute)
 	var child *structs.Job
