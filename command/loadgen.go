@@ -130,6 +130,8 @@ func (c *LoadGenCommand) Run(args []string) int {
 	if len(cfg.Addresses) == 0 {
 		cfg.Addresses = []string{c.clientConfig().Address}
 	}
+	// The general -token flag or NOMAD_TOKEN, for clusters with ACLs on.
+	cfg.Token = c.clientConfig().SecretID
 	cfg.Datacenters = splitList(datacenters)
 	for _, p := range splitList(pids) {
 		pid, err := strconv.Atoi(p)

@@ -14,6 +14,8 @@ type Config struct {
 	// rotate over them; the event stream is read from the first, which
 	// should be the leader (it publishes a commit first).
 	Addresses []string
+	// Token is the ACL token every request carries ("" without ACLs).
+	Token string
 	// ServerPIDs are the servers' process IDs, for their memory (read from
 	// /proc); none means memory is not reported.
 	ServerPIDs []int

@@ -39,6 +39,7 @@ type streamBatch struct {
 type eventStream struct {
 	address string
 	client  *http.Client
+	token   string
 	tracker *tracker
 	// reconnects counts streams that ended and were opened again.
 	reconnects atomic.Int64
@@ -73,6 +74,9 @@ func (e *eventStream) open(ctx context.Context, index uint64) (io.ReadCloser, er
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, err
+	}
+	if e.token != "" {
+		req.Header.Set("X-Nomad-Token", e.token)
 	}
 	resp, err := e.client.Do(req)
 	if err != nil {

@@ -46,7 +46,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	defer httpClient.CloseIdleConnections()
 	clients := make([]*api.Client, len(cfg.Addresses))
 	for i, addr := range cfg.Addresses {
-		c, err := api.NewClient(&api.Config{Address: addr, HTTPClient: httpClient})
+		c, err := api.NewClient(&api.Config{Address: addr, HTTPClient: httpClient, SecretID: cfg.Token})
 		if err != nil {
 			return nil, fmt.Errorf("load generator: server %q: %w", addr, err)
 		}
@@ -64,7 +64,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, fmt.Errorf("load generator: reading the cluster's index: %w", err)
 	}
 	track := newTracker(prefix, cfg.Jobs, cfg.Count, cfg.WaitRunning)
-	stream := &eventStream{address: cfg.Addresses[0], client: httpClient, tracker: track}
+	stream := &eventStream{address: cfg.Addresses[0], token: cfg.Token, client: httpClient, tracker: track}
 	streamCtx, stopStream := context.WithCancel(ctx)
 	body, err := stream.open(streamCtx, qm.LastIndex+1)
 	if err != nil {

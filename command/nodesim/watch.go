@@ -75,7 +75,9 @@ func (s *Simulator) sync(n *simNode, serverIndex map[string]uint64) error {
 	req := &structs.AllocsGetRequest{
 		AllocIDs: stale,
 		QueryOptions: structs.QueryOptions{
-			Region: s.cfg.Region,
+			// A node's secret is its credential, as a real client's.
+			AuthToken: n.secretID,
+			Region:    s.cfg.Region,
 			// Wait until the answering server has the newest of them.
 			MinQueryIndex: newest - 1,
 			MaxQueryTime:  30 * time.Second,

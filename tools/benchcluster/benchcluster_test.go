@@ -30,7 +30,9 @@ func TestGeneratedConfigsLoad(t *testing.T) {
 	dir := t.TempDir()
 	cases := map[string]string{
 		"server.hcl": serverConfig("server-1", filepath.Join(dir, "s"), agentPorts{HTTP: 1, RPC: 2, Serf: 3}, 3,
-			[]string{"127.0.0.1:3", "127.0.0.1:6", "127.0.0.1:9"}),
+			[]string{"127.0.0.1:3", "127.0.0.1:6", "127.0.0.1:9"}, false),
+		"server-acl.hcl": serverConfig("server-1", filepath.Join(dir, "s"), agentPorts{HTTP: 1, RPC: 2, Serf: 3}, 3,
+			[]string{"127.0.0.1:3"}, true),
 		"client.hcl": clientConfig("client-1", filepath.Join(dir, "c"), agentPorts{HTTP: 4, RPC: 5, Serf: 6},
 			[]string{"127.0.0.1:2"}),
 	}
@@ -40,14 +42,19 @@ func TestGeneratedConfigsLoad(t *testing.T) {
 			must.NoError(t, os.WriteFile(path, []byte(body), 0o600))
 			cfg, err := nomadagent.LoadConfig([]string{"-config=" + path}, io.Discard)
 			must.NoError(t, err)
-			if file == "server.hcl" {
+			switch file {
+			case "server-acl.hcl":
+				must.True(t, cfg.Server.Enabled)
+				must.True(t, cfg.ACL.Enabled)
+			case "server.hcl":
+				must.False(t, cfg.ACL.Enabled)
 				must.True(t, cfg.Server.Enabled)
 				must.Eq(t, 3, cfg.Server.BootstrapExpect)
 				must.Eq(t, []string{"127.0.0.1:3", "127.0.0.1:6", "127.0.0.1:9"}, cfg.Server.ServerJoin.RetryJoin)
 				must.Eq(t, time.Second, cfg.Telemetry.InMemoryCollectionInterval)
 				must.True(t, cfg.EnableDebug)
 				must.Eq(t, 2, cfg.Ports.RPC)
-			} else {
+			default:
 				must.True(t, cfg.Client.Enabled)
 				must.Eq(t, "1", cfg.Client.Options["driver.mock_driver.enable"])
 			}

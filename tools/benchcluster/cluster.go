@@ -43,7 +43,9 @@ type cluster struct {
 	dir     string
 	servers []*agent
 	client  *agent
-	sim     *proc
+	// token is the management token when ACLs are on.
+	token string
+	sim   *proc
 }
 
 // freePorts reserves n distinct free ports on 127.0.0.1. They are
@@ -75,7 +77,11 @@ func freePorts(n int) ([]int, error) {
 // pprof endpoints, and an event buffer large enough that the load
 // generator's stream does not lag out. Prometheus metrics stay off: the
 // sink's per-job series would dominate the leader's memory.
-func serverConfig(name, dataDir string, p agentPorts, n int, serfAddrs []string) string {
+func serverConfig(name, dataDir string, p agentPorts, n int, serfAddrs []string, acl bool) string {
+	extra := ""
+	if acl {
+		extra = "\nacl {\n  enabled = true\n}\n"
+	}
 	return fmt.Sprintf(`name         = %q
 data_dir     = %q
 bind_addr    = "127.0.0.1"
@@ -101,7 +107,7 @@ server {
 telemetry {
   in_memory_collection_interval = "1s"
 }
-`, name, dataDir, p.HTTP, p.RPC, p.Serf, n, hclStrings(serfAddrs))
+%s`, name, dataDir, p.HTTP, p.RPC, p.Serf, n, hclStrings(serfAddrs), extra)
 }
 
 // hclStrings renders the elements of an HCL list of strings.
@@ -138,7 +144,7 @@ client {
 
 // startCluster starts n servers (and a client agent when withClient)
 // under a new temporary directory.
-func startCluster(bin string, n int, withClient bool) (*cluster, error) {
+func startCluster(bin string, n int, withClient, acl bool) (*cluster, error) {
 	dir, err := os.MkdirTemp("", "benchcluster-")
 	if err != nil {
 		return nil, err
@@ -175,7 +181,7 @@ func startCluster(bin string, n int, withClient bool) (*cluster, error) {
 		rpcAddrs = append(rpcAddrs, s.rpcAddr())
 	}
 	for _, s := range c.servers {
-		if err := c.start(s, serverConfig(s.name, filepath.Join(s.dir, "data"), s.ports, n, serfAddrs)); err != nil {
+		if err := c.start(s, serverConfig(s.name, filepath.Join(s.dir, "data"), s.ports, n, serfAddrs, acl)); err != nil {
 			return nil, err
 		}
 	}
@@ -268,6 +274,23 @@ func (c *cluster) waitLeader(ctx context.Context) (*agent, error) {
 		case <-ctx.Done():
 			return nil, fmt.Errorf("waiting for the servers to elect a leader: %w (logs in %s)", ctx.Err(), c.dir)
 		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// bootstrapACLs makes the management token through a, retrying until
+// the leader has established itself.
+func (c *cluster) bootstrapACLs(ctx context.Context, a *agent) error {
+	for {
+		tok, _, err := a.api().ACLTokens().Bootstrap(nil)
+		if err == nil {
+			c.token = tok.SecretID
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("bootstrapping ACLs: %w (last error: %v)", ctx.Err(), err)
+		case <-time.After(100 * time.Millisecond):
 		}
 	}
 }

@@ -35,6 +35,9 @@ type options struct {
 	profileDir     string
 	profileSeconds int
 	keep           bool
+	// acl runs the servers with ACLs on; the load generator then sends a
+	// management token with every request.
+	acl bool
 }
 
 // cleanup stops a case's processes and removes its directory unless
@@ -163,6 +166,7 @@ func parseOptions(args []string) (*options, error) {
 	fs.StringVar(&o.profileDir, "profile-dir", "", "save CPU and heap profiles and metrics of the leader and a follower for each W2 case here")
 	fs.IntVar(&o.profileSeconds, "profile-seconds", 10, "length of each CPU profile")
 	fs.BoolVar(&o.keep, "keep", false, "keep each case's directory (configurations, logs, data)")
+	fs.BoolVar(&o.acl, "acl", false, "run the servers with ACLs on (the load generator sends a management token); compare with a run without")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}

@@ -53,7 +53,7 @@ type w2Outcome struct {
 
 // runW2 runs one case on a fresh cluster of three servers.
 func runW2(ctx context.Context, o *options, wc w2Case) (*w2Outcome, error) {
-	c, err := startCluster(o.bin, 3, false)
+	c, err := startCluster(o.bin, 3, false, o.acl)
 	if err != nil {
 		return nil, err
 	}
@@ -64,6 +64,15 @@ func runW2(ctx context.Context, o *options, wc w2Case) (*w2Outcome, error) {
 		return nil, err
 	}
 	out := &w2Outcome{Case: wc}
+	if o.acl {
+		leader, err := c.waitLeader(setupCtx)
+		if err != nil {
+			return nil, err
+		}
+		if err := c.bootstrapACLs(setupCtx, leader); err != nil {
+			return nil, err
+		}
+	}
 	if out.SimReady, err = c.startSim(setupCtx, wc.Nodes); err != nil {
 		return nil, err
 	}
@@ -82,6 +91,7 @@ func runW2(ctx context.Context, o *options, wc w2Case) (*w2Outcome, error) {
 
 	cfg := loadgen.DefaultConfig()
 	cfg.Addresses = addrs
+	cfg.Token = c.token
 	cfg.ServerPIDs = pids
 	cfg.Jobs = wc.Allocs / wc.PerJob
 	cfg.Count = wc.PerJob
@@ -150,6 +160,9 @@ func (o *options) profile(ctx context.Context, c *cluster, leader *agent, name s
 		req, err := http.NewRequestWithContext(context.WithoutCancel(ctx), http.MethodGet, a.httpAddr()+path, nil)
 		if err != nil {
 			return
+		}
+		if c.token != "" {
+			req.Header.Set("X-Nomad-Token", c.token)
 		}
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
