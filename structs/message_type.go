@@ -51,6 +51,9 @@ const (
 	OneTimeTokenDeleteRequestType MessageType = 110
 	NamespaceUpsertRequestType    MessageType = 111
 	NamespaceDeleteRequestType    MessageType = 112
+	// Job scaling events and version tags: ours, after the namespaces'.
+	ScalingEventRegisterRequestType MessageType = 117
+	JobVersionTagRequestType        MessageType = 118
 )
 
 // IgnoreUnknownTypeFlag marks a message type that an older server may skip
@@ -95,6 +98,8 @@ var messageTypeNames = map[MessageType]string{
 	OneTimeTokenDeleteRequestType:           "OneTimeTokenDelete",
 	NamespaceUpsertRequestType:              "NamespaceUpsert",
 	NamespaceDeleteRequestType:              "NamespaceDelete",
+	ScalingEventRegisterRequestType:         "ScalingEventRegister",
+	JobVersionTagRequestType:                "JobVersionTag",
 }
 
 // String names the message type for logs and metrics.

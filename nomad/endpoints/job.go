@@ -37,6 +37,11 @@ var jobRules = Rules{
 	"Deployments":      NamespaceAny(acl.NamespaceCapabilityReadJob),
 	"LatestDeployment": NamespaceAny(acl.NamespaceCapabilityReadJob),
 	"List":             NamespaceAny(acl.NamespaceCapabilityListJobs),
+	"Revert":           NamespaceAny(acl.NamespaceCapabilitySubmitJob, acl.NamespaceCapabilityRevertJob),
+	"Stable":           NamespaceAny(acl.NamespaceCapabilitySubmitJob, acl.NamespaceCapabilityStableJob),
+	"TagVersion":       NamespaceAny(acl.NamespaceCapabilitySubmitJob, acl.NamespaceCapabilityTagJobVersion),
+	"Scale":            NamespaceAny(acl.NamespaceCapabilityScaleJob, acl.NamespaceCapabilitySubmitJob),
+	"ScaleStatus":      NamespaceAny(acl.NamespaceCapabilityReadJob, acl.NamespaceCapabilityReadJobScaling),
 }
 
 // PrepareJob canonicalizes a submitted job and validates it, together

@@ -49,6 +49,8 @@ const (
 	OneTimeTokenSnapshot SnapshotType = 105
 	// NamespaceSnapshot is ours too, numbered after the ACL objects.
 	NamespaceSnapshot SnapshotType = 106
+	// ScalingEventsSnapshot is ours too: a job's scaling events.
+	ScalingEventsSnapshot SnapshotType = 109
 )
 
 // SnapshotHeader opens a persisted store. It is empty today; fields may
@@ -80,6 +82,7 @@ var persistOrder = []struct {
 	{TableACLRoles, ACLRoleSnapshot},
 	{TableOneTimeTokens, OneTimeTokenSnapshot},
 	{TableNamespaces, NamespaceSnapshot},
+	{TableScalingEvents, ScalingEventsSnapshot},
 }
 
 // Persist writes the whole snapshot to w: a msgpack SnapshotHeader, then
@@ -233,6 +236,8 @@ func (rs *restorer) restore(dec *codec.Decoder, typ SnapshotType) error {
 		table, obj = TableOneTimeTokens, new(structs.OneTimeToken)
 	case NamespaceSnapshot:
 		table, obj = TableNamespaces, new(structs.Namespace)
+	case ScalingEventsSnapshot:
+		table, obj = TableScalingEvents, new(structs.JobScalingEvents)
 	default:
 		return fmt.Errorf("unknown snapshot record type %d", typ)
 	}

@@ -70,6 +70,7 @@ func stateSchema() *memdb.DBSchema {
 		aclRoleTableSchema(),
 		oneTimeTokenTableSchema(),
 		namespacesTableSchema(),
+		scalingEventsTableSchema(),
 	}
 	s := &memdb.DBSchema{Tables: make(map[string]*memdb.TableSchema, len(tables))}
 	for _, t := range tables {
