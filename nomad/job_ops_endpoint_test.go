@@ -253,6 +253,15 @@ func TestJobEndpoint_TagVersion(t *testing.T) {
 	must.ErrorIs(t, err, structs.ErrNotFound)
 	must.Eq(t, before, latestIndex(t, s))
 
+	var latest structs.JobTagResponse
+	must.NoError(t, s.RPC("Job.TagVersion", &structs.JobApplyTagRequest{JobID: job.ID, Name: "now", Latest: true,
+		Tag: &structs.JobVersionTag{Name: "now"}}, &latest))
+	v, _ = s.State().JobVersionByTagName(nil, job.Namespace, job.ID, "now")
+	must.Eq(t, uint64(2), v.Version)
+	err = s.RPC("Job.TagVersion", &structs.JobApplyTagRequest{JobID: "nope", Name: "now", Latest: true,
+		Tag: &structs.JobVersionTag{Name: "now"}}, &latest)
+	must.ErrorIs(t, err, structs.ErrUnknownJob)
+
 	var unset structs.JobTagResponse
 	must.NoError(t, s.RPC("Job.TagVersion", &structs.JobApplyTagRequest{JobID: job.ID, Name: "golden"}, &unset))
 	v, _ = s.State().JobVersionByTagName(nil, job.Namespace, job.ID, "golden")

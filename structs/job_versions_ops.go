@@ -46,6 +46,9 @@ type JobApplyTagRequest struct {
 	Name    string
 	Tag     *JobVersionTag
 	Version uint64
+	// Latest tags the job's current version, whatever Version says; the
+	// endpoint resolves it to Version before the request reaches Raft.
+	Latest bool
 	WriteRequest
 }
 

@@ -115,6 +115,16 @@ func (j *Job) TagVersion(args *structs.JobApplyTagRequest, reply *structs.JobTag
 			return structs.KindErrorf(structs.ErrNotFound, "tag %q not found on job %q", args.Name, args.JobID)
 		}
 	} else {
+		if args.Latest {
+			cur, err := store.JobByID(nil, ns, args.JobID)
+			if err != nil {
+				return err
+			}
+			if cur == nil {
+				return fmt.Errorf("job %q in namespace %q: %w", args.JobID, ns, structs.ErrUnknownJob)
+			}
+			args.Version, args.Latest = cur.Version, false
+		}
 		v, err := store.JobByIDAndVersion(nil, ns, args.JobID, args.Version)
 		if err != nil {
 			return err
