@@ -92,11 +92,6 @@ func (s *HTTPServer) jobScaleStatus(w http.ResponseWriter, r *http.Request, id s
 	if out.JobScaleStatus == nil {
 		return nil, codedError(http.StatusNotFound, structs.ErrUnknownJob.Error())
 	}
-	for _, tg := range out.JobScaleStatus.TaskGroups {
-		if tg.Events == nil {
-			tg.Events = []*structs.ScalingEvent{}
-		}
-	}
 	return out.JobScaleStatus, nil
 }
 

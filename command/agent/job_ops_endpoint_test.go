@@ -108,7 +108,7 @@ func TestJobOps_ScaleStatus(t *testing.T) {
 	must.NoError(t, json.Unmarshal([]byte(body), &out))
 	must.Eq(t, 2, out.TaskGroups["web"].Desired)
 	must.Eq(t, int64(2), *out.TaskGroups["web"].Events[0].Count)
-	must.StrContains(t, body, `"Events":[]`, must.Sprint("a group with no events lists []"))
+	must.StrContains(t, body, `"Events":null`, must.Sprint("a group with no events has null, as Nomad answers"))
 
 	resp, _ = h.do("GET", "/v1/job/nope/scale", "")
 	must.Eq(t, http.StatusNotFound, resp.StatusCode)
