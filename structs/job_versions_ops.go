@@ -22,6 +22,17 @@ func (t *JobVersionTag) Copy() *JobVersionTag {
 	return &c
 }
 
+// RevertedCopy returns a copy of stored version j to register again as
+// the job's newest version: unstable, untagged, without status. Both a
+// user's revert and a failed deployment's automatic one make it.
+func (j *Job) RevertedCopy() *Job {
+	c := j.Copy()
+	c.Stable = false
+	c.VersionTag = nil
+	c.Status, c.StatusDescription = "", ""
+	return c
+}
+
 // JobRevertRequest registers a stored version of a job again, as its
 // newest version.
 type JobRevertRequest struct {

@@ -42,9 +42,7 @@ func (j *Job) Revert(args *structs.JobRevertRequest, reply *structs.JobRegisterR
 		return structs.KindErrorf(structs.ErrNotFound, "job %q in namespace %q at version %d not found",
 			args.JobID, ns, args.JobVersion)
 	}
-	reg := &structs.JobRegisterRequest{Job: old.Copy(), WriteRequest: args.WriteRequest}
-	reg.Job.Stable = false
-	reg.Job.VersionTag = nil
+	reg := &structs.JobRegisterRequest{Job: old.RevertedCopy(), WriteRequest: args.WriteRequest}
 	if args.EnforcePriorVersion != nil {
 		if cur.Version != *args.EnforcePriorVersion {
 			return structs.KindErrorf(structs.ErrConflict, "Current job has version %d; enforcing version %d",
