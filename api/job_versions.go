@@ -60,16 +60,6 @@ type TagVersionRequest struct {
 	WriteRequest
 }
 
-// JobTagRequest is the older body of the same route, naming the job and
-// the tag in the body too.
-type JobTagRequest struct {
-	JobID       string
-	Name        string
-	Description string
-	Version     *uint64
-	WriteRequest
-}
-
 // VersionsOptions tunes a versions listing: Diffs adds the difference of
 // each version from the one before it, or from the version named by
 // DiffTag or DiffVersion.

@@ -123,6 +123,7 @@ func TestJobEndpoint_Scale(t *testing.T) {
 	must.Eq(t, int64(registered.TaskGroups[0].Count), ev.PreviousCount)
 	must.Eq(t, reply.EvalID, *ev.EvalID)
 	must.Eq(t, "by test", ev.Message)
+	must.Eq[any](t, "test", ev.Meta["source"], must.Sprint("meta survives the Raft entry"))
 	must.Eq(t, reply.Index, ev.CreateIndex)
 
 	// An error-only request changes nothing but records an event.
