@@ -270,3 +270,32 @@ func TestJobEndpoint_TagVersion(t *testing.T) {
 	err = s.RPC("Job.TagVersion", &structs.JobApplyTagRequest{JobID: job.ID, Name: "golden"}, &unset)
 	must.ErrorIs(t, err, structs.ErrNotFound)
 }
+
+func TestJobEndpoint_VersionsDiffAgainstAVersion(t *testing.T) {
+	s := newTestServer(t, nil)
+	job := mock.Job()
+	registerVersions(t, s, job, 2)
+	var tag structs.JobTagResponse
+	must.NoError(t, s.RPC("Job.TagVersion", &structs.JobApplyTagRequest{JobID: job.ID, Name: "base", Version: 0,
+		Tag: &structs.JobVersionTag{Name: "base"}}, &tag))
+	zero := uint64(0)
+	for name, req := range map[string]*structs.JobVersionsRequest{
+		"by version": {JobID: job.ID, DiffVersion: &zero},
+		"by tag":     {JobID: job.ID, DiffTagName: "base"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var reply structs.JobVersionsResponse
+			must.NoError(t, s.RPC("Job.GetJobVersions", req, &reply))
+			must.Len(t, 3, reply.Versions)
+			// Versions 2 and 1, each against version 0 (priority 50 ->
+			// 61 and 60).
+			must.Len(t, 2, reply.Diffs)
+			for _, d := range reply.Diffs {
+				must.Eq(t, structs.DiffTypeEdited, d.Type)
+			}
+		})
+	}
+	var reply structs.JobVersionsResponse
+	err := s.RPC("Job.GetJobVersions", &structs.JobVersionsRequest{JobID: job.ID, DiffTagName: "nope"}, &reply)
+	must.ErrorIs(t, err, structs.ErrNotFound)
+}
