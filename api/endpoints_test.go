@@ -325,7 +325,7 @@ func nullJobFields(set string) string {
 		"NodePool", "Constraints", "Affinities", "TaskGroups", "Update", "Spreads", "Periodic",
 		"ParameterizedJob", "Reschedule", "Migrate", "Meta", "Stop", "ParentID",
 		"DispatchIdempotencyToken", "Payload", "ConsulNamespace", "VaultNamespace", "NomadTokenID",
-		"Status", "StatusDescription", "Stable", "Version", "SubmitTime", "CreateIndex", "ModifyIndex",
+		"Status", "StatusDescription", "Stable", "Version", "VersionTag", "SubmitTime", "CreateIndex", "ModifyIndex",
 		"JobModifyIndex"}
 	out := `,"Dispatched":false`
 	for _, f := range all {

@@ -66,6 +66,7 @@ type Job struct {
 	StatusDescription        *string
 	Stable                   *bool
 	Version                  *uint64
+	VersionTag               *JobVersionTag
 	SubmitTime               *int64
 	CreateIndex              *uint64
 	ModifyIndex              *uint64

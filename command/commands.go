@@ -39,6 +39,12 @@ func Commands(meta Meta) map[string]cli.CommandFactory {
 		"job validate":       func(m Meta) cli.Command { return &JobValidateCommand{Meta: m} },
 		"job dispatch":       func(m Meta) cli.Command { return &JobDispatchCommand{Meta: m} },
 		"job periodic force": func(m Meta) cli.Command { return &JobPeriodicForceCommand{Meta: m} },
+		"job revert":         func(m Meta) cli.Command { return &JobRevertCommand{Meta: m} },
+		"job scale":          func(m Meta) cli.Command { return &JobScaleCommand{Meta: m} },
+		"job scaling-events": func(m Meta) cli.Command { return &JobScalingEventsCommand{Meta: m} },
+		"job tag":            func(m Meta) cli.Command { return newGroup(m, "job tag", jobTagGroupHelp) },
+		"job tag apply":      func(m Meta) cli.Command { return &JobTagApplyCommand{Meta: m} },
+		"job tag unset":      func(m Meta) cli.Command { return &JobTagUnsetCommand{Meta: m} },
 
 		"node":             func(m Meta) cli.Command { return newGroup(m, "node", nodeGroupHelp) },
 		"node status":      func(m Meta) cli.Command { return &NodeStatusCommand{Meta: m} },

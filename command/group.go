@@ -32,6 +32,7 @@ func (c *groupCommand) Run([]string) int { return cli.RunResultHelp }
 
 var groupSynopses = map[string]string{
 	"job":                   "Interact with jobs",
+	"job tag":               "Tag and untag job versions",
 	"node":                  "Interact with nodes",
 	"alloc":                 "Interact with allocations",
 	"eval":                  "Interact with evaluations",

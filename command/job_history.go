@@ -18,7 +18,8 @@ func (c *JobHistoryCommand) Help() string {
 Usage: nomad job history [options] <job>
 
   List the versions of a job the servers keep, newest first: version
-  number, whether it was stable, and when it was submitted. With -p each
+  number, whether it was stable, when it was submitted, and its version
+  tag if it has one. With -p each
   version is shown with its difference from the version before it.
 
 ` + generalOptionsUsage() + `
@@ -111,6 +112,12 @@ func (c *JobHistoryCommand) Run(args []string) int {
 			fmt.Sprintf("Version|%d", derefUint64(v.Version)),
 			fmt.Sprintf("Stable|%t", v.Stable != nil && *v.Stable),
 			"Submit Date|" + formatUnixNano(derefInt64(v.SubmitTime)),
+		}
+		if v.VersionTag != nil {
+			rows = append(rows, "Tag Name|"+v.VersionTag.Name)
+			if v.VersionTag.Description != "" {
+				rows = append(rows, "Tag Description|"+v.VersionTag.Description)
+			}
 		}
 		block := formatKV(rows)
 		if diffs && i < len(jobDiffs) && jobDiffs[i] != nil {

@@ -177,6 +177,29 @@ func TestCoreScheduler_JobGC(t *testing.T) {
 	must.True(t, f.evalExists(runEval))
 }
 
+// TestCoreScheduler_TaggedJobsStay: a stopped job with a tagged version
+// is not collected; once the tag is gone, it is.
+func TestCoreScheduler_TaggedJobsStay(t *testing.T) {
+	f := newGCFixture(t)
+	job := mock.Job()
+	first := registerJob(t, f.srv, job).EvalID
+	f.setEval(first, structs.EvalStatusComplete)
+	var tag structs.JobTagResponse
+	must.NoError(t, f.srv.RPC("Job.TagVersion", &structs.JobApplyTagRequest{JobID: job.ID, Name: "keep",
+		Tag: &structs.JobVersionTag{Name: "keep"}}, &tag))
+	var dereg structs.JobDeregisterResponse
+	must.NoError(t, f.srv.RPC("Job.Deregister", &structs.JobDeregisterRequest{JobID: job.ID}, &dereg))
+	f.setEval(dereg.EvalID, structs.EvalStatusComplete)
+
+	f.clock.Advance(f.srv.config.JobGCThreshold + time.Second)
+	f.runGC(structs.CoreJobJobGC)
+	must.True(t, f.jobExists(job), must.Sprint("a tagged version keeps the job"))
+
+	must.NoError(t, f.srv.RPC("Job.TagVersion", &structs.JobApplyTagRequest{JobID: job.ID, Name: "keep"}, &tag))
+	f.runGC(structs.CoreJobJobGC)
+	must.False(t, f.jobExists(job))
+}
+
 func TestCoreScheduler_NodeGC(t *testing.T) {
 	f := newGCFixture(t)
 	empty := mock.Node()

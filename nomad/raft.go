@@ -246,9 +246,10 @@ func (s *Server) raftApply(t structs.MessageType, msg interface{}) (interface{},
 	// An entry every server fails to decode would still be committed;
 	// jobs carry free-form driver configs, so their entries are checked
 	// before they reach the log (validation bounds the config far below
-	// the decoder's limit; this is the last line). Other entries hold
-	// only typed fields of bounded depth.
-	if t == structs.JobRegisterRequestType {
+	// the decoder's limit; this is the last line), and so do scaling
+	// events, whose Meta is free-form. Other entries hold only typed
+	// fields of bounded depth.
+	if t == structs.JobRegisterRequestType || t == structs.ScalingEventRegisterRequestType {
 		if err := structs.CheckEntry(buf); err != nil {
 			return nil, 0, err
 		}

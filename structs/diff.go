@@ -30,7 +30,7 @@ const (
 // change on every write. The job-level Update is merged into each group by
 // Canonicalize and diffed there.
 var jobDiffSkip = []string{"ID", "Status", "StatusDescription", "Stable", "Version",
-	"SubmitTime", "CreateIndex", "ModifyIndex", "JobModifyIndex", "Update"}
+	"VersionTag", "SubmitTime", "CreateIndex", "ModifyIndex", "JobModifyIndex", "Update"}
 
 // Diff returns the difference from j (the old version, may be nil) to
 // other (the new version, may be nil). Field and object names are the Go

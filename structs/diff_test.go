@@ -526,6 +526,7 @@ func TestDiff_EveryFieldIsDiffed(t *testing.T) {
 	ignored := map[string]bool{
 		// identity and server bookkeeping
 		"Job.ID": true, "Job.Status": true, "Job.StatusDescription": true, "Job.Stable": true, "Job.Version": true,
+		"Job.VersionTag": true,
 		"Job.SubmitTime": true, "Job.CreateIndex": true, "Job.ModifyIndex": true, "Job.JobModifyIndex": true,
 		// merged into every group by Canonicalize and diffed there
 		"Job.Update": true,

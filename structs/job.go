@@ -84,6 +84,9 @@ type Job struct {
 	Stable            bool
 	Version           uint64
 	SubmitTime        int64
+	// VersionTag names this version (job tag apply); nil when untagged.
+	// It is bookkeeping on the version, not part of the specification.
+	VersionTag *JobVersionTag
 
 	CreateIndex    uint64
 	ModifyIndex    uint64
@@ -162,6 +165,7 @@ func (j *Job) Copy() *Job {
 	n.ParameterizedJob = j.ParameterizedJob.Copy()
 	n.Payload = slices.Clone(j.Payload)
 	n.Meta = maps.Clone(j.Meta)
+	n.VersionTag = j.VersionTag.Copy()
 	return &n
 }
 

@@ -15,6 +15,7 @@ func (j *Job) SpecChanged(other *Job) bool {
 		c.Status = ""
 		c.StatusDescription = ""
 		c.Stable = false
+		c.VersionTag = nil
 		c.Version = 0
 		c.SubmitTime = 0
 		c.CreateIndex = 0

@@ -68,7 +68,9 @@ func (j *Job) validateTop(p *problems) {
 		p.add("", "missing job ID")
 	case len(j.ID) > maxJobIDLength:
 		p.add("", "job ID must be at most %d characters, got %d", maxJobIDLength, len(j.ID))
-	case strings.ContainsAny(j.ID, " \t\n\x00"):
+	// As Nomad: a space or a NUL is refused, other characters (tabs,
+	// newlines, "/", "?") are not; paths carry the ID escaped.
+	case strings.ContainsAny(j.ID, " \x00"):
 		p.add("", "job ID %q must not contain spaces or null characters", j.ID)
 	}
 	if j.Name == "" {

@@ -111,6 +111,8 @@ func TestValidate_Job(t *testing.T) {
 			[]string{`job ID "my job" must not contain spaces or null characters`}},
 		{"id with null", nil, func(j *structs.Job) { j.ID = "a\x00b" },
 			[]string{`job ID "a\x00b" must not contain spaces or null characters`}},
+		{"id with tab, newline and slash, as Nomad accepts", nil,
+			func(j *structs.Job) { j.ID = "job-id/with\troublesome:characters\n?&字" }, nil},
 		{"missing name", nil, func(j *structs.Job) { j.Name = "" }, []string{"missing job name"}},
 		{"name with null", nil, func(j *structs.Job) { j.Name = "a\x00" }, []string{"job name must not contain null characters"}},
 		{"missing namespace", nil, func(j *structs.Job) { j.Namespace = "" }, []string{"missing job namespace"}},

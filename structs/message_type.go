@@ -54,6 +54,9 @@ const (
 	// VarApplyStateRequestType carries every write to a variable; the
 	// request's Op says which.
 	VarApplyStateRequestType MessageType = 115
+	// Job scaling events and version tags: ours, after the namespaces'.
+	ScalingEventRegisterRequestType MessageType = 117
+	JobVersionTagRequestType        MessageType = 118
 )
 
 // IgnoreUnknownTypeFlag marks a message type that an older server may skip
@@ -99,6 +102,8 @@ var messageTypeNames = map[MessageType]string{
 	NamespaceUpsertRequestType:              "NamespaceUpsert",
 	NamespaceDeleteRequestType:              "NamespaceDelete",
 	VarApplyStateRequestType:                "VarApplyState",
+	ScalingEventRegisterRequestType:         "ScalingEventRegister",
+	JobVersionTagRequestType:                "JobVersionTag",
 }
 
 // String names the message type for logs and metrics.

@@ -54,6 +54,8 @@ func TestMessageTypeNumbers(t *testing.T) {
 		{structs.NamespaceUpsertRequestType, 111, "NamespaceUpsert"},
 		{structs.NamespaceDeleteRequestType, 112, "NamespaceDelete"},
 		{structs.VarApplyStateRequestType, 115, "VarApplyState"},
+		{structs.ScalingEventRegisterRequestType, 117, "ScalingEventRegister"},
+		{structs.JobVersionTagRequestType, 118, "JobVersionTag"},
 	}
 	seen := map[uint8]string{}
 	for _, p := range pinned {

@@ -126,10 +126,14 @@ type JobEvaluationsResponse struct {
 	QueryMeta
 }
 
-// JobVersionsRequest lists a job's versions.
+// JobVersionsRequest lists a job's versions. With Diffs, each version is
+// diffed against the one before it, or, with DiffVersion or DiffTagName,
+// against that version.
 type JobVersionsRequest struct {
-	JobID string
-	Diffs bool
+	JobID       string
+	Diffs       bool
+	DiffVersion *uint64
+	DiffTagName string
 	QueryOptions
 }
 

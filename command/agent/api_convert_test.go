@@ -86,6 +86,8 @@ func fullJob() *api.Job {
 var serverOwned = map[string]bool{
 	"Job.Status": true, "Job.StatusDescription": true, "Job.Stable": true, "Job.Version": true,
 	"Job.SubmitTime": true, "Job.CreateIndex": true, "Job.ModifyIndex": true, "Job.JobModifyIndex": true,
+	// Tags are applied to a stored version (job tag apply), never submitted.
+	"Job.VersionTag": true,
 }
 
 // TestConvertJob_NoFieldForgotten converts a job with every supported

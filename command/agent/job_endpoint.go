@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/opennomad/nomad/api"
@@ -15,14 +16,13 @@ import (
 var jobSubresources = map[string]bool{
 	"plan": true, "evaluate": true, "allocations": true, "evaluations": true,
 	"summary": true, "versions": true, "deployments": true, "deployment": true,
-	"periodic/force": true, "dispatch": true,
+	"periodic/force": true, "dispatch": true, "revert": true, "stable": true, "scale": true,
 }
 
 // jobUnsupported are Nomad's other paths under /v1/job/:id; they answer
 // 501 rather than being mistaken for part of a job ID.
 var jobUnsupported = map[string]bool{
-	"revert": true, "stable": true, "scale": true, "services": true, "submission": true,
-	"actions": true, "action": true, "tag": true,
+	"services": true, "submission": true, "actions": true, "action": true, "tag": true,
 }
 
 // jobsRequest serves /v1/jobs: GET lists, PUT/POST registers.
@@ -219,6 +219,9 @@ func (s *HTTPServer) validateJobRequest(w http.ResponseWriter, r *http.Request) 
 
 // jobSpecificRequest serves /v1/job/:id and its subresources.
 func (s *HTTPServer) jobSpecificRequest(w http.ResponseWriter, r *http.Request) (interface{}, error) {
+	if id, name, ok := splitVersionTagPath(r, "/v1/job/"); ok {
+		return s.jobVersionTag(w, r, id, name)
+	}
 	id, sub := splitObjectPath(r, "/v1/job/", jobSubresources, jobUnsupported)
 	if id == "" {
 		return nil, codedError(http.StatusBadRequest, "Missing job ID")
@@ -257,6 +260,12 @@ func (s *HTTPServer) jobSpecificRequest(w http.ResponseWriter, r *http.Request) 
 		return s.jobPeriodicForce(w, r, id)
 	case "dispatch":
 		return s.jobDispatch(w, r, id)
+	case "revert":
+		return s.jobRevert(w, r, id)
+	case "stable":
+		return s.jobStable(w, r, id)
+	case "scale":
+		return s.jobScale(w, r, id)
 	}
 	return nil, codedError(http.StatusNotFound, "Invalid URL path")
 }
@@ -448,6 +457,14 @@ func (s *HTTPServer) jobVersions(w http.ResponseWriter, r *http.Request, id stri
 	var err error
 	if args.Diffs, err = boolParam(r, "diffs"); err != nil {
 		return nil, err
+	}
+	args.DiffTagName = r.URL.Query().Get("diff_tag")
+	if v := r.URL.Query().Get("diff_version"); v != "" {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			return nil, codedError(http.StatusBadRequest, fmt.Sprintf("Failed to parse value of %q (%v) as a version", "diff_version", v))
+		}
+		args.DiffVersion = &n
 	}
 	var out structs.JobVersionsResponse
 	if err := s.rpc.RPC("Job.GetJobVersions", &args, &out); err != nil {

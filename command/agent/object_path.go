@@ -35,3 +35,24 @@ func splitObjectPath(r *http.Request, prefix string, subs ...map[string]bool) (i
 	}
 	return strings.Join(parts, "/"), ""
 }
+
+// splitVersionTagPath recognises "/v1/job/<id>/versions/<name>/tag", the
+// one job path with a variable segment after the ID, and returns the job
+// ID and the tag name, unescaped.
+func splitVersionTagPath(r *http.Request, prefix string) (id, name string, ok bool) {
+	parts := strings.Split(strings.TrimPrefix(r.URL.EscapedPath(), prefix), "/")
+	n := len(parts)
+	if n < 4 || parts[n-1] != "tag" || parts[n-3] != "versions" || parts[n-2] == "" {
+		return "", "", false
+	}
+	for i, p := range parts {
+		if u, err := url.PathUnescape(p); err == nil {
+			parts[i] = u
+		}
+	}
+	id = strings.Join(parts[:n-3], "/")
+	if id == "" {
+		return "", "", false
+	}
+	return id, parts[n-2], true
+}

@@ -232,6 +232,11 @@ func (c *CoreScheduler) jobGC(force bool) error {
 			summary.Children.Pending+summary.Children.Running > 0 {
 			continue // a template whose children still run
 		}
+		if tagged, err := c.hasTaggedVersion(job); err != nil {
+			return err
+		} else if tagged {
+			continue // a user named a version of it to come back to
+		}
 		evals, allocs, ok, err := c.jobCollectable(job, cutoff)
 		if err != nil {
 			return err
@@ -427,4 +432,19 @@ func NewEval(kind string, index uint64, now time.Time) *structs.Evaluation {
 		CreateTime:  now.UnixNano(),
 		ModifyTime:  now.UnixNano(),
 	}
+}
+
+// hasTaggedVersion reports whether a stored version of the job carries a
+// version tag, which keeps the job from collection as Nomad does.
+func (c *CoreScheduler) hasTaggedVersion(job *structs.Job) (bool, error) {
+	versions, err := c.snap.JobVersionsByID(nil, job.Namespace, job.ID)
+	if err != nil {
+		return false, err
+	}
+	for _, v := range versions {
+		if v.VersionTag != nil {
+			return true, nil
+		}
+	}
+	return false, nil
 }

@@ -332,9 +332,7 @@ func revertTarget(store *state.StateStore, v *view, base string, now time.Time) 
 		if !j.SpecChanged(v.job) {
 			return nil, structs.DeploymentStatusDescriptionRollbackNoop(base, j.Version), nil
 		}
-		revert := j.Copy()
-		revert.Stable = false
-		revert.Status, revert.StatusDescription = "", ""
+		revert := j.RevertedCopy()
 		revert.SubmitTime = now.UnixNano()
 		return revert, structs.DeploymentStatusDescriptionRollback(base, j.Version), nil
 	}

@@ -37,6 +37,11 @@ var jobRules = Rules{
 	"Deployments":      NamespaceAny(acl.NamespaceCapabilityReadJob),
 	"LatestDeployment": NamespaceAny(acl.NamespaceCapabilityReadJob),
 	"List":             NamespaceAny(acl.NamespaceCapabilityListJobs),
+	"Revert":           NamespaceAny(acl.NamespaceCapabilitySubmitJob, acl.NamespaceCapabilityRevertJob),
+	"Stable":           NamespaceAny(acl.NamespaceCapabilitySubmitJob, acl.NamespaceCapabilityStableJob),
+	"TagVersion":       NamespaceAny(acl.NamespaceCapabilitySubmitJob, acl.NamespaceCapabilityTagJobVersion),
+	"Scale":            NamespaceAny(acl.NamespaceCapabilityScaleJob, acl.NamespaceCapabilitySubmitJob),
+	"ScaleStatus":      NamespaceAny(acl.NamespaceCapabilityReadJob, acl.NamespaceCapabilityReadJobScaling),
 }
 
 // PrepareJob canonicalizes a submitted job and validates it, together
@@ -478,14 +483,9 @@ func (j *Job) GetJobVersions(args *structs.JobVersionsRequest, reply *structs.Jo
 		}
 		reply.Versions = versions
 		reply.Diffs = nil
-		if args.Diffs {
-			for i := 0; i+1 < len(versions); i++ {
-				d, err := versions[i+1].Diff(versions[i], true)
-				if err != nil {
-					return 0, fmt.Errorf("job %q: diffing versions %d and %d: %w",
-						args.JobID, versions[i+1].Version, versions[i].Version, err)
-				}
-				reply.Diffs = append(reply.Diffs, d)
+		if args.Diffs || args.DiffVersion != nil || args.DiffTagName != "" {
+			if reply.Diffs, err = versionDiffs(args, versions); err != nil {
+				return 0, err
 			}
 		}
 		var index uint64
@@ -499,4 +499,49 @@ func (j *Job) GetJobVersions(args *structs.JobVersionsRequest, reply *structs.Jo
 		}
 		return index, nil
 	})
+}
+
+// versionDiffs diffs each version (newest first) against the one before
+// it, or against the version the request names by number or tag, which
+// must exist.
+func versionDiffs(args *structs.JobVersionsRequest, versions []*structs.Job) ([]*structs.JobDiff, error) {
+	var base *structs.Job
+	switch {
+	case args.DiffTagName != "":
+		for _, v := range versions {
+			if v.VersionTag != nil && v.VersionTag.Name == args.DiffTagName {
+				base = v
+			}
+		}
+		if base == nil {
+			return nil, structs.KindErrorf(structs.ErrNotFound, "tag %q not found on job %q", args.DiffTagName, args.JobID)
+		}
+	case args.DiffVersion != nil:
+		for _, v := range versions {
+			if v.Version == *args.DiffVersion {
+				base = v
+			}
+		}
+		if base == nil {
+			return nil, structs.KindErrorf(structs.ErrNotFound, "job %q version %d not found", args.JobID, *args.DiffVersion)
+		}
+	}
+	var diffs []*structs.JobDiff
+	for i, v := range versions {
+		old := base
+		if old == nil {
+			if i+1 == len(versions) {
+				break
+			}
+			old = versions[i+1]
+		} else if old == v {
+			continue
+		}
+		d, err := old.Diff(v, true)
+		if err != nil {
+			return nil, fmt.Errorf("job %q: diffing versions %d and %d: %w", args.JobID, old.Version, v.Version, err)
+		}
+		diffs = append(diffs, d)
+	}
+	return diffs, nil
 }

@@ -135,6 +135,8 @@ var appliers = map[structs.MessageType]applyFunc{
 	structs.NamespaceUpsertRequestType:              (*FSM).applyNamespaceUpsert,
 	structs.NamespaceDeleteRequestType:              (*FSM).applyNamespaceDelete,
 	structs.VarApplyStateRequestType:                (*FSM).applyVariable,
+	structs.ScalingEventRegisterRequestType:         (*FSM).applyScalingEvent,
+	structs.JobVersionTagRequestType:                (*FSM).applyJobVersionTag,
 }
 
 // New returns an FSM over a new, empty state store.

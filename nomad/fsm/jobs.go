@@ -191,6 +191,26 @@ func (f *FSM) applyJobStability(body []byte, index uint64) interface{} {
 	return f.State().UpdateJobStability(index, req.RequestNamespace(), req.JobID, req.JobVersion, req.Stable)
 }
 
+// applyScalingEvent records one scaling request of a task group; a count
+// change rides in its own JobRegister entry before it.
+func (f *FSM) applyScalingEvent(body []byte, index uint64) interface{} {
+	var req structs.ScalingEventRequest
+	if err := decode(body, structs.ScalingEventRegisterRequestType, &req); err != nil {
+		return err
+	}
+	return f.State().UpsertScalingEvent(index, &req)
+}
+
+// applyJobVersionTag tags a job version or removes a tag; the store
+// refuses a missing version and a name already on another version.
+func (f *FSM) applyJobVersionTag(body []byte, index uint64) interface{} {
+	var req structs.JobApplyTagRequest
+	if err := decode(body, structs.JobVersionTagRequestType, &req); err != nil {
+		return err
+	}
+	return f.State().UpdateJobVersionTag(index, req.RequestNamespace(), &req)
+}
+
 // errMissing reports an entry without the object it must carry.
 func errMissing(t structs.MessageType, what string) error {
 	return fmt.Errorf("%s entry carries no %s", t, what)

@@ -157,6 +157,8 @@ func (tx *Txn) UpsertJob(job *structs.Job) error {
 	}
 	job.ModifyIndex = tx.index
 	job.JobModifyIndex = tx.index
+	// A new version starts untagged: a tag names one version only.
+	job.VersionTag = nil
 	if job.Status, err = jobStatus(tx.txn, job, false); err != nil {
 		return err
 	}
@@ -185,10 +187,18 @@ func (tx *Txn) upsertJobVersion(job *structs.Job) error {
 	if err := tx.insert(TableJobVersion, job); err != nil {
 		return fmt.Errorf("job %q version %d: %w", job.ID, job.Version, err)
 	}
-	all, err := jobVersions(tx.txn, nil, job.Namespace, job.ID)
+	return tx.trimJobVersions(job.Namespace, job.ID)
+}
+
+// trimJobVersions drops the oldest versions of a job beyond
+// structs.JobTrackedVersions. Tagged versions do not count and are never
+// dropped: a user named them to come back to them.
+func (tx *Txn) trimJobVersions(namespace, id string) error {
+	all, err := jobVersions(tx.txn, nil, namespace, id)
 	if err != nil {
 		return err
 	}
+	all = slices.DeleteFunc(all, func(j *structs.Job) bool { return j.VersionTag != nil })
 	keep := structs.JobTrackedVersions
 	if len(all) <= keep {
 		return nil
@@ -208,8 +218,8 @@ func (tx *Txn) upsertJobVersion(job *structs.Job) error {
 	return nil
 }
 
-// DeleteJob purges a job: the job, its versions, its summary and its
-// periodic launch record. Its evaluations and allocations stay until
+// DeleteJob purges a job: the job, its versions, its summary, its
+// periodic launch record and its scaling events. Its evaluations and allocations stay until
 // garbage collected.
 func (tx *Txn) DeleteJob(namespace, id string) error {
 	tx.touch(TableJobs)
@@ -246,6 +256,9 @@ func (tx *Txn) DeleteJob(namespace, id string) error {
 		return err
 	}
 	if err := tx.DeletePeriodicLaunch(namespace, id); err != nil {
+		return err
+	}
+	if err := tx.deleteScalingEvents(namespace, id); err != nil {
 		return err
 	}
 	tx.emitJob(structs.TypeJobDeregistered, job)

@@ -51,6 +51,8 @@ const (
 	NamespaceSnapshot SnapshotType = 106
 	// VariablesSnapshot holds variables, their items sealed as stored.
 	VariablesSnapshot SnapshotType = 108
+	// ScalingEventsSnapshot is ours too: a job's scaling events.
+	ScalingEventsSnapshot SnapshotType = 109
 )
 
 // SnapshotHeader opens a persisted store. It is empty today; fields may
@@ -83,6 +85,7 @@ var persistOrder = []struct {
 	{TableOneTimeTokens, OneTimeTokenSnapshot},
 	{TableNamespaces, NamespaceSnapshot},
 	{TableVariables, VariablesSnapshot},
+	{TableScalingEvents, ScalingEventsSnapshot},
 }
 
 // Persist writes the whole snapshot to w: a msgpack SnapshotHeader, then
@@ -238,6 +241,8 @@ func (rs *restorer) restore(dec *codec.Decoder, typ SnapshotType) error {
 		table, obj = TableNamespaces, new(structs.Namespace)
 	case VariablesSnapshot:
 		table, obj = TableVariables, new(structs.VariableEncrypted)
+	case ScalingEventsSnapshot:
+		table, obj = TableScalingEvents, new(structs.JobScalingEvents)
 	default:
 		return fmt.Errorf("unknown snapshot record type %d", typ)
 	}

@@ -64,6 +64,18 @@ func populatedStore(t testing.TB, numAllocs int) *StateStore {
 		must.NoError(t, s.UpsertDeployment(next(), d))
 	}
 
+	// Scaling events, one with a count and an eval, one error only.
+	count, evalID := int64(3), structs.GenerateUUID()
+	must.NoError(t, s.UpsertScalingEvent(next(), &structs.ScalingEventRequest{Namespace: jobs[1].Namespace,
+		JobID: jobs[1].ID, TaskGroup: "web", ScalingEvent: &structs.ScalingEvent{Time: 1_700_000_000_000_000_000,
+			Count: &count, PreviousCount: 1, Message: "up", Meta: map[string]interface{}{"by": "test"}, EvalID: &evalID}}))
+	must.NoError(t, s.UpsertScalingEvent(next(), &structs.ScalingEventRequest{Namespace: jobs[1].Namespace,
+		JobID: jobs[1].ID, TaskGroup: "web", ScalingEvent: &structs.ScalingEvent{Time: 1_700_000_000_000_000_001,
+			PreviousCount: 3, Message: "autoscaler failed", Error: true}}))
+	// A tagged version.
+	must.NoError(t, s.UpdateJobVersionTag(next(), jobs[2].Namespace, &structs.JobApplyTagRequest{JobID: jobs[2].ID,
+		Name: "golden", Version: 0, Tag: &structs.JobVersionTag{Name: "golden", Description: "first", TaggedTime: 1}}))
+
 	// A periodic template records its registration as its first launch.
 	tmpl := mockJob()
 	tmpl.ID, tmpl.Type = "report", structs.JobTypeBatch

@@ -72,6 +72,7 @@ func stateSchema() *memdb.DBSchema {
 		oneTimeTokenTableSchema(),
 		namespacesTableSchema(),
 		variablesTableSchema(),
+		scalingEventsTableSchema(),
 	}
 	s := &memdb.DBSchema{Tables: make(map[string]*memdb.TableSchema, len(tables))}
 	for _, t := range tables {
