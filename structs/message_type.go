@@ -51,6 +51,8 @@ const (
 	OneTimeTokenDeleteRequestType MessageType = 110
 	NamespaceUpsertRequestType    MessageType = 111
 	NamespaceDeleteRequestType    MessageType = 112
+	NodePoolUpsertRequestType     MessageType = 113
+	NodePoolDeleteRequestType     MessageType = 114
 )
 
 // IgnoreUnknownTypeFlag marks a message type that an older server may skip
@@ -95,6 +97,8 @@ var messageTypeNames = map[MessageType]string{
 	OneTimeTokenDeleteRequestType:           "OneTimeTokenDelete",
 	NamespaceUpsertRequestType:              "NamespaceUpsert",
 	NamespaceDeleteRequestType:              "NamespaceDelete",
+	NodePoolUpsertRequestType:               "NodePoolUpsert",
+	NodePoolDeleteRequestType:               "NodePoolDelete",
 }
 
 // String names the message type for logs and metrics.

@@ -244,5 +244,6 @@ func All(srv Server) []Endpoint {
 		{"Keyring", &Keyring{srv: srv}, keyringRules},
 		{"ACL", &ACL{srv: srv}, aclRules},
 		{"Namespace", &Namespace{srv: srv}, namespaceRules},
+		{"NodePool", &NodePool{srv: srv}, nodePoolRules},
 	}
 }

@@ -49,6 +49,7 @@ const (
 	OneTimeTokenSnapshot SnapshotType = 105
 	// NamespaceSnapshot is ours too, numbered after the ACL objects.
 	NamespaceSnapshot SnapshotType = 106
+	NodePoolSnapshot  SnapshotType = 107
 )
 
 // SnapshotHeader opens a persisted store. It is empty today; fields may
@@ -80,6 +81,7 @@ var persistOrder = []struct {
 	{TableACLRoles, ACLRoleSnapshot},
 	{TableOneTimeTokens, OneTimeTokenSnapshot},
 	{TableNamespaces, NamespaceSnapshot},
+	{TableNodePools, NodePoolSnapshot},
 }
 
 // Persist writes the whole snapshot to w: a msgpack SnapshotHeader, then
@@ -233,6 +235,8 @@ func (rs *restorer) restore(dec *codec.Decoder, typ SnapshotType) error {
 		table, obj = TableOneTimeTokens, new(structs.OneTimeToken)
 	case NamespaceSnapshot:
 		table, obj = TableNamespaces, new(structs.Namespace)
+	case NodePoolSnapshot:
+		table, obj = TableNodePools, new(structs.NodePool)
 	default:
 		return fmt.Errorf("unknown snapshot record type %d", typ)
 	}

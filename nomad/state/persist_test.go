@@ -118,6 +118,9 @@ func populatedStore(t testing.TB, numAllocs int) *StateStore {
 		Name: "team-a", Description: "a team", Meta: map[string]string{"owner": "a"},
 		Capabilities:          &structs.NamespaceCapabilities{EnabledTaskDrivers: []string{"exec"}},
 		NodePoolConfiguration: &structs.NamespaceNodePoolConfiguration{Default: "default", Allowed: []string{"*"}}}}))
+	// The nodes' registrations wrote the default pool.
+	must.NoError(t, s.UpsertNodePools(next(), []*structs.NodePool{structs.BuiltInNodePools()[0],
+		{Name: "gpu", Description: "gpus", Meta: map[string]string{"rack": "r1"}}}))
 	boot := &structs.ACLToken{Name: "Bootstrap Token", Type: structs.ACLManagementToken, Global: true}
 	boot.Canonicalize(time.Unix(1_700_000_000, 0))
 	must.NoError(t, s.BootstrapACLToken(next(), 0, boot))

@@ -29,6 +29,7 @@ const (
 	TableACLRoles        = "acl_role"
 	TableOneTimeTokens   = "one_time_token"
 	TableNamespaces      = "namespaces"
+	TableNodePools       = "node_pools"
 	// TableACLBootstrap is no table but a row of the index table: the
 	// Raft index of the last ACL bootstrap.
 	TableACLBootstrap = "acl_token_bootstrap"
@@ -70,6 +71,7 @@ func stateSchema() *memdb.DBSchema {
 		aclRoleTableSchema(),
 		oneTimeTokenTableSchema(),
 		namespacesTableSchema(),
+		nodePoolsTableSchema(),
 	}
 	s := &memdb.DBSchema{Tables: make(map[string]*memdb.TableSchema, len(tables))}
 	for _, t := range tables {
