@@ -33,6 +33,7 @@ func (c *groupCommand) Run([]string) int { return cli.RunResultHelp }
 var groupSynopses = map[string]string{
 	"job":                   "Interact with jobs",
 	"node":                  "Interact with nodes",
+	"node pool":             "Interact with node pools",
 	"alloc":                 "Interact with allocations",
 	"eval":                  "Interact with evaluations",
 	"server":                "Interact with servers",
@@ -81,6 +82,7 @@ Usage: nomad node <subcommand> [options] [args]
       $ nomad node status
       $ nomad node drain -enable -deadline 30m <node-id>
       $ nomad node eligibility -disable <node-id>
+      $ nomad node pool list
 
   Run 'nomad node <subcommand> -help' for a subcommand's flags.
 `
