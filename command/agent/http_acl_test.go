@@ -196,6 +196,7 @@ var routeCases = map[string][]routeCase{
 		{method: "GET", path: "/v1/event/stream?topic=Job", rules: nsRead, allowed: allowReaders},
 		{method: "GET", path: "/v1/event/stream?topic=Node", rules: nodeRead, allowed: allowReaders},
 		{method: "GET", path: "/v1/event/stream?topic=ACLToken", allowed: allowRight},
+		{method: "GET", path: "/v1/event/stream?topic=NodePool", rules: poolRead, allowed: "m"},
 		{method: "GET", path: "/v1/event/stream", allowed: allowRight},
 	},
 	"/v1/agent/pprof/":        {{method: "GET", path: "/v1/agent/pprof/heap", rules: agentWr, allowed: allowRight}},

@@ -174,3 +174,25 @@ func TestRealServer_NomadAPINodePools(t *testing.T) {
 	must.NoError(t, err)
 	must.SliceEmpty(t, jobs)
 }
+
+// TestEventStream_NodePool: pool writes and removals are on the NodePool
+// topic, keyed by name, with the pool as payload.
+func TestEventStream_NodePool(t *testing.T) {
+	h := newTestHTTP(t)
+	sc := openStream(t, h, "?topic=NodePool")
+	must.NoError(t, h.rpc.state.UpsertNodePools(5, []*structs.NodePool{{Name: "gpu", NodeIdentityTTL: time.Hour}}))
+	must.NoError(t, h.rpc.state.DeleteNodePools(6, []string{"gpu"}))
+
+	ev := decodeLine(t, nextLine(t, sc))
+	must.Eq(t, 5, ev.Index)
+	must.Eq(t, "NodePool", string(ev.Events[0].Topic))
+	must.Eq(t, "NodePoolUpserted", ev.Events[0].Type)
+	must.Eq(t, "gpu", ev.Events[0].Key)
+	pool, err := ev.Events[0].NodePool()
+	must.NoError(t, err)
+	must.Eq(t, time.Hour, pool.NodeIdentityTTL)
+
+	ev = decodeLine(t, nextLine(t, sc))
+	must.Eq(t, 6, ev.Index)
+	must.Eq(t, "NodePoolDeleted", ev.Events[0].Type)
+}

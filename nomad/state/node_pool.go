@@ -12,7 +12,8 @@ import (
 // since every server applies the same entries: the built-in pools are
 // never changed or deleted, a pool with nodes or with jobs that are not
 // dead is never deleted, and a node registering in a pool that does not
-// exist creates it in the same transaction.
+// exist creates it in the same transaction. Writes publish NodePool
+// events.
 
 func nodePoolsTableSchema() *memdb.TableSchema {
 	return &memdb.TableSchema{
@@ -85,7 +86,17 @@ func (tx *Txn) putNodePool(p, existing *structs.NodePool) error {
 	if err := tx.insert(TableNodePools, p); err != nil {
 		return fmt.Errorf("node pool %q: %w", p.Name, err)
 	}
+	tx.emitNodePool(structs.TypeNodePoolUpserted, p)
 	return nil
+}
+
+func (tx *Txn) emitNodePool(eventType string, p *structs.NodePool) {
+	tx.emit(structs.Event{
+		Topic:   structs.TopicNodePool,
+		Type:    eventType,
+		Key:     p.Name,
+		Payload: &structs.NodePoolEvent{NodePool: p},
+	})
 }
 
 // ensureNodePool creates the pool a registering node names when it does
@@ -140,6 +151,7 @@ func (tx *Txn) DeleteNodePools(names []string) error {
 		if err := tx.delete(TableNodePools, p); err != nil {
 			return err
 		}
+		tx.emitNodePool(structs.TypeNodePoolDeleted, p)
 	}
 	return nil
 }

@@ -170,3 +170,25 @@ func TestNodePools_SnapshotRoundTrip(t *testing.T) {
 	must.Eq(t, map[string]string{"a": "b"}, got.Meta)
 	must.Eq(t, time.Hour, got.NodeIdentityTTL)
 }
+
+// TestNodePools_Events: writes and removals publish NodePool events keyed
+// by name; a refused write publishes nothing.
+func TestNodePools_Events(t *testing.T) {
+	pub := &recordingPublisher{}
+	s, err := NewStateStore(&Config{Publisher: pub})
+	must.NoError(t, err)
+
+	must.NoError(t, s.UpsertNodePools(3, []*structs.NodePool{{Name: "gpu", Description: "d"}}))
+	b := pub.take()
+	must.Len(t, 1, b)
+	must.Eq(t, []eventKey{{structs.TopicNodePool, structs.TypeNodePoolUpserted, "gpu"}}, keys(b[0]))
+	must.Eq(t, "d", b[0].Events[0].Payload.(*structs.NodePoolEvent).NodePool.Description)
+
+	must.Error(t, s.UpsertNodePools(4, []*structs.NodePool{{Name: "a*"}}))
+	must.Len(t, 0, pub.take())
+
+	must.NoError(t, s.DeleteNodePools(5, []string{"gpu"}))
+	b = pub.take()
+	must.Len(t, 1, b)
+	must.Eq(t, []eventKey{{structs.TopicNodePool, structs.TypeNodePoolDeleted, "gpu"}}, keys(b[0]))
+}
