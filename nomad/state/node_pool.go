@@ -1,6 +1,7 @@
 package state
 
 import (
+	"bytes"
 	"fmt"
 
 	"github.com/hashicorp/go-memdb"
@@ -53,8 +54,9 @@ func (s *StateStore) UpsertNodePools(index uint64, pools []*structs.NodePool) er
 
 // UpsertNodePools adds or replaces pools, all or none: the write is
 // refused when one is invalid, or changes a built-in pool that exists
-// (the leader writes those once, when they are missing). One that exists
-// keeps its CreateIndex. The caller's objects are not written into.
+// (the leader writes those once, when they are missing; writing one as
+// it is is a no-op). One that exists keeps its CreateIndex. The caller's
+// objects are not written into.
 func (tx *Txn) UpsertNodePools(pools []*structs.NodePool) error {
 	tx.touch(TableNodePools)
 	for _, p := range pools {
@@ -65,10 +67,17 @@ func (tx *Txn) UpsertNodePools(pools []*structs.NodePool) error {
 		if err != nil {
 			return err
 		}
+		p = p.Copy()
 		if existing != nil && structs.IsBuiltInNodePool(p.Name) {
+			// Writing a built-in pool as it is changes nothing: the leader
+			// may race a node's registration that created it.
+			p.Canonicalize()
+			if bytes.Equal(p.SetHash(), existing.Hash) {
+				continue
+			}
 			return structs.KindErrorf(structs.ErrInvalid, "modifying node pool %q is not allowed", p.Name)
 		}
-		if err := tx.putNodePool(p.Copy(), existing); err != nil {
+		if err := tx.putNodePool(p, existing); err != nil {
 			return err
 		}
 	}

@@ -81,6 +81,21 @@ func TestNodePools_UpsertRefused(t *testing.T) {
 	}
 }
 
+// TestNodePools_BuiltInRewrittenAsIs: writing a built-in pool exactly as
+// it is (the leader racing a node that created it) changes nothing and is
+// no error.
+func TestNodePools_BuiltInRewrittenAsIs(t *testing.T) {
+	s := testStore(t)
+	must.NoError(t, s.UpsertNode(3, mockNode()))
+	must.NoError(t, s.UpsertNodePools(4, structs.BuiltInNodePools()))
+	def, err := s.NodePoolByName(nil, "default")
+	must.NoError(t, err)
+	must.Eq(t, uint64(3), def.ModifyIndex)
+	all, err := s.NodePoolByName(nil, "all")
+	must.NoError(t, err)
+	must.Eq(t, uint64(4), all.CreateIndex)
+}
+
 // TestNodePools_NodeCreatesPool: a node registering in a pool nobody
 // created creates it in the registration's transaction; a built-in pool
 // so created is the built-in one.
