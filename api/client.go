@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -39,8 +40,13 @@ type Config struct {
 	// SecretID is the ACL token sent as X-Nomad-Token.
 	SecretID string
 	// HTTPClient performs the requests; nil means a client without a
-	// global timeout (blocking queries and the event stream are long-lived).
+	// global timeout (blocking queries and the event stream are long-lived)
+	// configured with TLSConfig. A given client is used as is: TLSConfig
+	// is then ignored.
 	HTTPClient *http.Client
+	// TLSConfig is the HTTPS setup: the CA that signs the agent's
+	// certificate, the client certificate to present, the server name.
+	TLSConfig *TLSConfig
 	// Headers are added to every request.
 	Headers http.Header
 	// WaitTime is the default bound for blocking queries that set a
@@ -49,17 +55,32 @@ type Config struct {
 }
 
 // DefaultConfig returns a configuration from the environment: NOMAD_ADDR
-// (else http://127.0.0.1:4646), NOMAD_TOKEN, NOMAD_REGION and
-// NOMAD_NAMESPACE.
+// (else http://127.0.0.1:4646), NOMAD_TOKEN, NOMAD_REGION,
+// NOMAD_NAMESPACE, and the TLS ones: NOMAD_CACERT, NOMAD_CAPATH,
+// NOMAD_CLIENT_CERT, NOMAD_CLIENT_KEY, NOMAD_TLS_SERVER_NAME and
+// NOMAD_SKIP_VERIFY (a boolean; a value that is not one is ignored, as
+// Nomad does).
 func DefaultConfig() *Config {
 	c := &Config{
 		Address:   DefaultAddress,
 		SecretID:  os.Getenv(EnvToken),
 		Region:    os.Getenv(EnvRegion),
 		Namespace: os.Getenv(EnvNamespace),
+		TLSConfig: &TLSConfig{
+			CACert:        os.Getenv(EnvCACert),
+			CAPath:        os.Getenv(EnvCAPath),
+			ClientCert:    os.Getenv(EnvClientCert),
+			ClientKey:     os.Getenv(EnvClientKey),
+			TLSServerName: os.Getenv(EnvTLSServerName),
+		},
 	}
 	if addr := os.Getenv(EnvAddress); addr != "" {
 		c.Address = addr
+	}
+	if v := os.Getenv(EnvSkipVerify); v != "" {
+		if skip, err := strconv.ParseBool(v); err == nil {
+			c.TLSConfig.Insecure = skip
+		}
 	}
 	return c
 }
@@ -96,9 +117,19 @@ func NewClient(c *Config) (*Client, error) {
 		return nil, fmt.Errorf("invalid address %q: missing host", cfg.Address)
 	}
 	u.Path = strings.TrimRight(u.Path, "/")
+	cfg.TLSConfig = cfg.TLSConfig.Copy()
 	hc := cfg.HTTPClient
-	if hc == nil {
+	switch {
+	case hc != nil:
+	case cfg.TLSConfig.isZero():
+		// Plain clients share http.DefaultTransport and so its pool of
+		// connections, however many clients a program makes.
 		hc = &http.Client{}
+	default:
+		hc = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+		if err := ConfigureTLS(hc, cfg.TLSConfig); err != nil {
+			return nil, err
+		}
 	}
 	return &Client{config: cfg, baseURL: u, http: hc}, nil
 }

@@ -77,6 +77,9 @@ func (c *Client) fetchAllocs(serverIndex map[string]uint64) ([]*structs.Allocati
 	req := &structs.AllocsGetRequest{
 		AllocIDs: ids,
 		QueryOptions: structs.QueryOptions{
+			// The node's secret is its credential: with ACLs on, servers
+			// answer a node its own allocations.
+			AuthToken:     c.Node().SecretID,
 			Region:        c.cfg.Region,
 			MinQueryIndex: newest - 1,
 			MaxQueryTime:  allocFetchWait,

@@ -60,6 +60,16 @@ func Commands(meta Meta) map[string]cli.CommandFactory {
 		"alloc restart": func(m Meta) cli.Command { return &AllocRestartCommand{Meta: m} },
 		"alloc signal":  func(m Meta) cli.Command { return &AllocSignalCommand{Meta: m} },
 
+		"deployment":         func(m Meta) cli.Command { return newGroup(m, "deployment", deploymentGroupHelp) },
+		"deployment list":    func(m Meta) cli.Command { return &DeploymentListCommand{Meta: m} },
+		"deployment status":  func(m Meta) cli.Command { return &DeploymentStatusCommand{Meta: m} },
+		"deployment promote": func(m Meta) cli.Command { return newDeploymentPromote(m) },
+		"deployment pause":   func(m Meta) cli.Command { return newDeploymentPause(m) },
+		"deployment resume":  func(m Meta) cli.Command { return newDeploymentResume(m) },
+		"deployment fail":    func(m Meta) cli.Command { return newDeploymentFail(m) },
+		"job deployments":    func(m Meta) cli.Command { return &JobDeploymentsCommand{Meta: m} },
+		"job promote":        func(m Meta) cli.Command { return &JobPromoteCommand{Meta: m} },
+
 		"eval":        func(m Meta) cli.Command { return newGroup(m, "eval", evalGroupHelp) },
 		"eval list":   func(m Meta) cli.Command { return &EvalListCommand{Meta: m} },
 		"eval status": func(m Meta) cli.Command { return &EvalStatusCommand{Meta: m} },
@@ -100,6 +110,13 @@ func Commands(meta Meta) map[string]cli.CommandFactory {
 		"namespace status":          func(m Meta) cli.Command { return &NamespaceStatusCommand{Meta: m} },
 		"namespace inspect":         func(m Meta) cli.Command { return &NamespaceInspectCommand{Meta: m} },
 		"namespace delete":          func(m Meta) cli.Command { return &NamespaceDeleteCommand{Meta: m} },
+		"var":                       func(m Meta) cli.Command { return newGroup(m, "var", varGroupHelp) },
+		"var init":                  func(m Meta) cli.Command { return &VarInitCommand{Meta: m} },
+		"var put":                   func(m Meta) cli.Command { return &VarPutCommand{Meta: m} },
+		"var get":                   func(m Meta) cli.Command { return &VarGetCommand{Meta: m} },
+		"var list":                  func(m Meta) cli.Command { return &VarListCommand{Meta: m} },
+		"var purge":                 func(m Meta) cli.Command { return &VarPurgeCommand{Meta: m} },
+		"var lock":                  func(m Meta) cli.Command { return &VarLockCommand{Meta: m} },
 
 		"operator root keyring":         func(m Meta) cli.Command { return newGroup(m, "operator root keyring", operatorRootKeyringGroupHelp) },
 		"operator root keyring list":    func(m Meta) cli.Command { return &OperatorRootKeyringListCommand{Meta: m} },
@@ -113,11 +130,35 @@ func Commands(meta Meta) map[string]cli.CommandFactory {
 		"operator scheduler set-config": func(m Meta) cli.Command { return &OperatorSchedulerSetConfigCommand{Meta: m} },
 		"operator scheduler workers":    func(m Meta) cli.Command { return &OperatorSchedulerWorkersCommand{Meta: m} },
 
+		"operator gossip": func(m Meta) cli.Command { return newGroup(m, "operator gossip", operatorGossipGroupHelp) },
+		"operator gossip keyring": func(m Meta) cli.Command {
+			return &OperatorKeyringFlagsCommand{Meta: m, name: "operator gossip keyring"}
+		},
+		"operator gossip keyring list":    func(m Meta) cli.Command { return &OperatorGossipKeyringOpCommand{Meta: m, op: "list"} },
+		"operator gossip keyring install": func(m Meta) cli.Command { return &OperatorGossipKeyringOpCommand{Meta: m, op: "install"} },
+		"operator gossip keyring use":     func(m Meta) cli.Command { return &OperatorGossipKeyringOpCommand{Meta: m, op: "use"} },
+		"operator gossip keyring remove":  func(m Meta) cli.Command { return &OperatorGossipKeyringOpCommand{Meta: m, op: "remove"} },
+		"operator gossip keyring generate": func(m Meta) cli.Command {
+			return &OperatorGossipKeyringGenerateCommand{Meta: m, name: "operator gossip keyring generate"}
+		},
+		"operator keyring": func(m Meta) cli.Command { return &OperatorKeyringFlagsCommand{Meta: m, name: "operator keyring"} },
+		"operator keygen": func(m Meta) cli.Command {
+			return &OperatorGossipKeyringGenerateCommand{Meta: m, name: "operator keygen"}
+		},
+
 		"nodesim": func(m Meta) cli.Command { return &NodeSimCommand{Meta: m} },
 		"loadgen": func(m Meta) cli.Command { return &LoadGenCommand{Meta: m} },
 
 		"system":    func(m Meta) cli.Command { return newGroup(m, "system", systemGroupHelp) },
 		"system gc": func(m Meta) cli.Command { return &SystemGCCommand{Meta: m} },
+
+		"tls":             func(m Meta) cli.Command { return newGroup(m, "tls", tlsGroupHelp) },
+		"tls ca":          func(m Meta) cli.Command { return newGroup(m, "tls ca", tlsCAGroupHelp) },
+		"tls ca create":   func(m Meta) cli.Command { return &TLSCACreateCommand{Meta: m} },
+		"tls ca info":     func(m Meta) cli.Command { return &TLSCAInfoCommand{Meta: m} },
+		"tls cert":        func(m Meta) cli.Command { return newGroup(m, "tls cert", tlsCertGroupHelp) },
+		"tls cert create": func(m Meta) cli.Command { return &TLSCertCreateCommand{Meta: m} },
+		"tls cert info":   func(m Meta) cli.Command { return &TLSCertInfoCommand{Meta: m} },
 	}
 	// Nomad's short forms of the most used job commands.
 	for alias, target := range topLevelAliases {

@@ -36,6 +36,7 @@ var groupSynopses = map[string]string{
 	"node pool":             "Interact with node pools",
 	"alloc":                 "Interact with allocations",
 	"eval":                  "Interact with evaluations",
+	"deployment":            "Interact with deployments",
 	"server":                "Interact with servers",
 	"operator":              "Cluster operator commands",
 	"operator raft":         "Inspect and change the Raft configuration",
@@ -44,11 +45,16 @@ var groupSynopses = map[string]string{
 	"operator root keyring": "List, rotate and remove the root keys",
 	"acl":                   "Interact with ACL policies, tokens and roles",
 	"namespace":             "Interact with namespaces",
+	"var":                   "Interact with variables",
 	"acl policy":            "Interact with ACL policies",
 	"acl token":             "Interact with ACL tokens",
 	"acl role":              "Interact with ACL roles",
 	"operator scheduler":    "Inspect and tune the schedulers",
+	"operator gossip":       "Manage the encryption of the servers' gossip",
 	"system":                "Interact with the system API",
+	"tls":                   "Generate self-signed TLS certificates for Nomad",
+	"tls ca":                "Create or inspect the certificate authority",
+	"tls cert":              "Create or inspect server, client and CLI certificates",
 }
 
 const jobGroupHelp = `
@@ -131,9 +137,11 @@ Usage: nomad operator <subcommand> [options] [args]
 
   Commands for cluster operators: the Raft peer set, snapshots of the
   cluster state, the cluster-wide scheduler configuration, the
-  scheduler workers of each server and the root keyring.
+  scheduler workers of each server, the root keyring and the gossip
+  encryption keys.
 
       $ nomad operator raft list-peers
+      $ nomad operator gossip keyring list
       $ nomad operator root keyring list
       $ nomad operator snapshot save backup.snap
       $ nomad operator scheduler get-config
@@ -206,6 +214,16 @@ Usage: nomad operator scheduler <subcommand> [options]
       $ nomad operator scheduler get-config
       $ nomad operator scheduler set-config -scheduler-algorithm=spread
       $ nomad operator scheduler workers -num 4
+`
+
+const operatorGossipGroupHelp = `
+Usage: nomad operator gossip <subcommand> [options] [args]
+
+  Manage the keys that encrypt the gossip between the servers.
+
+      $ nomad operator gossip keyring generate
+      $ nomad operator gossip keyring list
+      $ nomad operator gossip keyring install <key>
 `
 
 const systemGroupHelp = `

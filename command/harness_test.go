@@ -87,6 +87,9 @@ func runCommand(t testing.TB, addr string, opts runOpts, args ...string) cmdResu
 	t.Setenv(api.EnvToken, "")
 	t.Setenv(api.EnvRegion, "")
 	t.Setenv(api.EnvNamespace, "")
+	for _, k := range []string{api.EnvCACert, api.EnvCAPath, api.EnvClientCert, api.EnvClientKey, api.EnvTLSServerName, api.EnvSkipVerify} {
+		t.Setenv(k, "")
+	}
 	for k, v := range opts.env {
 		t.Setenv(k, v)
 	}

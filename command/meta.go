@@ -2,6 +2,7 @@ package command
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"flag"
 	"fmt"
@@ -52,6 +53,14 @@ type Meta struct {
 	namespace string
 	token     string
 	noColor   bool
+
+	// TLS flags; empty (or false) means "take it from the environment".
+	caCert        string
+	caPath        string
+	clientCert    string
+	clientKey     string
+	tlsServerName string
+	tlsSkipVerify bool
 }
 
 // flagSetOpts chooses which common flags a command accepts.
@@ -60,7 +69,9 @@ type flagSetOpts int
 const (
 	// flagsNone: the command does not talk to an agent.
 	flagsNone flagSetOpts = iota
-	// flagsClient: -address, -region, -namespace, -token, -no-color.
+	// flagsClient: -address, -region, -namespace, -token, -no-color and
+	// the TLS flags (-ca-cert, -ca-path, -client-cert, -client-key,
+	// -tls-server-name, -tls-skip-verify).
 	flagsClient
 )
 
@@ -76,6 +87,12 @@ func (m *Meta) flagSet(name string, opts flagSetOpts) *flag.FlagSet {
 		fs.StringVar(&m.namespace, "namespace", "", "")
 		fs.StringVar(&m.token, "token", "", "")
 		fs.BoolVar(&m.noColor, "no-color", false, "")
+		fs.StringVar(&m.caCert, "ca-cert", "", "")
+		fs.StringVar(&m.caPath, "ca-path", "", "")
+		fs.StringVar(&m.clientCert, "client-cert", "", "")
+		fs.StringVar(&m.clientKey, "client-key", "", "")
+		fs.StringVar(&m.tlsServerName, "tls-server-name", "", "")
+		fs.BoolVar(&m.tlsSkipVerify, "tls-skip-verify", false, "")
 	}
 	return fs
 }
@@ -108,7 +125,8 @@ func (m *Meta) usageError(name, problem string) int {
 }
 
 // clientConfig merges the environment (NOMAD_ADDR, NOMAD_TOKEN,
-// NOMAD_REGION, NOMAD_NAMESPACE) with the common flags; flags win.
+// NOMAD_REGION, NOMAD_NAMESPACE and the TLS variables read by
+// api.DefaultConfig) with the common flags; flags win.
 func (m *Meta) clientConfig() *api.Config {
 	c := api.DefaultConfig()
 	if m.address != "" {
@@ -123,7 +141,33 @@ func (m *Meta) clientConfig() *api.Config {
 	if m.token != "" {
 		c.SecretID = m.token
 	}
+	m.applyTLSFlags(c.TLSConfig)
 	return c
+}
+
+// applyTLSFlags lays the TLS flags over the environment's settings. A
+// CA file given by flag replaces a CA directory from the environment and
+// the other way round, since the api client takes the first one set.
+func (m *Meta) applyTLSFlags(t *api.TLSConfig) {
+	switch {
+	case m.caCert != "":
+		t.CACert, t.CAPath = m.caCert, ""
+	case m.caPath != "":
+		t.CACert, t.CAPath = "", m.caPath
+	}
+	if m.clientCert != "" {
+		t.ClientCert = m.clientCert
+	}
+	if m.clientKey != "" {
+		t.ClientKey = m.clientKey
+	}
+	if m.tlsServerName != "" {
+		t.TLSServerName = m.tlsServerName
+	}
+	// Only "skip" can be said by flag: verifying is the default.
+	if m.tlsSkipVerify {
+		t.Insecure = true
+	}
 }
 
 // Client returns an API client for the agent the flags and environment
@@ -214,9 +258,23 @@ func (m *Meta) describe(err error) string {
 		return fmt.Sprintf("cannot reach the agent at %s (is it running? set -address or %s): %v",
 			m.clientConfig().Address, api.EnvAddress, rootCause(err))
 	case errors.As(err, &uerr):
-		return fmt.Sprintf("request to %s failed: %v", m.clientConfig().Address, uerr.Err)
+		return fmt.Sprintf("request to %s failed: %v%s", m.clientConfig().Address, uerr.Err, tlsHint(err))
 	}
 	return err.Error()
+}
+
+// tlsHint says which setting fixes a failed check of the agent's
+// certificate, or "" for any other error.
+func tlsHint(err error) string {
+	var unknownCA x509.UnknownAuthorityError
+	var hostname x509.HostnameError
+	switch {
+	case errors.As(err, &unknownCA):
+		return fmt.Sprintf(" (give the CA that signs the agent's certificate with -ca-cert or %s)", api.EnvCACert)
+	case errors.As(err, &hostname):
+		return fmt.Sprintf(" (the name checked is the address's host, or -tls-server-name / %s)", api.EnvTLSServerName)
+	}
+	return ""
 }
 
 // agentErrorKind is the structs error kind of an error the agent
@@ -270,5 +328,32 @@ General Options:
 
   -no-color
     Accepted for compatibility; output is never colored.
+
+  -ca-cert=<path>
+    Path to a PEM file of the CA certificate that signs the agent's HTTPS
+    certificate. Overrides the NOMAD_CACERT environment variable if set.
+
+  -ca-path=<path>
+    Path to a directory of PEM CA certificate files, used instead of
+    -ca-cert. Overrides the NOMAD_CAPATH environment variable if set.
+
+  -client-cert=<path>
+    Path to a PEM client certificate to present to the agent (needed when
+    the agent sets verify_https_client); requires -client-key.
+    Overrides the NOMAD_CLIENT_CERT environment variable if set.
+
+  -client-key=<path>
+    Path to the PEM private key of -client-cert.
+    Overrides the NOMAD_CLIENT_KEY environment variable if set.
+
+  -tls-server-name=<name>
+    The name the agent's certificate must prove instead of the address's
+    host, e.g. server.global.nomad when the address is an IP.
+    Overrides the NOMAD_TLS_SERVER_NAME environment variable if set.
+
+  -tls-skip-verify
+    Do not verify the agent's certificate. Anyone between the CLI and the
+    agent can then read the token; use it only for testing. Also set by
+    NOMAD_SKIP_VERIFY=true.
 `)
 }

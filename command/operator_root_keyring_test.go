@@ -107,7 +107,9 @@ func TestOperatorRootKeyring(t *testing.T) {
 			args:   []string{"operator", "root", "keyring", "rotate", "-now", "-full"},
 			outHas: []string{"active"},
 			check: func(t *testing.T, c testCluster, res cmdResult) {
-				if s := statesOf(rootKeys(t, c))[before[0].KeyID]; s != api.RootKeyStateRekeying {
+				// The rotation wakes the leader, which finds no variable
+				// to seal again and may already have retired the key.
+				if s := statesOf(rootKeys(t, c))[before[0].KeyID]; s != api.RootKeyStateRekeying && s != api.RootKeyStateInactive {
 					t.Errorf("old key is %q", s)
 				}
 			}},

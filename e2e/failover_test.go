@@ -20,6 +20,13 @@ type cluster struct {
 
 func startCluster(t *testing.T) *cluster {
 	t.Helper()
+	return startClusterWith(t, func(server bool) string { return "" })
+}
+
+// startClusterWith is startCluster with extra configuration for each
+// agent, by role.
+func startClusterWith(t *testing.T, extra func(server bool) string) *cluster {
+	t.Helper()
 	p := freePorts(t, 12)
 	c := &cluster{}
 	var serfAddrs, rpcAddrs []string
@@ -38,7 +45,8 @@ server {
     retry_interval = "200ms"
   }
 }
-`, strings.Join(serfAddrs, ", ")))
+%s
+`, strings.Join(serfAddrs, ", "), extra(true)))
 		c.servers = append(c.servers, s)
 	}
 	c.client = newAgent(t, "client-1", ports{HTTP: p[9], RPC: p[10], Serf: p[11]}, fmt.Sprintf(`
@@ -51,7 +59,8 @@ plugin "raw_exec" {
     enabled = true
   }
 }
-`, strings.Join(rpcAddrs, ", ")))
+%s
+`, strings.Join(rpcAddrs, ", "), extra(false)))
 	for _, s := range c.servers {
 		s.start()
 	}

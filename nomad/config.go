@@ -16,6 +16,7 @@ import (
 
 	"github.com/opennomad/nomad/nomad/clock"
 	"github.com/opennomad/nomad/nomad/keyring"
+	"github.com/opennomad/nomad/nomad/membership"
 	"github.com/opennomad/nomad/nomad/planapply"
 	"github.com/opennomad/nomad/nomad/state"
 	"github.com/opennomad/nomad/nomad/worker"
@@ -392,6 +393,11 @@ func (c *Config) SettingProblems() []ConfigProblem {
 	}
 	if c.RaftSnapshotInterval < 0 {
 		add("raft_snapshot_interval", "must be >= 0, got %s", c.RaftSnapshotInterval)
+	}
+	if k := c.Cluster.GossipKey; k != "" {
+		if _, err := membership.ParseKey(k); err != nil {
+			add("encrypt", "%v (make one with 'nomad operator gossip keyring generate')", err)
+		}
 	}
 	return p
 }

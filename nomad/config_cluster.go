@@ -27,13 +27,20 @@ type ClusterConfig struct {
 	// with "No cluster leader".
 	RPCHoldTimeout time.Duration
 	// Pool tunes the connections to other servers; zero fields take
-	// rpcnet's defaults.
+	// rpcnet's defaults. Its TLSWrap makes them TLS.
 	Pool rpcnet.PoolConfig
+	// TLS serves TLS on the RPC port (RPC, streams and Raft, which then
+	// dials TLS too); nil serves plaintext only.
+	TLS *rpcnet.ListenerTLS
 
 	// SerfAddr is where gossip listens ("host:port"; port 0 picks a free
 	// one); Config.SerfAdvertise what others dial. Empty runs no gossip:
 	// the Raft configuration then only changes through Raft() directly.
 	SerfAddr string
+	// GossipKey (server.encrypt: base64 of 16, 24 or 32 bytes) encrypts
+	// gossip. It seeds the keyring file in DataDir on first start; once
+	// that file exists it holds the keys (see membership.InitKeyring).
+	GossipKey string
 	// ReconcileInterval, DeadServerGrace and MinQuorum tune how the
 	// leader keeps Raft's voters in step with gossip (see
 	// membership.Config); zero takes the defaults.

@@ -39,6 +39,7 @@ func (e *endpointServer) SetQueryMeta(meta *structs.QueryMeta)     { e.s.setQuer
 func (e *endpointServer) Logger() hclog.Logger                     { return e.s.logger }
 func (e *endpointServer) IsEstablishedLeader() bool                { return e.s.isEstablishedLeader() }
 func (e *endpointServer) KickCancelableReaper()                    { e.s.kickCancelableReaper() }
+func (e *endpointServer) KickKeyring()                             { e.s.kickKeyring() }
 func (e *endpointServer) SchedulerConfigChanged() error            { return e.s.handleSchedulerConfigChange() }
 func (e *endpointServer) LeaderRPCAddr() string                    { return e.s.leaderRPCAddr() }
 func (e *endpointServer) ClientServers() []*structs.NodeServerInfo { return e.s.clientServers() }
@@ -101,6 +102,7 @@ func (e *endpointServer) RaftConfiguration(reply *structs.RaftConfigurationRespo
 }
 
 func (e *endpointServer) Deployments() endpoints.DeploymentWatcher { return e.s.duties.deploys }
+func (e *endpointServer) VariableLocks() endpoints.VariableLocks   { return e.s.variableLocks() }
 
 func (e *endpointServer) ForcePeriodicRun(namespace, jobID string) (*periodic.Launched, error) {
 	return e.s.duties.periodic.ForceRun(namespace, jobID)

@@ -163,6 +163,9 @@ func (s *Server) establishLeadership(ctx context.Context) error {
 	if err := s.heartbeats.initialize(); err != nil {
 		return err
 	}
+	if err := s.startVarLocks(); err != nil {
+		return err
+	}
 	s.startLeaderLoops(leaderCtx)
 	s.duties.setEnabled(true)
 
@@ -214,6 +217,7 @@ func (s *Server) revokeLeadership() {
 		s.planQueue.SetEnabled(false)
 	}
 	s.heartbeats.clearAll()
+	s.stopVarLocks()
 }
 
 // isEstablishedLeader reports whether the leader's duties are running.

@@ -41,6 +41,8 @@ func (s *Server) startLeaderLoops(ctx context.Context) {
 	if s.blockedEvals != nil {
 		s.goLeaderLoop(ctx, s.reapDupBlockedEvaluations)
 	}
+	backlogTicks := clockTicks(ctx, s.clock, backlogInterval)
+	s.goLeaderLoop(ctx, func(ctx context.Context) { s.emitBacklog(ctx, backlogTicks) })
 	keyringTicks := clockTicks(ctx, s.clock, s.config.KeyringCheckInterval)
 	s.goLeaderLoop(ctx, func(ctx context.Context) { s.tendKeyringLoop(ctx, keyringTicks) })
 	for _, c := range []interface{}{s.evalBroker, s.blockedEvals, s.planQueue} {

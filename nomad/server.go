@@ -62,8 +62,12 @@ type Server struct {
 	allocUpdates *allocUpdateBatcher
 
 	leader leadership
+	// varLocks are the leader's timers of variable locks.
+	varLocks varLockTimers
 	// reapKick wakes the leader's cancelable-eval reaper (Eval.Ack).
 	reapKick chan struct{}
+	// keyringKick wakes the leader's keyring tending (a full rotation).
+	keyringKick chan struct{}
 
 	// shutdownCtx ends when Shutdown starts; every goroutine of the
 	// server watches it.
@@ -125,6 +129,7 @@ func newServer(cfg *Config, components func(*Config) (pipeline, error)) (*Server
 		raftNotifyCh:   make(chan bool, 1),
 		leader:         leadership{ready: make(chan struct{})},
 		reapKick:       make(chan struct{}, 1),
+		keyringKick:    make(chan struct{}, 1),
 		evalBroker:     p.broker,
 		blockedEvals:   p.blocked,
 		planQueue:      p.plans,

@@ -65,6 +65,7 @@ func (s *Server) setupListener() error {
 		ServeRPC:      s.ServeRPCConn,
 		ServeStream:   s.serveStream,
 		RaftAdvertise: raftAddr,
+		TLS:           c.TLS,
 		Logger:        s.logger,
 	})
 	if err != nil {
@@ -174,6 +175,9 @@ func (s *Server) setupGossip(hadRaftState bool) error {
 			return fmt.Errorf("creating gossip directory: %w", err)
 		}
 		mc.SnapshotPath = filepath.Join(dir, "local.snapshot")
+	}
+	if err := s.gossipKeyring(&mc); err != nil {
+		return err
 	}
 	if c.ReconcileInterval > 0 {
 		mc.ReconcileInterval = c.ReconcileInterval

@@ -53,6 +53,9 @@ const (
 	NamespaceDeleteRequestType    MessageType = 112
 	NodePoolUpsertRequestType     MessageType = 113
 	NodePoolDeleteRequestType     MessageType = 114
+	// VarApplyStateRequestType carries every write to a variable; the
+	// request's Op says which.
+	VarApplyStateRequestType MessageType = 115
 )
 
 // IgnoreUnknownTypeFlag marks a message type that an older server may skip
@@ -99,6 +102,7 @@ var messageTypeNames = map[MessageType]string{
 	NamespaceDeleteRequestType:              "NamespaceDelete",
 	NodePoolUpsertRequestType:               "NodePoolUpsert",
 	NodePoolDeleteRequestType:               "NodePoolDelete",
+	VarApplyStateRequestType:                "VarApplyState",
 }
 
 // String names the message type for logs and metrics.

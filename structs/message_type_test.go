@@ -55,6 +55,7 @@ func TestMessageTypeNumbers(t *testing.T) {
 		{structs.NamespaceDeleteRequestType, 112, "NamespaceDelete"},
 		{structs.NodePoolUpsertRequestType, 113, "NodePoolUpsert"},
 		{structs.NodePoolDeleteRequestType, 114, "NodePoolDelete"},
+		{structs.VarApplyStateRequestType, 115, "VarApplyState"},
 	}
 	seen := map[uint8]string{}
 	for _, p := range pinned {

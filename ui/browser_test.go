@@ -201,8 +201,9 @@ func TestBrowser(t *testing.T) {
 	})
 
 	t.Run("node page: eligibility and drain", func(t *testing.T) {
+		// Nomad's CLI prints /ui/clients links; they are the node pages.
 		run(t, ctx, wait,
-			chromedp.Navigate(d.addr+"/ui/nodes"),
+			chromedp.Navigate(d.addr+"/ui/clients"),
 			chromedp.WaitVisible(chromedp.CSS(`a[href^="/ui/nodes/"]`)),
 			chromedp.Click(chromedp.CSS(`main a[href^="/ui/nodes/"]`)),
 			chromedp.WaitVisible(chromedp.CSS("#s-how-full + .fill .meter")),
@@ -311,7 +312,7 @@ func TestBrowser(t *testing.T) {
 	})
 
 	t.Run("every page loads without a script error", func(t *testing.T) {
-		for _, p := range []string{"/ui/", "/ui/jobs", "/ui/nodes", "/ui/evaluations", "/ui/scheduler", "/ui/servers", "/ui/topology", "/ui/nowhere"} {
+		for _, p := range []string{"/ui/", "/ui/jobs", "/ui/nodes", "/ui/evaluations", "/ui/scheduler", "/ui/servers", "/ui/topology", "/ui/settings/tokens", "/ui/nowhere"} {
 			run(t, ctx, wait, chromedp.Navigate(d.addr+p), waitJS(`!document.querySelector("main .loading") && !!document.querySelector("main h1")`))
 			title, err := chromedp.Run(ctx, chromedp.Title())
 			if err != nil {

@@ -56,9 +56,12 @@ func findBrowser(t testing.TB) string {
 type devAgent struct {
 	agent *agent.Agent
 	addr  string // http://127.0.0.1:port
+	// token, when set, goes with every request the test itself makes.
+	token string
 }
 
-func startAgent(t testing.TB) *devAgent {
+// startAgent starts a dev agent; opts change its configuration first.
+func startAgent(t testing.TB, opts ...func(*agent.Config)) *devAgent {
 	t.Helper()
 	cfg, err := agent.LoadConfig([]string{"-dev", "-node", "ui-test"}, io.Discard)
 	if err != nil {
@@ -67,6 +70,9 @@ func startAgent(t testing.TB) *devAgent {
 	cfg.Ports.HTTP = 0
 	cfg.LogLevel = "ERROR"
 	cfg.DataDir = t.TempDir()
+	for _, o := range opts {
+		o(cfg)
+	}
 	a, err := agent.NewAgent(cfg, io.Discard)
 	if err != nil {
 		t.Fatal(err)
@@ -74,6 +80,14 @@ func startAgent(t testing.TB) *devAgent {
 	// Shutdown of a dev agent destroys the client's tasks too.
 	t.Cleanup(func() { _ = a.Shutdown() })
 	d := &devAgent{agent: a, addr: "http://" + a.HTTPAddr()}
+	if cfg.ACL.Enabled {
+		var tok struct{ SecretID string }
+		d.waitFor(t, "the ACL bootstrap", func() bool {
+			out, err := d.try("PUT", "/v1/acl/bootstrap", nil)
+			return err == nil && json.Unmarshal(out, &tok) == nil && tok.SecretID != ""
+		})
+		d.token = tok.SecretID
+	}
 	d.waitFor(t, "a ready node", func() bool {
 		var nodes []map[string]any
 		return d.getJSON("/v1/nodes", &nodes) == nil && len(nodes) == 1 && nodes[0]["Status"] == "ready"
@@ -82,7 +96,11 @@ func startAgent(t testing.TB) *devAgent {
 }
 
 func (d *devAgent) getJSON(path string, out any) error {
-	resp, err := http.Get(d.addr + path)
+	req, _ := http.NewRequest("GET", d.addr+path, nil)
+	if d.token != "" {
+		req.Header.Set("X-Nomad-Token", d.token)
+	}
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return err
 	}
@@ -96,18 +114,34 @@ func (d *devAgent) getJSON(path string, out any) error {
 
 func (d *devAgent) send(t testing.TB, method, path string, body any) []byte {
 	t.Helper()
-	buf, _ := json.Marshal(body)
-	req, _ := http.NewRequest(method, d.addr+path, bytes.NewReader(buf))
-	resp, err := http.DefaultClient.Do(req)
+	out, err := d.try(method, path, body)
 	if err != nil {
 		t.Fatal(err)
+	}
+	return out
+}
+
+// try is send that returns its failure.
+func (d *devAgent) try(method, path string, body any) ([]byte, error) {
+	var rd io.Reader
+	if body != nil {
+		buf, _ := json.Marshal(body)
+		rd = bytes.NewReader(buf)
+	}
+	req, _ := http.NewRequest(method, d.addr+path, rd)
+	if d.token != "" {
+		req.Header.Set("X-Nomad-Token", d.token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
 	}
 	defer resp.Body.Close()
 	out, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != 200 {
-		t.Fatalf("%s %s: %d %s", method, path, resp.StatusCode, out)
+		return nil, fmt.Errorf("%s %s: %d %s", method, path, resp.StatusCode, out)
 	}
-	return out
+	return out, nil
 }
 
 // runHCL registers a job file as `nomad job run` does: parse, register.

@@ -19,6 +19,7 @@ import (
 	"github.com/opennomad/nomad/client"
 	"github.com/opennomad/nomad/nomad/rpcnet"
 	"github.com/opennomad/nomad/nomad/stream"
+	"github.com/opennomad/nomad/tlsconf"
 )
 
 // httpShutdownGrace is how long in-flight requests get to finish when the
@@ -36,14 +37,22 @@ type serverBackend interface {
 // Agent is one running agent: a server, a client or both, and the HTTP
 // API. Create it with NewAgent; stop it with Shutdown.
 type Agent struct {
+	// config is the configuration the agent started with; it is never
+	// written afterwards, as the HTTP API reads it concurrently. What a
+	// reload changes lives beside it, under reloadMu.
 	config *Config
-	logger hclog.InterceptLogger
+	// reloadMu serializes Reload; logLevel is the level in force.
+	reloadMu sync.Mutex
+	logLevel string
+	logger   hclog.InterceptLogger
 
 	telemetry *telemetry
-	broker    *stream.EventBroker
-	server    serverBackend
-	client    *client.Client
-	http      *HTTPServer
+	// tls is the loaded tls block; nil when it turns TLS on nowhere.
+	tls    *tlsconf.TLS
+	broker *stream.EventBroker
+	server serverBackend
+	client *client.Client
+	http   *HTTPServer
 
 	// clientTmpDir is a dev client's data directory, removed at shutdown.
 	clientTmpDir string
@@ -70,7 +79,7 @@ func newAgent(cfg *Config, logOutput io.Writer, startServer func(*Agent) (server
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	a := &Agent{config: cfg, logger: newLogger(cfg, logOutput), fatal: make(chan error, 1)}
+	a := &Agent{config: cfg, logLevel: cfg.LogLevel, logger: newLogger(cfg, logOutput), fatal: make(chan error, 1)}
 	ok := false
 	defer func() {
 		if !ok {
@@ -80,6 +89,9 @@ func newAgent(cfg *Config, logOutput io.Writer, startServer func(*Agent) (server
 
 	var err error
 	if a.telemetry, err = setupTelemetry(cfg); err != nil {
+		return nil, err
+	}
+	if err := a.setupTLS(); err != nil {
 		return nil, err
 	}
 	if cfg.Server.Enabled {
@@ -152,9 +164,9 @@ func (a *Agent) startHTTP() error {
 	if err != nil {
 		return fmt.Errorf("starting HTTP API: %w", err)
 	}
-	srv.Start(ln)
+	srv.Start(a.httpListener(ln))
 	a.http = srv
-	a.logger.Info("HTTP API listening", "address", ln.Addr().String())
+	a.logger.Info("HTTP API listening", "address", ln.Addr().String(), "tls", a.config.TLS.HTTP)
 	return nil
 }
 
@@ -183,16 +195,23 @@ func (a *Agent) Config() *Config { return a.config }
 func (a *Agent) Logger() hclog.Logger { return a.logger }
 
 // Reload applies what can change without a restart from a new, validated
-// configuration: the log level. Every other difference is logged as
-// needing a restart; the running configuration keeps its old values.
+// configuration: the log level and the TLS certificates and settings
+// (whose files are re-read even when their paths did not change). Every
+// other difference is logged as needing a restart; the running
+// configuration keeps its old values.
 func (a *Agent) Reload(newCfg *Config) error {
+	a.reloadMu.Lock()
+	defer a.reloadMu.Unlock()
 	if err := newCfg.Validate(); err != nil {
 		return err
 	}
-	if newCfg.LogLevel != a.config.LogLevel {
+	if err := a.reloadTLS(newCfg.TLS); err != nil {
+		return err
+	}
+	if newCfg.LogLevel != a.logLevel {
 		a.logger.SetLevel(hclog.LevelFromString(newCfg.LogLevel))
-		a.logger.Info("log level changed", "from", a.config.LogLevel, "to", newCfg.LogLevel)
-		a.config.LogLevel = newCfg.LogLevel
+		a.logger.Info("log level changed", "from", a.logLevel, "to", newCfg.LogLevel)
+		a.logLevel = newCfg.LogLevel
 	}
 	for _, key := range restartOnlyChanges(a.config, newCfg) {
 		a.logger.Warn("configuration change needs a restart to take effect", "key", key)

@@ -29,7 +29,7 @@ func (a *Agent) startClient() error {
 	if a.server != nil {
 		cfg.Servers = []client.ServerEndpoint{{Name: "local", Conn: a.server}}
 	} else {
-		a.clientPool = rpcnet.NewPool(rpcnet.PoolConfig{Logger: a.logger})
+		a.clientPool = rpcnet.NewPool(rpcnet.PoolConfig{Logger: a.logger, TLSWrap: a.rpcDialer()})
 		cfg.DialServer = func(addr string) client.ServerEndpoint { return client.RemoteServer(a.clientPool, addr) }
 		for _, addr := range clientServerAddrs(&a.config.Client) {
 			cfg.Servers = append(cfg.Servers, cfg.DialServer(addr))

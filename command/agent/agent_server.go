@@ -21,6 +21,8 @@ import (
 func (a *Agent) startServer() (serverBackend, error) {
 	cfg := serverConfig(a.config)
 	cfg.Logger = a.logger
+	cfg.Cluster.TLS = a.rpcListenerTLS()
+	cfg.Cluster.Pool.TLSWrap = a.rpcDialer()
 	if a.broker != nil {
 		// Only a non-nil broker: a typed nil would be called.
 		cfg.EventPublisher = a.broker
@@ -54,6 +56,7 @@ func serverConfig(c *Config) *nomad.Config {
 		sc.Cluster.RPCAddr = listenAddr(c, c.Addresses.RPC, c.Ports.RPC)
 		sc.Cluster.SerfAddr = listenAddr(c, c.Addresses.Serf, c.Ports.Serf)
 	}
+	sc.Cluster.GossipKey = c.Server.EncryptKey
 	sc.ACLEnabled = c.ACL.Enabled
 	if c.ACL.TokenMinExpirationTTL > 0 {
 		sc.ACLTokenMinExpirationTTL = c.ACL.TokenMinExpirationTTL

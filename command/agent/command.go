@@ -49,7 +49,8 @@ Usage: nomad agent [options]
 
   Starts the Nomad agent and runs until an interrupt is received. The
   agent may be a client and/or server. SIGHUP reloads the configuration;
-  only log_level takes effect without a restart.
+  log_level and the tls block's certificates take effect without a
+  restart.
 
   The Nomad agent's configuration comes from configuration files, given
   with -config, and from the flags below, which override the files.

@@ -9,6 +9,7 @@ import (
 	"github.com/opennomad/nomad/nomad/planapply"
 	"github.com/opennomad/nomad/nomad/worker"
 	"github.com/opennomad/nomad/structs"
+	"github.com/opennomad/nomad/tlsconf"
 )
 
 // Config is an agent's configuration: defaults, then every -config file
@@ -46,6 +47,9 @@ type Config struct {
 	ACL       ACLConfig                `hcl:"acl,block"`
 	Consul    ConsulConfig             `hcl:"consul,block"`
 	Vault     VaultConfig              `hcl:"vault,block"`
+	// TLS is the `tls` block: HTTPS for the API, mutual TLS for the RPC
+	// port.
+	TLS tlsconf.Config `hcl:"tls,block"`
 
 	// DevMode runs a server and a client in one process with in-memory
 	// state; set by -dev only.
@@ -147,6 +151,11 @@ type ServerConfig struct {
 	// RootKeyRotationThreshold is how old the active root key may get
 	// before the leader rotates it.
 	RootKeyRotationThreshold time.Duration `hcl:"root_key_rotation_threshold"`
+	// EncryptKey (encrypt) is the gossip encryption key, base64 of 16, 24
+	// or 32 bytes. It only seeds <data_dir>/server/serf.keyring on first
+	// start; after that the keyring file holds the keys. Never shown by
+	// /v1/agent/self.
+	EncryptKey string `hcl:"encrypt" json:"-"`
 	// OIDCIssuer, when set, is the issuer of workload identities and
 	// turns on /.well-known/openid-configuration.
 	OIDCIssuer string `hcl:"oidc_issuer"`

@@ -101,6 +101,9 @@ func (c *Config) Validate() error {
 	if lo, hi := c.ACL.TokenMinExpirationTTL, c.ACL.TokenMaxExpirationTTL; lo > 0 && hi > 0 && lo >= hi {
 		p.add("acl.token_max_expiration_ttl", "must be greater than token_min_expiration_ttl (%s), got %s", lo, hi)
 	}
+	for _, tp := range c.TLS.Problems() {
+		p.add("tls."+tp.Key, "%s", tp.Problem)
+	}
 	if c.Vault.Enabled {
 		p.add("vault.enabled", "Vault integration is not built; remove the vault block or set enabled = false")
 	}

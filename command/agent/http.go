@@ -169,6 +169,7 @@ func (s *HTTPServer) routes() {
 	h("/v1/agent/servers", readWrite(agentRead, agentWrite), s.agentServersRequest)
 	h("/v1/agent/join", agentWrite, s.agentJoinRequest)
 	h("/v1/agent/force-leave", agentWrite, s.agentForceLeaveRequest)
+	h("/v1/agent/keyring/", agentWrite, s.agentKeyringRequest)
 	h("/v1/agent/health", public, s.agentHealthRequest)
 	h("/v1/agent/schedulers", agentRead, s.agentSchedulersRequest)
 	h("/v1/agent/schedulers/config", readWrite(agentRead, agentWrite), s.agentSchedulerConfigRequest)
@@ -194,6 +195,9 @@ func (s *HTTPServer) routes() {
 	h("/v1/namespaces", viaRPC, s.namespacesRequest)
 	h("/v1/namespace", viaRPC, s.namespaceCreateRequest)
 	h("/v1/namespace/", viaRPC, s.namespaceSpecificRequest)
+
+	h("/v1/vars", viaRPC, s.variablesListRequest)
+	h("/v1/var/", viaRPC, s.variableSpecificRequest)
 
 	h("/v1/client/fs/", fsNeed, s.fsRequest)
 	h("/v1/client/allocation/", clientAllocNeed, s.clientAllocRequest)

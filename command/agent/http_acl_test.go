@@ -58,6 +58,11 @@ func nsCaps(caps ...string) string {
 	return `namespace "default" { capabilities = ` + string(b) + ` }`
 }
 
+func varCaps(caps ...string) string {
+	b, _ := json.Marshal(caps)
+	return `namespace "default" { variables { path "app/*" { capabilities = ` + string(b) + ` } } }`
+}
+
 func operatorCaps(caps ...string) string {
 	b, _ := json.Marshal(caps)
 	return `operator { capabilities = ` + string(b) + ` }`
@@ -135,6 +140,11 @@ var routeCases = map[string][]routeCase{
 		{method: "GET", path: "/v1/agent/schedulers/config", rules: agentRd, allowed: allowReaders},
 		{method: "POST", path: "/v1/agent/schedulers/config", body: `{"num_schedulers":-1}`, rules: agentWr, allowed: allowRight},
 	},
+	// Listing the gossip keys needs agent write too, as in Nomad.
+	"/v1/agent/keyring/": {
+		{method: "GET", path: "/v1/agent/keyring/list", rules: agentWr, allowed: allowRight},
+		{method: "PUT", path: "/v1/agent/keyring/install", body: `{"Key":"AAAAAAAAAAAAAAAAAAAAAA=="}`, rules: agentWr, allowed: allowRight},
+	},
 	"/v1/status/leader": {{method: "GET", path: "/v1/status/leader", allowed: allowAll}},
 	"/v1/status/peers":  {{method: "GET", path: "/v1/status/peers", allowed: allowAll}},
 	"/v1/regions":       {{method: "GET", path: "/v1/regions", allowed: allowAll}},
@@ -187,6 +197,14 @@ var routeCases = map[string][]routeCase{
 	// is empty, not refused.
 	"/v1/namespaces": {{method: "GET", path: "/v1/namespaces", rules: nsRead, allowed: "nrRm"}},
 	"/v1/namespace":  {{method: "PUT", path: "/v1/namespace", body: `{"Name":"team-a"}`, allowed: allowRight}},
+	// Variables: lists filter by the token (no token lists nothing);
+	// reads need read on the path, writes write, deletes destroy.
+	"/v1/vars": {{method: "GET", path: "/v1/vars", rules: varCaps("read"), allowed: "nrRm"}},
+	"/v1/var/": {
+		{method: "GET", path: "/v1/var/app/x", rules: varCaps("read"), allowed: allowRight},
+		{method: "PUT", path: "/v1/var/app/x", body: `{"Items":{"k":"v"}}`, rules: varCaps("write"), allowed: allowRight},
+		{method: "DELETE", path: "/v1/var/app/x", rules: varCaps("destroy"), allowed: allowRight},
+	},
 	"/v1/namespace/": {
 		{method: "GET", path: "/v1/namespace/default", rules: nsRead, allowed: allowReaders},
 		{method: "DELETE", path: "/v1/namespace/nosuch", allowed: allowRight},

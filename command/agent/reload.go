@@ -6,8 +6,9 @@ import (
 
 // restartOnlyChanges lists the configuration keys (blocks or top-level
 // attributes) that differ between old and new and cannot be applied to a
-// running agent. Only log_level reloads; everything else here is read once
-// at startup by the server, the client or a listener.
+// running agent. log_level and the tls block's files and settings reload;
+// everything else here is read once at startup by the server, the client
+// or a listener, and so is turning TLS on or off for HTTP or RPC.
 func restartOnlyChanges(old, new *Config) []string {
 	type section struct {
 		key      string
@@ -29,6 +30,8 @@ func restartOnlyChanges(old, new *Config) []string {
 		{"plugin", old.Plugins, new.Plugins},
 		{"telemetry", old.Telemetry, new.Telemetry},
 		{"acl", old.ACL, new.ACL},
+		{"tls.http", old.TLS.HTTP, new.TLS.HTTP},
+		{"tls.rpc", old.TLS.RPC, new.TLS.RPC},
 	}
 	var out []string
 	for _, s := range sections {

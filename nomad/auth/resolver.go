@@ -48,8 +48,10 @@ func NewResolver(now func() time.Time) *Resolver {
 
 // Resolve returns what the token with secret may do, as of store: the
 // anonymous token's policies for "", acl.ManagementACL for a management
-// token. An unknown secret is structs.ErrPermissionDenied, an expired
-// token structs.ErrACLTokenExpired; neither error names the secret.
+// token. An unknown secret is structs.ErrACLTokenNotFound (of kind
+// structs.ErrPermissionDenied, answered 403 "ACL token not found" as
+// Nomad does), an expired token structs.ErrACLTokenExpired; neither error
+// names the secret.
 func (r *Resolver) Resolve(store Store, secret string) (*acl.ACL, error) {
 	version, err := store.ACLVersion()
 	if err != nil {
@@ -87,7 +89,7 @@ func (r *Resolver) compile(store Store, secret string) (entry, error) {
 			return entry{}, err
 		}
 		if found == nil {
-			return entry{}, structs.ErrPermissionDenied
+			return entry{}, structs.ErrACLTokenNotFound
 		}
 		tok = found
 	}

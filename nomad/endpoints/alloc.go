@@ -20,7 +20,7 @@ type Alloc struct {
 // allocRules says what each Alloc.* method needs of the caller's token.
 var allocRules = Rules{
 	"GetAlloc":  NamespaceAny(acl.NamespaceCapabilityReadJob),
-	"GetAllocs": NamespaceAny(acl.NamespaceCapabilityReadJob),
+	"GetAllocs": Self("a client node's secret (its own allocations), or namespace capability read-job"),
 	"List":      NamespaceAny(acl.NamespaceCapabilityReadJob),
 	"Stop":      NamespaceAny(acl.NamespaceCapabilityAllocLifecycle),
 }
@@ -49,6 +49,10 @@ func (a *Alloc) GetAllocs(args *structs.AllocsGetRequest, reply *structs.AllocsG
 	if done, err := a.srv.Forward("Alloc.GetAllocs", args, args, reply); done {
 		return err
 	}
+	may, err := a.allocReader(args.AuthToken)
+	if err != nil {
+		return err
+	}
 	return blockingQuery(a.srv, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
 		allocs := make([]*structs.Allocation, 0, len(args.AllocIDs))
 		for _, id := range args.AllocIDs {
@@ -56,13 +60,41 @@ func (a *Alloc) GetAllocs(args *structs.AllocsGetRequest, reply *structs.AllocsG
 			if err != nil {
 				return 0, err
 			}
-			if alloc != nil {
-				allocs = append(allocs, alloc)
+			if alloc == nil {
+				continue
 			}
+			if !may(alloc) {
+				return 0, structs.ErrPermissionDenied
+			}
+			allocs = append(allocs, alloc)
 		}
 		reply.Allocs = allocs
 		return allocsIndex(store, allocs)
 	})
+}
+
+// allocReader says which allocations the caller with secret may read: a
+// client node (by its secret ID, which clients send as their token) its
+// own, anyone else those of the namespaces where its token may read jobs.
+// Clients fetch their allocations this way, so with ACLs on they need no
+// ACL token, as in Nomad.
+func (a *Alloc) allocReader(secret string) (func(*structs.Allocation) bool, error) {
+	if secret != "" {
+		node, err := a.srv.State().NodeBySecretID(nil, secret)
+		if err != nil {
+			return nil, err
+		}
+		if node != nil {
+			return func(al *structs.Allocation) bool { return al.NodeID == node.ID }, nil
+		}
+	}
+	aclObj, err := a.srv.ResolveACL(secret)
+	if err != nil {
+		return nil, err
+	}
+	return func(al *structs.Allocation) bool {
+		return aclObj.AllowNsOpAny(al.Namespace, acl.NamespaceCapabilityReadJob)
+	}, nil
 }
 
 // List returns the stubs of the allocs of a namespace ("*" for all) whose

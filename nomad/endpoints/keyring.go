@@ -58,6 +58,9 @@ func (k *Keyring) Rotate(args *structs.KeyringRotateRequest, reply *structs.Keyr
 	// write's index is reply.Index.
 	reply.Key = fresh.Meta.Copy()
 	reply.Index = index
+	if r.Full {
+		k.srv.KickKeyring()
+	}
 	return nil
 }
 
@@ -95,7 +98,8 @@ func (k *Keyring) ListPublic(args *structs.GenericRequest, reply *structs.Keyrin
 	})
 }
 
-// Delete removes a root key; never the active one.
+// Delete removes a root key; never the active one, nor without Force one
+// that still seals variables.
 func (k *Keyring) Delete(args *structs.KeyringDeleteRequest, reply *structs.KeyringDeleteResponse) error {
 	if done, err := k.srv.Forward("Keyring.Delete", args, args, reply); done {
 		return err
@@ -104,7 +108,11 @@ func (k *Keyring) Delete(args *structs.KeyringDeleteRequest, reply *structs.Keyr
 	if err != nil {
 		return err
 	}
-	if err := keyring.CanDelete(key, args.Force); err != nil {
+	sealing, err := k.srv.State().VariablesByKeyID(nil, args.KeyID)
+	if err != nil {
+		return err
+	}
+	if err := keyring.CanDelete(key, args.Force, len(sealing) > 0); err != nil {
 		return fmt.Errorf("root key %q: %w", args.KeyID, err)
 	}
 	req := &structs.RootKeyDeleteRequest{KeyID: args.KeyID, WriteRequest: args.WriteRequest}

@@ -90,6 +90,11 @@ type Server interface {
 	// without blocking; a no-op while it is not running.
 	KickCancelableReaper()
 
+	// KickKeyring has the leader look at the keyring now, without
+	// blocking: after a full rotation it seals the variables of the
+	// rekeying keys again with the active one.
+	KickKeyring()
+
 	// EnqueueCoreJob puts a core (garbage collection) eval of the kind
 	// (structs.CoreJob*) into the leader's broker, without a Raft write,
 	// and returns it; structs.ErrBrokerDisabled when the broker is off.
@@ -146,6 +151,10 @@ type Server interface {
 	// Deployments is the leader's deployment watcher, which carries out
 	// an operator's actions on a roll-out with its own rules.
 	Deployments() DeploymentWatcher
+
+	// VariableLocks is the leader's timers of variable locks, nil on a
+	// server that does not lead.
+	VariableLocks() VariableLocks
 
 	// ForcePeriodicRun launches a child of the periodic job now through
 	// the leader's periodic dispatcher.
@@ -245,5 +254,6 @@ func All(srv Server) []Endpoint {
 		{"ACL", &ACL{srv: srv}, aclRules},
 		{"Namespace", &Namespace{srv: srv}, namespaceRules},
 		{"NodePool", &NodePool{srv: srv}, nodePoolRules},
+		{"Variables", &Variables{srv: srv}, variablesRules},
 	}
 }

@@ -136,6 +136,7 @@ var appliers = map[structs.MessageType]applyFunc{
 	structs.NamespaceDeleteRequestType:              (*FSM).applyNamespaceDelete,
 	structs.NodePoolUpsertRequestType:               (*FSM).applyNodePoolUpsert,
 	structs.NodePoolDeleteRequestType:               (*FSM).applyNodePoolDelete,
+	structs.VarApplyStateRequestType:                (*FSM).applyVariable,
 }
 
 // New returns an FSM over a new, empty state store.

@@ -89,10 +89,11 @@ func (d Decision) Due() bool { return d.NewKey || len(d.Updates) > 0 }
 //   - a prepublished key whose publish time has passed becomes active,
 //     the active key inactive;
 //   - a rekeying key becomes inactive once nothing sealed with it is left
-//     to seal again; no data is sealed with root keys yet, so at once;
+//     to seal again: sealing reports whether data (variables) is still
+//     sealed with a key, nil meaning nothing is;
 //   - the active key older than threshold, with no key prepublished to
 //     replace it: a new key.
-func Tick(keys []*structs.RootKey, now time.Time, threshold time.Duration) Decision {
+func Tick(keys []*structs.RootKey, now time.Time, threshold time.Duration, sealing func(keyID string) bool) Decision {
 	var d Decision
 	var active, due *structs.RootKey
 	prepublished := false
@@ -106,6 +107,9 @@ func Tick(keys []*structs.RootKey, now time.Time, threshold time.Duration) Decis
 				due = k
 			}
 		case structs.RootKeyStateRekeying:
+			if sealing != nil && sealing(k.Meta.KeyID) {
+				continue
+			}
 			d.Updates = append(d.Updates, withState(k, structs.RootKeyStateInactive))
 			d.Reason = "rekeying done"
 		}
@@ -132,16 +136,22 @@ func withState(k *structs.RootKey, state string) *structs.RootKey {
 	return c
 }
 
-// CanDelete refuses removing key: the active key never; another key in
-// use by sealed data or signed identities without force. Nothing is
-// sealed or signed with root keys yet, so only the first rule applies
-// today.
-func CanDelete(k *structs.RootKey, force bool) error {
+// ErrKeyInUse refuses removing a key that still seals variables; Nomad's
+// text.
+var ErrKeyInUse = structs.KindErrorf(structs.ErrInvalid, "root key in use, cannot delete")
+
+// CanDelete refuses removing key: the active key never; a key that still
+// seals variables (inUse) without force, since they could no longer be
+// read.
+func CanDelete(k *structs.RootKey, force, inUse bool) error {
 	if k == nil {
 		return structs.ErrRootKeyNotFound
 	}
 	if k.Meta.Active() {
 		return structs.ErrRootKeyActive
+	}
+	if inUse && !force {
+		return ErrKeyInUse
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package keyring
 
 import (
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -114,6 +115,7 @@ func TestTick(t *testing.T) {
 		name    string
 		keys    []*structs.RootKey
 		now     time.Time
+		sealing []string
 		newKey  bool
 		updates map[string]string
 	}{
@@ -160,16 +162,24 @@ func TestTick(t *testing.T) {
 			updates: map[string]string{},
 		},
 		{
-			name: "rekeying finishes at once: nothing is sealed with root keys",
+			name: "rekeying finishes once nothing is sealed with the key",
 			keys: []*structs.RootKey{key("a", active, epoch, time.Time{}),
 				key("b", rekeying, epoch, time.Time{})},
 			now:     epoch,
 			updates: map[string]string{"b": inactive},
 		},
+		{
+			name: "rekeying goes on while variables are sealed with the key",
+			keys: []*structs.RootKey{key("a", active, epoch, time.Time{}),
+				key("b", rekeying, epoch, time.Time{}), key("c", rekeying, epoch, time.Time{})},
+			now:     epoch,
+			sealing: []string{"b"},
+			updates: map[string]string{"c": inactive},
+		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			d := Tick(tc.keys, tc.now, threshold)
+			d := Tick(tc.keys, tc.now, threshold, func(id string) bool { return slices.Contains(tc.sealing, id) })
 			must.Eq(t, tc.newKey, d.NewKey)
 			must.Eq(t, tc.updates, states(d.Updates))
 			must.Eq(t, tc.newKey || len(tc.updates) > 0, d.Due())
@@ -181,7 +191,9 @@ func TestTick(t *testing.T) {
 }
 
 func TestCanDelete(t *testing.T) {
-	must.ErrorIs(t, CanDelete(nil, false), structs.ErrRootKeyNotFound)
-	must.ErrorIs(t, CanDelete(key("a", active, epoch, time.Time{}), true), structs.ErrRootKeyActive)
-	must.NoError(t, CanDelete(key("a", inactive, epoch, time.Time{}), false))
+	must.ErrorIs(t, CanDelete(nil, false, false), structs.ErrRootKeyNotFound)
+	must.ErrorIs(t, CanDelete(key("a", active, epoch, time.Time{}), true, false), structs.ErrRootKeyActive)
+	must.NoError(t, CanDelete(key("a", inactive, epoch, time.Time{}), false, false))
+	must.ErrorIs(t, CanDelete(key("a", inactive, epoch, time.Time{}), false, true), ErrKeyInUse)
+	must.NoError(t, CanDelete(key("a", inactive, epoch, time.Time{}), true, true))
 }

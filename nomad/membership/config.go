@@ -70,6 +70,14 @@ type Config struct {
 	// SnapshotPath, when set, is where gossip keeps the members it knew,
 	// so that a restarted server rejoins them by itself.
 	SnapshotPath string
+	// Keys, when set, encrypt gossip (memberlist's AES-GCM): the first
+	// encrypts what this server sends, any of them opens what it receives,
+	// and a member without one of them cannot join. KeyringFile, when
+	// set, is where serf keeps the keyring after each change made at run
+	// time (InstallKey, UseKey, RemoveKey); see InitKeyring.
+	Keys        [][]byte
+	KeyringFile string
+
 	// Profile picks gossip timings: ProfileLAN (the default) for servers
 	// on one network, ProfileLocal for servers on one machine.
 	Profile Profile
@@ -125,6 +133,14 @@ func (c *Config) validate() error {
 	if c.BootstrapExpect < 0 {
 		errs = append(errs, fmt.Errorf("bootstrap_expect must be >= 0, got %d", c.BootstrapExpect))
 	}
+	for i, k := range c.Keys {
+		if err := memberlist.ValidateKey(k); err != nil {
+			errs = append(errs, fmt.Errorf("gossip key %d: %w", i, err))
+		}
+	}
+	if c.KeyringFile != "" && len(c.Keys) == 0 {
+		errs = append(errs, errors.New("a keyring file needs gossip keys"))
+	}
 	if c.BindPort < 0 || c.BindPort > 65535 {
 		errs = append(errs, fmt.Errorf("serf port %d out of range", c.BindPort))
 	}
@@ -157,7 +173,7 @@ func (c *Config) validate() error {
 func (c *Config) memberName() string { return c.NodeName + "." + c.Region }
 
 // serfConfig builds serf's configuration.
-func (c *Config) serfConfig(events chan<- serf.Event) *serf.Config {
+func (c *Config) serfConfig(events chan<- serf.Event) (*serf.Config, error) {
 	sc := serf.DefaultConfig()
 	sc.NodeName = c.memberName()
 	sc.Tags = c.tags()
@@ -187,9 +203,17 @@ func (c *Config) serfConfig(events chan<- serf.Event) *serf.Config {
 	}
 	ml.LogOutput = nil
 	ml.Logger = std
+	if len(c.Keys) > 0 {
+		keyring, err := memberlist.NewKeyring(c.Keys, c.Keys[0])
+		if err != nil {
+			return nil, fmt.Errorf("gossip keyring: %w", err)
+		}
+		ml.Keyring = keyring
+		sc.KeyringFile = c.KeyringFile
+	}
 	sc.MemberlistConfig = ml
 	if c.Tune != nil {
 		c.Tune(sc)
 	}
-	return sc
+	return sc, nil
 }

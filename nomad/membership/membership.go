@@ -83,7 +83,12 @@ func New(cfg Config, r Raft) (*Membership, error) {
 		shutdownCtx:    ctx,
 		shutdownCancel: cancel,
 	}
-	s, err := serf.Create(cfg.serfConfig(m.events))
+	sc, err := cfg.serfConfig(m.events)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	s, err := serf.Create(sc)
 	if err != nil {
 		cancel()
 		return nil, fmt.Errorf("starting gossip on %s:%d: %w", cfg.BindAddr, cfg.BindPort, err)
@@ -103,7 +108,7 @@ func New(cfg Config, r Raft) (*Membership, error) {
 		close(m.bootstrapped)
 	}
 	m.logger.Info("gossip started", "member", cfg.memberName(), "bind", fmt.Sprintf("%s:%d", cfg.BindAddr, cfg.BindPort),
-		"bootstrap_expect", cfg.BootstrapExpect)
+		"bootstrap_expect", cfg.BootstrapExpect, "encrypted", s.EncryptionEnabled())
 	return m, nil
 }
 

@@ -75,6 +75,13 @@ type testServer struct {
 // startTestServer listens on addr ("127.0.0.1:0" for a free port).
 func startTestServer(t testing.TB, addr string) *testServer {
 	t.Helper()
+	return startTestServerTLS(t, addr, nil)
+}
+
+// startTestServerTLS is startTestServer serving TLS as tc says (nil:
+// none).
+func startTestServerTLS(t testing.TB, addr string, tc *ListenerTLS) *testServer {
+	t.Helper()
 	var ln net.Listener
 	var err error
 	// A restarted server may find its port briefly unavailable.
@@ -93,6 +100,7 @@ func startTestServer(t testing.TB, addr string) *testServer {
 		ServeRPC: func(conn io.ReadWriteCloser) {
 			rs.ServeCodec(NewServerCodec(conn))
 		},
+		TLS: tc,
 	})
 	must.NoError(t, err)
 	ts := &testServer{Listener: l, echo: echo, counting: counting, done: make(chan error, 1)}

@@ -1,6 +1,7 @@
 package rpcnet
 
 import (
+	"crypto/tls"
 	"errors"
 	"io"
 	"net"
@@ -33,13 +34,17 @@ type ListenerConfig struct {
 	// PoolConfig.
 	KeepAliveInterval time.Duration
 	WriteTimeout      time.Duration
-	Logger            hclog.Logger
+	// TLS, when set, serves connections that open with ProtoTLS and
+	// dials Raft over TLS; nil closes them as an unknown protocol.
+	TLS    *ListenerTLS
+	Logger hclog.Logger
 }
 
 // Listener accepts connections on a server's RPC port and routes each by
 // its first byte: Raft connections to its RaftLayer, RPC connections
-// (plain or yamux-multiplexed) to ServeRPC. Unknown bytes close the
-// connection.
+// (plain or yamux-multiplexed) to ServeRPC; a TLS byte wraps the
+// connection and routes it by the byte that follows inside. Unknown
+// bytes close the connection.
 type Listener struct {
 	ln     net.Listener
 	cfg    ListenerConfig
@@ -58,6 +63,13 @@ type Listener struct {
 func NewListener(ln net.Listener, cfg ListenerConfig) (*Listener, error) {
 	if cfg.ServeRPC == nil {
 		return nil, errors.New("rpc listener: ServeRPC is required")
+	}
+	var raftWrap TLSWrapper
+	if cfg.TLS != nil {
+		if cfg.TLS.Config == nil || cfg.TLS.Dial == nil {
+			return nil, errors.New("rpc listener: TLS needs a Config and a Dial wrapper")
+		}
+		raftWrap = cfg.TLS.Dial
 	}
 	d := DefaultPoolConfig()
 	if cfg.FirstByteTimeout <= 0 {
@@ -85,7 +97,7 @@ func NewListener(ln net.Listener, cfg ListenerConfig) (*Listener, error) {
 		ln:     ln,
 		cfg:    cfg,
 		yamux:  yc,
-		raft:   newRaftLayer(cfg.RaftAdvertise),
+		raft:   newRaftLayer(cfg.RaftAdvertise, raftWrap),
 		logger: cfg.Logger.Named("rpc_listener"),
 		conns:  make(map[io.Closer]struct{}),
 	}, nil
@@ -134,18 +146,83 @@ func (l *Listener) Serve() error {
 
 // handle reads the protocol byte and serves the connection by it.
 func (l *Listener) handle(conn net.Conn) {
-	var b [1]byte
 	_ = conn.SetReadDeadline(time.Now().Add(l.cfg.FirstByteTimeout))
-	if _, err := io.ReadFull(conn, b[:]); err != nil {
-		if !l.isClosed() && !errors.Is(err, io.EOF) {
-			l.logger.Debug("failed to read the protocol byte", "remote", conn.RemoteAddr(), "error", err)
+	p, ok := l.readProtocol(conn)
+	if !ok {
+		l.untrack(conn)
+		conn.Close()
+		return
+	}
+	if p == ProtoTLS {
+		if conn, p, ok = l.upgrade(conn); !ok {
+			return
 		}
+	} else if t := l.cfg.TLS; t != nil && (t.AllowPlaintext == nil || !t.AllowPlaintext()) {
+		l.logger.Warn("refusing a plaintext connection: this server requires TLS (rpc_upgrade_mode is off)",
+			"remote", conn.RemoteAddr(), "protocol", p)
 		l.untrack(conn)
 		conn.Close()
 		return
 	}
 	_ = conn.SetReadDeadline(time.Time{})
-	switch p := Protocol(b[0]); p {
+	l.serve(conn, p)
+}
+
+// readProtocol reads one protocol byte.
+func (l *Listener) readProtocol(conn net.Conn) (Protocol, bool) {
+	var b [1]byte
+	if _, err := io.ReadFull(conn, b[:]); err != nil {
+		if !l.isClosed() && !errors.Is(err, io.EOF) {
+			l.logger.Debug("failed to read the protocol byte", "remote", conn.RemoteAddr(), "error", err)
+		}
+		return 0, false
+	}
+	return Protocol(b[0]), true
+}
+
+// upgrade does the server side of the TLS handshake on conn and reads
+// the protocol byte inside, which the peer's certificate must be allowed
+// to speak. It returns the TLS connection, tracked in conn's place, or
+// closes conn and reports false.
+func (l *Listener) upgrade(conn net.Conn) (net.Conn, Protocol, bool) {
+	fail := func(msg string, args ...any) (net.Conn, Protocol, bool) {
+		if !l.isClosed() {
+			l.logger.Warn(msg, append([]any{"remote", conn.RemoteAddr()}, args...)...)
+		}
+		l.untrack(conn)
+		conn.Close()
+		return nil, 0, false
+	}
+	t := l.cfg.TLS
+	if t == nil {
+		return fail("closing a TLS connection: TLS is not configured on this server")
+	}
+	tc := tls.Server(conn, t.Config)
+	if err := tc.Handshake(); err != nil {
+		return fail("TLS handshake failed", "error", err)
+	}
+	p, ok := l.readProtocol(tc)
+	if !ok {
+		return fail("closing a TLS connection that sent no protocol byte")
+	}
+	if p == ProtoTLS {
+		return fail("closing a TLS connection that asked for TLS again")
+	}
+	if t.Authorize != nil {
+		if err := t.Authorize(p, tc.ConnectionState()); err != nil {
+			return fail("refusing a TLS connection", "protocol", p, "error", err)
+		}
+	}
+	if !l.swap(conn, tc) {
+		tc.Close()
+		return nil, 0, false
+	}
+	return tc, p, true
+}
+
+// serve hands the connection to what speaks p.
+func (l *Listener) serve(conn net.Conn, p Protocol) {
+	switch p {
 	case ProtoRPC:
 		l.cfg.ServeRPC(conn)
 		l.untrack(conn)

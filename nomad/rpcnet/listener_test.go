@@ -76,13 +76,31 @@ func TestListener_FirstByteTimeout(t *testing.T) {
 // network transports over Listeners elect a leader and replicate while
 // the same ports answer RPCs.
 func TestListener_RaftAndRPCShareThePort(t *testing.T) {
-	const n = 3
-	servers := make([]*testServer, n)
+	servers := make([]*testServer, 3)
+	for i := range servers {
+		servers[i] = startTestServer(t, "127.0.0.1:0")
+	}
+	runRaftCluster(t, servers)
+
+	// The same ports still serve RPC.
+	p := newTestPool(t, PoolConfig{})
+	for _, srv := range servers {
+		var reply EchoReply
+		must.NoError(t, p.RPC(srv.Addr().String(), "Echo.Echo", &EchoArgs{Msg: "hi"}, &reply))
+		must.Eq(t, "hi", reply.Msg)
+	}
+}
+
+// runRaftCluster runs Raft on network transports over the servers'
+// listeners, waits for a leader, applies ten entries and waits until
+// every server applied them.
+func runRaftCluster(t *testing.T, servers []*testServer) {
+	t.Helper()
+	n := len(servers)
 	rafts := make([]*raft.Raft, n)
 	fsms := make([]*counterFSM, n)
 	var configuration raft.Configuration
 	for i := range servers {
-		servers[i] = startTestServer(t, "127.0.0.1:0")
 		configuration.Servers = append(configuration.Servers, raft.Server{
 			ID:      raft.ServerID(fmt.Sprintf("server-%d", i)),
 			Address: raft.ServerAddress(servers[i].Addr().String()),
@@ -131,14 +149,6 @@ func TestListener_RaftAndRPCShareThePort(t *testing.T) {
 		}
 		return true
 	})
-
-	// The same ports still serve RPC.
-	p := newTestPool(t, PoolConfig{})
-	for _, srv := range servers {
-		var reply EchoReply
-		must.NoError(t, p.RPC(srv.Addr().String(), "Echo.Echo", &EchoArgs{Msg: "hi"}, &reply))
-		must.Eq(t, "hi", reply.Msg)
-	}
 }
 
 // Close ends every connection, Raft's and multiplexed sessions included,

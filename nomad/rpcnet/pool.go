@@ -38,6 +38,10 @@ type PoolConfig struct {
 	// WriteTimeout) breaks the connection and fails its calls.
 	KeepAliveInterval time.Duration
 	WriteTimeout      time.Duration
+	// TLSWrap, when set, makes every connection TLS (ProtoTLS, then the
+	// handshake it does, then the protocol byte inside): pools of agents
+	// whose tls.rpc is on. DialTimeout bounds the handshake too.
+	TLSWrap TLSWrapper
 	// Logger receives connection-level logs; a null logger when nil.
 	Logger hclog.Logger
 }
@@ -268,19 +272,10 @@ func (p *Pool) dropLocked(c *serverConn) {
 
 // dial connects to addr and starts a yamux session on it.
 func (p *Pool) dial(addr string) (*serverConn, error) {
-	nc, err := net.DialTimeout("tcp", addr, p.cfg.DialTimeout)
+	nc, err := dialProto(addr, p.cfg.DialTimeout, ProtoMultiplex, p.cfg.TLSWrap)
 	if err != nil {
 		return nil, err
 	}
-	if tcp, ok := nc.(*net.TCPConn); ok {
-		_ = tcp.SetNoDelay(true)
-	}
-	_ = nc.SetWriteDeadline(time.Now().Add(p.cfg.WriteTimeout))
-	if _, err := nc.Write([]byte{byte(ProtoMultiplex)}); err != nil {
-		nc.Close()
-		return nil, fmt.Errorf("writing protocol byte: %w", err)
-	}
-	_ = nc.SetWriteDeadline(time.Time{})
 	session, err := yamux.Client(nc, p.yamux)
 	if err != nil {
 		nc.Close()

@@ -15,6 +15,10 @@ const (
 	// ProtoMultiplex starts a yamux session whose every stream is a
 	// msgpack-RPC conversation. The pool always dials this.
 	ProtoMultiplex Protocol = 0x03
+	// ProtoTLS starts a TLS handshake on the bare connection; inside TLS
+	// the dialer then writes one of the other bytes, which routes the
+	// connection as it would a plaintext one.
+	ProtoTLS Protocol = 0x04
 	// ProtoStream starts a streaming call: a connection of its own that
 	// carries a StreamHeader naming the method, the call's arguments, and
 	// then whatever bytes the method exchanges (a Raft snapshot, say).
@@ -32,6 +36,8 @@ func (p Protocol) String() string {
 		return "multiplex"
 	case ProtoStream:
 		return "stream"
+	case ProtoTLS:
+		return "tls"
 	}
 	return fmt.Sprintf("unknown(0x%02x)", byte(p))
 }

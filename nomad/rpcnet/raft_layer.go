@@ -18,14 +18,15 @@ var ErrRaftLayerClosed = errors.New("raft layer is closed")
 // connections to other servers' RPC ports beginning with that byte.
 type RaftLayer struct {
 	addr   net.Addr
+	wrap   TLSWrapper
 	connCh chan net.Conn
 
 	closeOnce sync.Once
 	closed    chan struct{}
 }
 
-func newRaftLayer(addr net.Addr) *RaftLayer {
-	return &RaftLayer{addr: addr, connCh: make(chan net.Conn), closed: make(chan struct{})}
+func newRaftLayer(addr net.Addr, wrap TLSWrapper) *RaftLayer {
+	return &RaftLayer{addr: addr, wrap: wrap, connCh: make(chan net.Conn), closed: make(chan struct{})}
 }
 
 // handoff passes an accepted Raft connection to Accept, or closes it if
@@ -58,22 +59,10 @@ func (r *RaftLayer) Close() error {
 // by it in its configuration.
 func (r *RaftLayer) Addr() net.Addr { return r.addr }
 
-// Dial connects to the server at address for Raft.
+// Dial connects to the server at address for Raft, over TLS when the
+// listener serves TLS.
 func (r *RaftLayer) Dial(address raft.ServerAddress, timeout time.Duration) (net.Conn, error) {
-	conn, err := net.DialTimeout("tcp", string(address), timeout)
-	if err != nil {
-		return nil, err
-	}
-	if tcp, ok := conn.(*net.TCPConn); ok {
-		_ = tcp.SetNoDelay(true)
-	}
-	_ = conn.SetWriteDeadline(time.Now().Add(timeout))
-	if _, err := conn.Write([]byte{byte(ProtoRaft)}); err != nil {
-		conn.Close()
-		return nil, err
-	}
-	_ = conn.SetWriteDeadline(time.Time{})
-	return conn, nil
+	return dialProto(string(address), timeout, ProtoRaft, r.wrap)
 }
 
 // NewRaftTransport returns Raft's network transport over layer. timeout

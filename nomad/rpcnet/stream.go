@@ -93,15 +93,11 @@ func (p *Pool) Stream(addr, method string, args interface{}) (*StreamConn, error
 	if closed {
 		return nil, ErrPoolClosed
 	}
-	nc, err := net.DialTimeout("tcp", addr, p.cfg.DialTimeout)
+	nc, err := dialProto(addr, p.cfg.DialTimeout, ProtoStream, p.cfg.TLSWrap)
 	if err != nil {
 		return nil, connError(addr, method, err, false)
 	}
 	_ = nc.SetWriteDeadline(time.Now().Add(p.cfg.WriteTimeout))
-	if _, err := nc.Write([]byte{byte(ProtoStream)}); err != nil {
-		nc.Close()
-		return nil, connError(addr, method, err, false)
-	}
 	c := newStreamConn(nc)
 	if err := c.enc.Encode(&StreamHeader{Method: method}); err != nil {
 		nc.Close()

@@ -10,7 +10,8 @@ import (
 
 // Namespaces, by name. The store holds two invariants of its own: the
 // default namespace is never deleted, and neither is a namespace that
-// still has jobs that are not dead or allocations still running.
+// still has jobs that are not dead, allocations still running or
+// variables.
 
 func namespacesTableSchema() *memdb.TableSchema {
 	return &memdb.TableSchema{
@@ -114,7 +115,8 @@ func (tx *Txn) DeleteNamespaces(names []string) error {
 }
 
 // NamespaceInUse says what keeps a namespace from being deleted, in
-// Nomad's words ("non-terminal jobs", "non-terminal allocations"), or ""
+// Nomad's words ("non-terminal jobs", "non-terminal allocations",
+// "variables associated with it"), or ""
 // when nothing does.
 func (s *StateStore) NamespaceInUse(name string) (string, error) {
 	return namespaceInUse(s.db.Txn(false), name)
@@ -138,6 +140,9 @@ func namespaceInUse(txn *memdb.Txn, name string) (string, error) {
 		if a := raw.(*structs.Allocation); a.Namespace == name && !a.ClientTerminalStatus() {
 			return "non-terminal allocations", nil
 		}
+	}
+	if v, err := first(txn, nil, TableVariables, indexID+"_prefix", name, ""); err != nil || v != nil {
+		return "variables associated with it", err
 	}
 	return "", nil
 }

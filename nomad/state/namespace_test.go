@@ -81,7 +81,9 @@ func TestNamespaces_UpsertInvalid(t *testing.T) {
 func TestNamespaces_Delete(t *testing.T) {
 	s := testStore(t)
 	must.NoError(t, s.UpsertNamespaces(10, []*structs.Namespace{structs.NewDefaultNamespace(),
-		{Name: "empty"}, {Name: "busy"}, {Name: "done"}, {Name: "draining"}}))
+		{Name: "empty"}, {Name: "busy"}, {Name: "done"}, {Name: "draining"}, {Name: "vars"}}))
+	_, err := s.VarApply(17, structs.VarOpSet, sealedVar("vars", "a", 0))
+	must.NoError(t, err)
 	live := mockJob()
 	live.Namespace = "busy"
 	must.NoError(t, s.UpsertJob(11, live))
@@ -111,6 +113,7 @@ func TestNamespaces_Delete(t *testing.T) {
 		{[]string{"nope"}, structs.ErrNotFound, "namespace not found"},
 		{[]string{"empty", "busy"}, structs.ErrInvalid, `namespace "busy" has non-terminal jobs`},
 		{[]string{"draining"}, structs.ErrInvalid, `namespace "draining" has non-terminal allocations`},
+		{[]string{"vars"}, structs.ErrInvalid, `namespace "vars" has variables associated with it`},
 	}
 	for _, c := range cases {
 		err := s.DeleteNamespaces(20, c.names)
@@ -124,6 +127,6 @@ func TestNamespaces_Delete(t *testing.T) {
 	must.NoError(t, s.DeleteNamespaces(21, []string{"empty", "done"}))
 	list, err := s.Namespaces(nil, "")
 	must.NoError(t, err)
-	must.Len(t, 3, list)
+	must.Len(t, 4, list)
 	must.Eq(t, uint64(21), mustIndex(t, s, TableNamespaces))
 }

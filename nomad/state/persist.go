@@ -50,6 +50,8 @@ const (
 	// NamespaceSnapshot is ours too, numbered after the ACL objects.
 	NamespaceSnapshot SnapshotType = 106
 	NodePoolSnapshot  SnapshotType = 107
+	// VariablesSnapshot holds variables, their items sealed as stored.
+	VariablesSnapshot SnapshotType = 108
 )
 
 // SnapshotHeader opens a persisted store. It is empty today; fields may
@@ -82,6 +84,7 @@ var persistOrder = []struct {
 	{TableOneTimeTokens, OneTimeTokenSnapshot},
 	{TableNamespaces, NamespaceSnapshot},
 	{TableNodePools, NodePoolSnapshot},
+	{TableVariables, VariablesSnapshot},
 }
 
 // Persist writes the whole snapshot to w: a msgpack SnapshotHeader, then
@@ -237,6 +240,8 @@ func (rs *restorer) restore(dec *codec.Decoder, typ SnapshotType) error {
 		table, obj = TableNamespaces, new(structs.Namespace)
 	case NodePoolSnapshot:
 		table, obj = TableNodePools, new(structs.NodePool)
+	case VariablesSnapshot:
+		table, obj = TableVariables, new(structs.VariableEncrypted)
 	default:
 		return fmt.Errorf("unknown snapshot record type %d", typ)
 	}

@@ -121,6 +121,20 @@ func populatedStore(t testing.TB, numAllocs int) *StateStore {
 	// The nodes' registrations wrote the default pool.
 	must.NoError(t, s.UpsertNodePools(next(), []*structs.NodePool{structs.BuiltInNodePools()[0],
 		{Name: "gpu", Description: "gpus", Meta: map[string]string{"rack": "r1"}}}))
+	for _, path := range []string{"app/db", "app/web"} {
+		v := &structs.VariableEncrypted{
+			VariableMetadata: structs.VariableMetadata{Namespace: "team-a", Path: path, ModifyTime: 5},
+			VariableData:     structs.VariableData{Data: []byte("sealed " + path), KeyID: "key-1"},
+		}
+		if path == "app/web" {
+			v.Lock = &structs.VariableLock{ID: "lock-1", TTL: time.Minute, LockDelay: time.Second}
+			_, err := s.VarApply(next(), structs.VarOpLockAcquire, v)
+			must.NoError(t, err)
+			continue
+		}
+		_, err := s.VarApply(next(), structs.VarOpSet, v)
+		must.NoError(t, err)
+	}
 	boot := &structs.ACLToken{Name: "Bootstrap Token", Type: structs.ACLManagementToken, Global: true}
 	boot.Canonicalize(time.Unix(1_700_000_000, 0))
 	must.NoError(t, s.BootstrapACLToken(next(), 0, boot))

@@ -30,6 +30,7 @@ const (
 	TableOneTimeTokens   = "one_time_token"
 	TableNamespaces      = "namespaces"
 	TableNodePools       = "node_pools"
+	TableVariables       = "variables"
 	// TableACLBootstrap is no table but a row of the index table: the
 	// Raft index of the last ACL bootstrap.
 	TableACLBootstrap = "acl_token_bootstrap"
@@ -72,6 +73,7 @@ func stateSchema() *memdb.DBSchema {
 		oneTimeTokenTableSchema(),
 		namespacesTableSchema(),
 		nodePoolsTableSchema(),
+		variablesTableSchema(),
 	}
 	s := &memdb.DBSchema{Tables: make(map[string]*memdb.TableSchema, len(tables))}
 	for _, t := range tables {

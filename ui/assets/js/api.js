@@ -1,5 +1,6 @@
 // The HTTP API as the UI uses it: JSON reads with their Raft index,
 // writes, and blocking-query loops that follow a path while a page shows.
+import { secret } from './token.js';
 
 export class ApiError extends Error {
   constructor(status, message) {
@@ -10,7 +11,7 @@ export class ApiError extends Error {
 
 function headers(extra) {
   const h = { ...extra };
-  const token = localStorage.getItem('nomad.token');
+  const token = secret();
   if (token) h['X-Nomad-Token'] = token;
   return h;
 }

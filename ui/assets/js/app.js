@@ -12,6 +12,7 @@ import * as topology from './pages/topology.js';
 import * as scheduler from './pages/scheduler.js';
 import * as evals from './pages/evals.js';
 import * as servers from './pages/servers.js';
+import * as tokens from './pages/tokens.js';
 
 const routes = [
   [/^\/ui\/?$/, null, () => navigate('/ui/jobs', true)],
@@ -21,11 +22,15 @@ const routes = [
   [/^\/ui\/allocations\/([^/]+)\/?$/, 'jobs', alloc.page],
   [/^\/ui\/nodes\/?$/, 'nodes', nodes.list],
   [/^\/ui\/nodes\/([^/]+)\/?$/, 'nodes', nodes.page],
+  // Nomad's UI calls client nodes "clients"; its CLI prints these links.
+  [/^\/ui\/clients\/?$/, 'nodes', nodes.list],
+  [/^\/ui\/clients\/([^/]+)\/?$/, 'nodes', nodes.page],
   [/^\/ui\/topology\/?$/, 'topology', topology.page],
   [/^\/ui\/scheduler\/?$/, 'scheduler', scheduler.page],
   [/^\/ui\/evaluations\/?$/, 'evaluations', evals.list],
   [/^\/ui\/evaluations\/([^/]+)\/?$/, 'evaluations', evals.page],
   [/^\/ui\/servers\/?$/, 'servers', servers.page],
+  [/^\/ui\/settings\/tokens\/?$/, 'tokens', tokens.page],
 ];
 
 let current = null;
@@ -43,7 +48,7 @@ async function render() {
   const main = document.getElementById('main');
   const path = location.pathname;
   const match = routes.find(([re]) => re.test(path));
-  for (const a of document.querySelectorAll('header nav a')) {
+  for (const a of document.querySelectorAll('header a[data-section]')) {
     if (match && a.dataset.section === match[1]) a.setAttribute('aria-current', 'page');
     else a.removeAttribute('aria-current');
   }
@@ -104,5 +109,15 @@ async function agentInfo() {
   } catch { /* the header line is optional */ }
 }
 
+// The header's token link names the signed-in token; it follows
+// sign-in and sign-out here and in other tabs.
+async function tokenLink() {
+  const el = document.getElementById('token-link');
+  if (el) el.textContent = await tokens.label();
+}
+window.addEventListener('nomad-token', tokenLink);
+window.addEventListener('storage', (e) => { if (e.key === 'nomad.token') { tokenLink(); render(); } });
+
 agentInfo();
+tokenLink();
 render();

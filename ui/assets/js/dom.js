@@ -129,8 +129,11 @@ export function toast(message, kind) {
 }
 
 // errorBox renders a failed request.
+// A 403 is most often a missing or narrow token: it links to sign-in.
 export function errorBox(err) {
-  return h('div', { class: 'error', role: 'alert' }, h('strong', {}, err.status ? `Error ${err.status}: ` : 'Error: '), err.message);
+  return h('div', { class: 'error', role: 'alert' }, h('strong', {}, err.status ? `Error ${err.status}: ` : 'Error: '), err.message,
+    err.status === 403 && location.pathname !== '/ui/settings/tokens'
+      ? [' ', h('a', { href: '/ui/settings/tokens', class: 'sign-in' }, 'Sign in with an ACL token')] : null);
 }
 
 // action wraps a button's async work: disabled while it runs, a toast

@@ -1,7 +1,7 @@
 // /ui/jobs: every job of every namespace, with filters and a search,
 // followed live with a blocking query on /v1/jobs.
 import { h, replace, table, badge, when, jobHref, errorBox } from '../dom.js';
-import { watch } from '../api.js';
+import { watch, getJSON } from '../api.js';
 
 const STATUSES = ['pending', 'running', 'dead'];
 const TYPES = ['service', 'batch', 'system', 'sysbatch'];
@@ -87,9 +87,17 @@ export async function list(root, _params, ctx) {
     replace(field, ...select(label, name, opts, current).childNodes);
   };
 
+  // Every namespace the token may see is a choice, with or without jobs;
+  // a token that may not list them still gets the jobs' namespaces.
+  let namespaces = [];
+  getJSON('/v1/namespaces', {}, ctx.signal).then((list) => {
+    namespaces = (list || []).map((n) => n.Name);
+    setSelect('ns-field', 'Namespace', 'namespace', [...new Set([...namespaces, ...jobs.map((j) => j.Namespace)])].sort());
+  }).catch(() => {});
+
   await watch('/v1/jobs', { namespace: '*', meta: 'true' }, ctx.signal, (data) => {
     jobs = data.sort((a, b) => a.ID.localeCompare(b.ID));
-    setSelect('ns-field', 'Namespace', 'namespace', [...new Set(jobs.map((j) => j.Namespace))].sort());
+    setSelect('ns-field', 'Namespace', 'namespace', [...new Set([...namespaces, ...jobs.map((j) => j.Namespace)])].sort());
     setSelect('pool-field', 'Node pool', 'pool', [...new Set(jobs.map((j) => j.NodePool || 'default'))].sort());
     draw();
   }, (err) => replace(body, errorBox(err)));
