@@ -20,6 +20,7 @@ const (
 	TopicAllocation Topic = "Allocation"
 	TopicJob        Topic = "Job"
 	TopicNode       Topic = "Node"
+	TopicNodePool   Topic = "NodePool"
 	TopicAll        Topic = "*"
 )
 
@@ -70,6 +71,12 @@ func (e *Event) Allocation() (*Allocation, error) {
 func (e *Event) Node() (*Node, error) {
 	var out Node
 	return &out, e.decodePayload("Node", &out)
+}
+
+// NodePool decodes a NodePool topic payload.
+func (e *Event) NodePool() (*NodePool, error) {
+	var out NodePool
+	return &out, e.decodePayload("NodePool", &out)
 }
 
 func (e *Event) decodePayload(kind string, out any) error {

@@ -34,6 +34,7 @@ var groupSynopses = map[string]string{
 	"job":                   "Interact with jobs",
 	"job tag":               "Tag and untag job versions",
 	"node":                  "Interact with nodes",
+	"node pool":             "Interact with node pools",
 	"alloc":                 "Interact with allocations",
 	"eval":                  "Interact with evaluations",
 	"deployment":            "Interact with deployments",
@@ -88,6 +89,7 @@ Usage: nomad node <subcommand> [options] [args]
       $ nomad node status
       $ nomad node drain -enable -deadline 30m <node-id>
       $ nomad node eligibility -disable <node-id>
+      $ nomad node pool list
 
   Run 'nomad node <subcommand> -help' for a subcommand's flags.
 `

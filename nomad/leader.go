@@ -150,6 +150,9 @@ func (s *Server) establishLeadership(ctx context.Context) error {
 	if err := s.ensureDefaultNamespace(); err != nil {
 		return err
 	}
+	if err := s.ensureBuiltInNodePools(); err != nil {
+		return err
+	}
 	schedConfig, err := s.ensureSchedulerConfig()
 	if err != nil {
 		return err
@@ -316,6 +319,30 @@ func (s *Server) ensureDefaultNamespace() error {
 	req := &structs.NamespaceUpsertRequest{Namespaces: []*structs.Namespace{structs.NewDefaultNamespace()}}
 	if _, _, err := s.raftApply(structs.NamespaceUpsertRequestType, req); err != nil {
 		return fmt.Errorf("writing the default namespace: %w", err)
+	}
+	return nil
+}
+
+// ensureBuiltInNodePools writes the built-in node pools ("all" and
+// "default") that are missing: a new cluster's leader writes them before
+// it serves anything, and nobody can change or delete them.
+func (s *Server) ensureBuiltInNodePools() error {
+	var missing []*structs.NodePool
+	for _, p := range structs.BuiltInNodePools() {
+		existing, err := s.State().NodePoolByName(nil, p.Name)
+		if err != nil {
+			return err
+		}
+		if existing == nil {
+			missing = append(missing, p)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	req := &structs.NodePoolUpsertRequest{NodePools: missing}
+	if _, _, err := s.raftApply(structs.NodePoolUpsertRequestType, req); err != nil {
+		return fmt.Errorf("writing the built-in node pools: %w", err)
 	}
 	return nil
 }

@@ -116,6 +116,9 @@ var (
 	// ErrNamespaceNotFound: the namespace named does not exist; of kind
 	// ErrNotFound.
 	ErrNamespaceNotFound error = &kindedSentinel{msg: "namespace not found", kind: ErrNotFound}
+	// ErrNodePoolNotFound: the node pool named does not exist; of kind
+	// ErrNotFound.
+	ErrNodePoolNotFound error = &kindedSentinel{msg: "node pool not found", kind: ErrNotFound}
 )
 
 // recognised are the kinds RecoverError finds by text, most specific
@@ -126,7 +129,7 @@ var recognised = []error{
 	ErrJobRegistrationOff, ErrJobModifyIndex, ErrUnknownNode, ErrUnknownJob, ErrUnknownEval, ErrUnknownAlloc,
 	ErrUnknownDeployment, ErrRootKeyNotFound, ErrRootKeyActive, ErrACLDisabled, ErrACLTokenNotFound,
 	ErrACLTokenExpired, ErrACLPolicyNotFound, ErrACLRoleNotFound, ErrACLBootstrapDone, ErrNamespaceNotFound,
-	ErrPermissionDenied,
+	ErrNodePoolNotFound, ErrPermissionDenied,
 }
 
 // kinds is every kind, most specific first: KindOf returns the first err

@@ -11,6 +11,7 @@ const (
 	TopicAllocation Topic = "Allocation"
 	TopicJob        Topic = "Job"
 	TopicNode       Topic = "Node"
+	TopicNodePool   Topic = "NodePool"
 	TopicAll        Topic = "*"
 )
 
@@ -33,11 +34,14 @@ const (
 	TypeJobBatchDeregistered          = "JobBatchDeregistered"
 	TypePlanResult                    = "PlanResult"
 	TypeSchedulerConfigUpdated        = "SchedulerConfigUpdated"
+	TypeNodePoolUpserted              = "NodePoolUpserted"
+	TypeNodePoolDeleted               = "NodePoolDeleted"
 )
 
 // Event is one state change published on the event stream. Payload is one
-// of JobEvent, EvaluationEvent, AllocationEvent, NodeStreamEvent or
-// DeploymentEvent, which serialise as {"Job": {...}} and so on.
+// of JobEvent, EvaluationEvent, AllocationEvent, NodeStreamEvent,
+// DeploymentEvent or NodePoolEvent, which serialise as {"Job": {...}} and
+// so on.
 type Event struct {
 	Topic      Topic
 	Type       string
@@ -78,4 +82,9 @@ type NodeStreamEvent struct {
 // DeploymentEvent is the payload of Deployment topic events.
 type DeploymentEvent struct {
 	Deployment *Deployment
+}
+
+// NodePoolEvent is the payload of NodePool topic events.
+type NodePoolEvent struct {
+	NodePool *NodePool
 }

@@ -51,6 +51,8 @@ const (
 	OneTimeTokenDeleteRequestType MessageType = 110
 	NamespaceUpsertRequestType    MessageType = 111
 	NamespaceDeleteRequestType    MessageType = 112
+	NodePoolUpsertRequestType     MessageType = 113
+	NodePoolDeleteRequestType     MessageType = 114
 	// VarApplyStateRequestType carries every write to a variable; the
 	// request's Op says which.
 	VarApplyStateRequestType MessageType = 115
@@ -101,6 +103,8 @@ var messageTypeNames = map[MessageType]string{
 	OneTimeTokenDeleteRequestType:           "OneTimeTokenDelete",
 	NamespaceUpsertRequestType:              "NamespaceUpsert",
 	NamespaceDeleteRequestType:              "NamespaceDelete",
+	NodePoolUpsertRequestType:               "NodePoolUpsert",
+	NodePoolDeleteRequestType:               "NodePoolDelete",
 	VarApplyStateRequestType:                "VarApplyState",
 	ScalingEventRegisterRequestType:         "ScalingEventRegister",
 	JobVersionTagRequestType:                "JobVersionTag",

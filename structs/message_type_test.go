@@ -53,6 +53,8 @@ func TestMessageTypeNumbers(t *testing.T) {
 		{structs.OneTimeTokenDeleteRequestType, 110, "OneTimeTokenDelete"},
 		{structs.NamespaceUpsertRequestType, 111, "NamespaceUpsert"},
 		{structs.NamespaceDeleteRequestType, 112, "NamespaceDelete"},
+		{structs.NodePoolUpsertRequestType, 113, "NodePoolUpsert"},
+		{structs.NodePoolDeleteRequestType, 114, "NodePoolDelete"},
 		{structs.VarApplyStateRequestType, 115, "VarApplyState"},
 		{structs.ScalingEventRegisterRequestType, 117, "ScalingEventRegister"},
 		{structs.JobVersionTagRequestType, 118, "JobVersionTag"},

@@ -567,6 +567,12 @@ func TestConfig_ValidationErrors(t *testing.T) {
 			},
 		},
 		{
+			name:    "client in the all pool",
+			content: "client {\n  node_pool = \"all\"\n}\n",
+			args:    []string{"-dev"},
+			want:    []string{`FILE:2:3: client.node_pool: node is not allowed to register in node pool "all"`},
+		},
+		{
 			name:    "client-only agent needs servers",
 			content: "data_dir = \"/x\"\nclient {\n  enabled = true\n}\n",
 			want:    []string{"client.servers: a client without a local server needs servers"},

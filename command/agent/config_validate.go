@@ -192,8 +192,12 @@ func (c *Config) validateClient(p *configProblems) {
 			p.add("client.servers", "%v", err)
 		}
 	}
-	if !validNodePool.MatchString(cl.NodePool) {
+	switch {
+	case !validNodePool.MatchString(cl.NodePool):
 		p.add("client.node_pool", "%q is not a valid node pool name (letters, digits, - and _, at most 128)", cl.NodePool)
+	case cl.NodePool == structs.NodePoolAll:
+		// The servers would refuse the registration; say so at start.
+		p.add("client.node_pool", "node is not allowed to register in node pool %q", structs.NodePoolAll)
 	}
 	for _, v := range []struct {
 		key string

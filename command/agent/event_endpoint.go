@@ -115,7 +115,7 @@ func (s *HTTPServer) eventStream(w http.ResponseWriter, r *http.Request) {
 // topics, and of them only events of namespaces the token may read.
 var eventStreamNeed = need{
 	Doc: "per topic: Job, Allocation, Evaluation, Deployment: read-job in the event's namespace; Node: node read; " +
-		"ACL topics, \"*\" and no topic: management. Events the token may not read are left out; " +
+		"NodePool, ACL topics, \"*\" and no topic: management. Events the token may not read are left out; " +
 		"a token that may read none of the topics asked for is refused",
 	check: func(_ *HTTPServer, a *acl.ACL, r *http.Request) error {
 		req, err := parseEventRequest(r)
@@ -141,7 +141,7 @@ func topicReadable(a *acl.ACL, topic structs.Topic, ns string) bool {
 	case structs.TopicNode:
 		return a.AllowNodeRead()
 	}
-	// "*", the ACL topics and anything else.
+	// "*", NodePool, the ACL topics and anything else.
 	return a.IsManagement()
 }
 

@@ -151,6 +151,9 @@ func (s *HTTPServer) routes() {
 
 	h("/v1/nodes", viaRPC, s.nodesRequest)
 	h("/v1/node/", viaRPC, s.nodeSpecificRequest)
+	// Longer patterns than /v1/node/, so pools are never read as node IDs.
+	h("/v1/node/pools", viaRPC, s.nodePoolsRequest)
+	h("/v1/node/pool/", viaRPC, s.nodePoolSpecificRequest)
 
 	h("/v1/evaluations", viaRPC, s.evalsRequest)
 	h("/v1/evaluation/", viaRPC, s.evalSpecificRequest)

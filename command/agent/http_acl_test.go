@@ -47,6 +47,7 @@ agent { policy = "read" }`
 const (
 	nsRead   = `namespace "default" { policy = "read" }`
 	nodeRead = `node { policy = "read" }`
+	poolRead = `node_pool "default" { policy = "read" }`
 	agentRd  = `agent { policy = "read" }`
 	agentWr  = `agent { policy = "write" }`
 	noID     = "00000000-0000-4000-8000-000000000001"
@@ -102,6 +103,19 @@ var routeCases = map[string][]routeCase{
 		{method: "PUT", path: "/v1/node/" + noID + "/drain", body: `{"DrainSpec":{"Deadline":1000000000}}`, rules: `node { policy = "write" }`, allowed: allowRight},
 		{method: "PUT", path: "/v1/node/" + noID + "/eligibility", body: `{"Eligibility":"ineligible"}`, rules: `node { policy = "write" }`, allowed: allowRight},
 		{method: "PUT", path: "/v1/node/" + noID + "/evaluate", rules: `node { policy = "write" }`, allowed: allowRight},
+	},
+	// Listing node pools filters them by the token: without one, or
+	// without node_pool rules, the list is empty.
+	"/v1/node/pools": {
+		{method: "GET", path: "/v1/node/pools", rules: poolRead, allowed: "nrRm"},
+		{method: "PUT", path: "/v1/node/pools", body: `{"Name":"gpu"}`, rules: `node_pool "gpu" { policy = "write" }`, allowed: allowRight},
+	},
+	"/v1/node/pool/": {
+		{method: "GET", path: "/v1/node/pool/default", rules: poolRead, allowed: allowRight},
+		{method: "PUT", path: "/v1/node/pool/gpu2", body: `{"Name":"gpu2"}`, rules: `node_pool "gpu*" { policy = "write" }`, allowed: allowRight},
+		{method: "DELETE", path: "/v1/node/pool/nosuch", rules: `node_pool "nosuch" { capabilities = ["delete"] }`, allowed: allowRight},
+		{method: "GET", path: "/v1/node/pool/default/nodes", rules: poolRead + "\n" + nodeRead, allowed: allowRight},
+		{method: "GET", path: "/v1/node/pool/default/jobs", rules: poolRead + "\n" + nsRead, allowed: allowRight},
 	},
 	"/v1/evaluations": {{method: "GET", path: "/v1/evaluations", rules: nsRead, allowed: allowReaders}},
 	"/v1/evaluation/": {
@@ -208,6 +222,7 @@ var routeCases = map[string][]routeCase{
 		{method: "GET", path: "/v1/event/stream?topic=Job", rules: nsRead, allowed: allowReaders},
 		{method: "GET", path: "/v1/event/stream?topic=Node", rules: nodeRead, allowed: allowReaders},
 		{method: "GET", path: "/v1/event/stream?topic=ACLToken", allowed: allowRight},
+		{method: "GET", path: "/v1/event/stream?topic=NodePool", rules: poolRead, allowed: "m"},
 		{method: "GET", path: "/v1/event/stream", allowed: allowRight},
 	},
 	"/v1/agent/pprof/":        {{method: "GET", path: "/v1/agent/pprof/heap", rules: agentWr, allowed: allowRight}},

@@ -173,6 +173,9 @@ func (j *Job) Register(args *structs.JobRegisterRequest, reply *structs.JobRegis
 	if err := checkJobNamespace(store, args.Job); err != nil {
 		return err
 	}
+	if err := checkJobNodePool(store, args.Job); err != nil {
+		return err
+	}
 	job := args.Job
 	if _, cfg, err := store.SchedulerConfig(nil); err != nil {
 		return err

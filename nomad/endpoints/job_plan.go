@@ -34,6 +34,9 @@ func (j *Job) Plan(args *structs.JobPlanRequest, reply *structs.JobPlanResponse)
 	if err := checkJobNamespace(snap, args.Job); err != nil {
 		return err
 	}
+	if err := checkJobNodePool(snap, args.Job); err != nil {
+		return err
+	}
 	job := args.Job
 	now := j.srv.Clock().Now()
 	job.SubmitTime = now.UnixNano()

@@ -116,6 +116,12 @@ func validateNodeRegistration(node *structs.Node) error {
 	if node.Status != "" && !structs.ValidNodeStatus(node.Status) {
 		problems = append(problems, fmt.Sprintf("invalid status %q for node", node.Status))
 	}
+	switch {
+	case node.NodePool == structs.NodePoolAll:
+		problems = append(problems, fmt.Sprintf("node is not allowed to register in node pool %q", structs.NodePoolAll))
+	case node.NodePool != "" && !structs.ValidNodePoolName(node.NodePool):
+		problems = append(problems, fmt.Sprintf("invalid node pool %q: only letters, digits, '-' and '_' are allowed, at most 128", node.NodePool))
+	}
 	problems = append(problems, node.NULProblems()...)
 	if len(problems) > 0 {
 		return &structs.ValidationError{Problems: problems}
@@ -513,23 +519,28 @@ func (n *Node) List(args *structs.NodeListRequest, reply *structs.NodeListRespon
 		}
 		stubs := make([]*structs.NodeListStub, 0, len(nodes))
 		for _, node := range nodes {
-			stub := node.Stub()
-			if f := args.Fields; f != nil {
-				if f.Resources {
-					stub.NodeResources = node.NodeResources
-					stub.ReservedResources = node.ReservedResources
-				}
-				if f.OS {
-					stub.Attributes = map[string]string{
-						"os.name": node.Attributes["os.name"], "os.version": node.Attributes["os.version"],
-					}
-				}
-			}
-			stubs = append(stubs, stub)
+			stubs = append(stubs, nodeStub(node, args.Fields))
 		}
 		reply.Nodes = stubs
 		return store.Index(state.TableNodes)
 	})
+}
+
+// nodeStub is the node's list stub, with the optional fields asked for.
+func nodeStub(node *structs.Node, f *structs.NodeStubFields) *structs.NodeListStub {
+	stub := node.Stub()
+	if f != nil {
+		if f.Resources {
+			stub.NodeResources = node.NodeResources
+			stub.ReservedResources = node.ReservedResources
+		}
+		if f.OS {
+			stub.Attributes = map[string]string{
+				"os.name": node.Attributes["os.name"], "os.version": node.Attributes["os.version"],
+			}
+		}
+	}
+	return stub
 }
 
 // GetAllocs returns every allocation on a node.

@@ -253,6 +253,7 @@ func All(srv Server) []Endpoint {
 		{"Keyring", &Keyring{srv: srv}, keyringRules},
 		{"ACL", &ACL{srv: srv}, aclRules},
 		{"Namespace", &Namespace{srv: srv}, namespaceRules},
+		{"NodePool", &NodePool{srv: srv}, nodePoolRules},
 		{"Variables", &Variables{srv: srv}, variablesRules},
 	}
 }

@@ -134,6 +134,8 @@ var appliers = map[structs.MessageType]applyFunc{
 	structs.OneTimeTokenDeleteRequestType:           (*FSM).applyOneTimeTokenDelete,
 	structs.NamespaceUpsertRequestType:              (*FSM).applyNamespaceUpsert,
 	structs.NamespaceDeleteRequestType:              (*FSM).applyNamespaceDelete,
+	structs.NodePoolUpsertRequestType:               (*FSM).applyNodePoolUpsert,
+	structs.NodePoolDeleteRequestType:               (*FSM).applyNodePoolDelete,
 	structs.VarApplyStateRequestType:                (*FSM).applyVariable,
 	structs.ScalingEventRegisterRequestType:         (*FSM).applyScalingEvent,
 	structs.JobVersionTagRequestType:                (*FSM).applyJobVersionTag,

@@ -53,8 +53,10 @@ func TestEvents_Published(t *testing.T) {
 	b := pub.take()
 	must.Len(t, 1, b)
 	must.Eq(t, 1, b[0].Index)
-	must.Eq(t, []eventKey{{structs.TopicNode, structs.TypeNodeRegistration, node.ID}}, keys(b[0]))
-	ev := b[0].Events[0]
+	// The registration created the node's pool, in the same batch.
+	must.Eq(t, []eventKey{{structs.TopicNodePool, structs.TypeNodePoolUpserted, "default"},
+		{structs.TopicNode, structs.TypeNodeRegistration, node.ID}}, keys(b[0]))
+	ev := b[0].Events[1]
 	must.Eq(t, 1, ev.Index)
 	must.Eq(t, "", ev.Payload.(*structs.NodeStreamEvent).Node.SecretID) // never leaked
 

@@ -96,7 +96,8 @@ func (s *StateStore) NodesByDrain(ws memdb.WatchSet, draining bool) ([]*structs.
 
 // ---- writes ----------------------------------------------------------------
 
-// UpsertNode registers a node or replaces its registration. A re-register
+// UpsertNode registers a node or replaces its registration, creating
+// its node pool when that does not exist. A re-register
 // keeps what only other writes own: the node's events, drain strategy,
 // scheduling eligibility and last drain. A first registration records a
 // "Node registered" event stamped with StatusUpdatedAt.
@@ -128,6 +129,13 @@ func (tx *Txn) UpsertNode(node *structs.Node) error {
 			structs.NodeEventMsgRegistered, time.Unix(node.StatusUpdatedAt, 0).UTC()))
 	}
 	node.ModifyIndex = tx.index
+	pool := node.NodePool
+	if pool == "" {
+		pool = structs.NodePoolDefault
+	}
+	if err := tx.ensureNodePool(pool); err != nil {
+		return fmt.Errorf("node %q: %w", node.ID, err)
+	}
 	if err := tx.insert(TableNodes, node); err != nil {
 		return fmt.Errorf("node %q: %w", node.ID, err)
 	}

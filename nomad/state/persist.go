@@ -49,6 +49,7 @@ const (
 	OneTimeTokenSnapshot SnapshotType = 105
 	// NamespaceSnapshot is ours too, numbered after the ACL objects.
 	NamespaceSnapshot SnapshotType = 106
+	NodePoolSnapshot  SnapshotType = 107
 	// VariablesSnapshot holds variables, their items sealed as stored.
 	VariablesSnapshot SnapshotType = 108
 	// ScalingEventsSnapshot is ours too: a job's scaling events.
@@ -84,6 +85,7 @@ var persistOrder = []struct {
 	{TableACLRoles, ACLRoleSnapshot},
 	{TableOneTimeTokens, OneTimeTokenSnapshot},
 	{TableNamespaces, NamespaceSnapshot},
+	{TableNodePools, NodePoolSnapshot},
 	{TableVariables, VariablesSnapshot},
 	{TableScalingEvents, ScalingEventsSnapshot},
 }
@@ -239,6 +241,8 @@ func (rs *restorer) restore(dec *codec.Decoder, typ SnapshotType) error {
 		table, obj = TableOneTimeTokens, new(structs.OneTimeToken)
 	case NamespaceSnapshot:
 		table, obj = TableNamespaces, new(structs.Namespace)
+	case NodePoolSnapshot:
+		table, obj = TableNodePools, new(structs.NodePool)
 	case VariablesSnapshot:
 		table, obj = TableVariables, new(structs.VariableEncrypted)
 	case ScalingEventsSnapshot:

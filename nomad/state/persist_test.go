@@ -130,6 +130,9 @@ func populatedStore(t testing.TB, numAllocs int) *StateStore {
 		Name: "team-a", Description: "a team", Meta: map[string]string{"owner": "a"},
 		Capabilities:          &structs.NamespaceCapabilities{EnabledTaskDrivers: []string{"exec"}},
 		NodePoolConfiguration: &structs.NamespaceNodePoolConfiguration{Default: "default", Allowed: []string{"*"}}}}))
+	// The nodes' registrations wrote the default pool.
+	must.NoError(t, s.UpsertNodePools(next(), []*structs.NodePool{structs.BuiltInNodePools()[0],
+		{Name: "gpu", Description: "gpus", Meta: map[string]string{"rack": "r1"}}}))
 	for _, path := range []string{"app/db", "app/web"} {
 		v := &structs.VariableEncrypted{
 			VariableMetadata: structs.VariableMetadata{Namespace: "team-a", Path: path, ModifyTime: 5},

@@ -29,6 +29,7 @@ const (
 	TableACLRoles        = "acl_role"
 	TableOneTimeTokens   = "one_time_token"
 	TableNamespaces      = "namespaces"
+	TableNodePools       = "node_pools"
 	TableVariables       = "variables"
 	// TableACLBootstrap is no table but a row of the index table: the
 	// Raft index of the last ACL bootstrap.
@@ -71,6 +72,7 @@ func stateSchema() *memdb.DBSchema {
 		aclRoleTableSchema(),
 		oneTimeTokenTableSchema(),
 		namespacesTableSchema(),
+		nodePoolsTableSchema(),
 		variablesTableSchema(),
 		scalingEventsTableSchema(),
 	}

@@ -101,9 +101,10 @@ func TestTxn_IndexBookkeeping(t *testing.T) {
 		got[e.Key] = e.Value
 	}
 	// The alloc write also moved the job's status (pending -> running)
-	// and its summary (Starting).
+	// and its summary (Starting); the node's registration created its
+	// pool.
 	must.Eq(t, map[string]uint64{
-		TableNodes: 3, TableJobVersion: 5,
+		TableNodes: 3, TableNodePools: 3, TableJobVersion: 5,
 		TableJobs: 7, TableJobSummary: 7, TableAllocs: 7,
 	}, got)
 	latest, _ := s.LatestIndex()

@@ -21,6 +21,7 @@ var supportedTopics = map[structs.Topic]bool{
 	structs.TopicEvaluation: true,
 	structs.TopicJob:        true,
 	structs.TopicNode:       true,
+	structs.TopicNodePool:   true,
 	structs.TopicAll:        true,
 }
 
