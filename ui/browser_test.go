@@ -150,6 +150,21 @@ func TestBrowser(t *testing.T) {
 		)
 	})
 
+	// The deployment of the run is failed first: a job is not scaled
+	// while a deployment of it is running (as in Nomad).
+	t.Run("failing a deployment from the job page", func(t *testing.T) {
+		run(t, ctx, wait,
+			chromedp.Navigate(d.addr+"/ui/jobs/planned@default"),
+			chromedp.WaitVisible(chromedp.CSS(`button[aria-label^="Fail deployment"]`)),
+			chromedp.Click(chromedp.CSS(`button[aria-label^="Fail deployment"]`)),
+		)
+		d.waitFor(t, "the deployment failed", func() bool {
+			var dep struct{ Status string }
+			return d.getJSON("/v1/job/planned/deployment", &dep) == nil && dep.Status == "failed"
+		})
+		run(t, ctx, wait, textContains("#s-deployments + .table-wrap", "failed"))
+	})
+
 	t.Run("scaling a group from the job page", func(t *testing.T) {
 		run(t, ctx, wait,
 			chromedp.Navigate(d.addr+"/ui/jobs/planned@default"),
@@ -164,17 +179,20 @@ func TestBrowser(t *testing.T) {
 		run(t, ctx, wait, waitJS(`document.querySelectorAll("#s-allocations + .table-wrap tbody tr").length === 2`))
 	})
 
-	t.Run("failing a deployment from the job page", func(t *testing.T) {
+	t.Run("reverting to an earlier version from the job page", func(t *testing.T) {
 		run(t, ctx, wait,
 			chromedp.Navigate(d.addr+"/ui/jobs/planned@default"),
-			chromedp.WaitVisible(chromedp.CSS(`button[aria-label^="Fail deployment"]`)),
-			chromedp.Click(chromedp.CSS(`button[aria-label^="Fail deployment"]`)),
+			chromedp.WaitVisible(chromedp.CSS("#revert-0")),
+			chromedp.Click(chromedp.CSS("#revert-0")),
+			textContains("#toast", "reverted to version 0"),
 		)
-		d.waitFor(t, "the deployment failed", func() bool {
-			var dep struct{ Status string }
-			return d.getJSON("/v1/job/planned/deployment", &dep) == nil && dep.Status == "failed"
+		d.waitFor(t, "planned reverted to count 1", func() bool {
+			var job struct {
+				Version    int
+				TaskGroups []struct{ Count int }
+			}
+			return d.getJSON("/v1/job/planned", &job) == nil && job.Version == 2 && job.TaskGroups[0].Count == 1
 		})
-		run(t, ctx, wait, textContains("#s-deployments + .table-wrap", "failed"))
 	})
 
 	t.Run("topology draws every node", func(t *testing.T) {

@@ -261,7 +261,7 @@ func run(t testing.TB, ctx context.Context, timeout time.Duration, actions ...ch
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	if err := chromedp.Do(tctx, actions...); err != nil {
-		body, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("main")))
+		body, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("body")))
 		t.Fatalf("browser: %v\nscript errors: %q\npage text:\n%s", err, pageErrors.take(), trim(body, 3000))
 	}
 }

@@ -1,6 +1,6 @@
 // /ui/jobs/<id>@<namespace>: one job, its groups, allocations,
 // evaluations (with placement failures), deployments and versions,
-// followed live; stop, start and scale.
+// followed live; stop, start, scale and revert.
 import { h, replace, table, badge, when, dl, section, shortId, allocHref, nodeHref, evalHref, errorBox, action } from '../dom.js';
 import { get, getJSON, send, watch, poll } from '../api.js';
 import { failures } from '../failures.js';
@@ -101,13 +101,17 @@ function deploymentsTable(deps, after) {
   ], deps, { caption: 'Deployments', empty: 'No deployments.' });
 }
 
-function versionsList(versions, diffs) {
+function versionsList(versions, diffs, onRevert) {
   if (!versions.length) return h('p', { class: 'empty' }, 'No versions.');
   return h('ol', { class: 'versions', reversed: true }, versions.map((v, i) => h('li', {},
     h('details', { open: i === 0 && diffs && diffs[0] ? true : undefined },
-      h('summary', {}, h('strong', {}, `Version ${v.Version}`), ' ', v.Stable ? badge('stable') : null, ' submitted ', when(v.SubmitTime),
-        v.Stop ? ' (stopped)' : ''),
-      diffs && diffs[i] ? diffView(diffs[i]) : h('p', { class: 'empty' }, 'First version.')))));
+      h('summary', {}, h('strong', {}, `Version ${v.Version}`), ' ', v.Stable ? badge('stable') : null,
+        v.VersionTag?.Name ? [' ', h('span', { class: 'tag', title: v.VersionTag.Description || '' }, v.VersionTag.Name)] : null,
+        ' submitted ', when(v.SubmitTime), v.Stop ? ' (stopped)' : ''),
+      diffs && diffs[i] ? diffView(diffs[i]) : h('p', { class: 'empty' }, 'First version.')),
+    // Outside the details, so that it shows while they are closed.
+    i > 0 ? action(`Revert to version ${v.Version}`, () => onRevert(v.Version),
+      { class: 'small', id: `revert-${v.Version}` }) : null)));
 }
 
 export async function page(root, params, ctx) {
@@ -138,15 +142,26 @@ export async function page(root, params, ctx) {
     refresh();
     return `Job ${id} started`;
   };
+  // Scaling goes through the job's scale endpoint, as `nomad job scale`:
+  // the server checks the group, records a scaling event and writes the
+  // new version with its evaluation.
   const scale = async (group, count) => {
     if (!Number.isInteger(count) || count < 0) throw new Error('the count must be a whole number, 0 or more');
-    const j = await getJSON(path, q);
-    const g = j.TaskGroups.find((x) => x.Name === group);
-    if (!g) throw new Error(`no group ${group}`);
-    g.Count = count;
-    await register(j);
+    await send('POST', `${path}/scale`, {
+      Count: count, Target: { Job: id, Group: group }, Message: 'scaled from the web UI',
+    }, q);
     refresh();
     return `Group ${group} scaled to ${count}`;
+  };
+  // Reverting registers an earlier version again as a new one; the
+  // current version is checked so that two people reverting at once do
+  // not both succeed.
+  const revert = async (version) => {
+    await send('POST', `${path}/revert`, {
+      JobID: id, JobVersion: version, EnforcePriorVersion: job ? job.Version : undefined,
+    }, q);
+    refresh();
+    return `Job ${id} reverted to version ${version}`;
   };
 
   let headKey = '';
@@ -218,7 +233,7 @@ export async function page(root, params, ctx) {
           section('Allocations', allocTable(allocs)),
           section('Evaluations', evalTable(evals)),
           section('Deployments', deploymentsTable(deps, () => refresh())),
-          section('Versions', versionsList(versions.Versions || [], versions.Diffs)),
+          section('Versions', versionsList(versions.Versions || [], versions.Diffs, revert)),
         ));
         for (const [eid, v] of edited) { const el = document.getElementById(eid); if (el) el.value = v; }
         if (focused) document.getElementById(focused)?.focus();
