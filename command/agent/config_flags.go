@@ -99,6 +99,13 @@ func LoadConfig(args []string, out io.Writer) (*Config, error) {
 	if err := LoadConfigFiles(c, f.configPaths); err != nil {
 		return nil, err
 	}
+	if f.dev {
+		// A dev agent is a server and a client whatever its files say:
+		// Nomad merges `enabled = false` as "not set", so a file cannot
+		// turn off what -dev turned on (the api package's test harness
+		// writes client { enabled = false } and starts it with -dev).
+		c.Server.Enabled, c.Client.Enabled = true, true
+	}
 	if err := f.apply(c); err != nil {
 		return nil, err
 	}

@@ -386,6 +386,14 @@ client { node_class = "laptop" }
 	must.Eq(t, "laptop", c.Client.NodeClass)
 	must.Eq(t, "r2", c.Region)
 	must.True(t, c.PluginEnabled("raw_exec"))
+
+	// A file cannot turn off the server or client of a dev agent, as in
+	// Nomad (the api package's harness writes enabled = false beside -dev).
+	dir = writeFiles(t, map[string]string{"harness": `{"server": {"enabled": true}, "client": {"enabled": false}}`})
+	c, err = LoadConfig([]string{"-dev", "-config", filepath.Join(dir, "harness")}, io.Discard)
+	must.NoError(t, err)
+	must.True(t, c.Client.Enabled)
+	must.True(t, c.Server.Enabled)
 }
 
 // TestConfig_FileErrors checks that every decode error names file,
