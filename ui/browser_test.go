@@ -330,7 +330,7 @@ func TestBrowser(t *testing.T) {
 	})
 
 	t.Run("every page loads without a script error", func(t *testing.T) {
-		for _, p := range []string{"/ui/", "/ui/jobs", "/ui/nodes", "/ui/evaluations", "/ui/scheduler", "/ui/servers", "/ui/topology", "/ui/settings/tokens", "/ui/nowhere"} {
+		for _, p := range []string{"/ui/", "/ui/jobs", "/ui/nodes", "/ui/evaluations", "/ui/scheduler", "/ui/servers", "/ui/topology", "/ui/settings/tokens", "/ui/variables", "/ui/nowhere"} {
 			run(t, ctx, wait, chromedp.Navigate(d.addr+p), waitJS(`!document.querySelector("main .loading") && !!document.querySelector("main h1")`))
 			title, err := chromedp.Run(ctx, chromedp.Title())
 			if err != nil {

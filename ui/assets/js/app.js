@@ -13,6 +13,7 @@ import * as scheduler from './pages/scheduler.js';
 import * as evals from './pages/evals.js';
 import * as servers from './pages/servers.js';
 import * as tokens from './pages/tokens.js';
+import * as variables from './pages/variables.js';
 
 const routes = [
   [/^\/ui\/?$/, null, () => navigate('/ui/jobs', true)],
@@ -31,6 +32,8 @@ const routes = [
   [/^\/ui\/evaluations\/([^/]+)\/?$/, 'evaluations', evals.page],
   [/^\/ui\/servers\/?$/, 'servers', servers.page],
   [/^\/ui\/settings\/tokens\/?$/, 'tokens', tokens.page],
+  [/^\/ui\/variables\/?$/, 'variables', variables.list],
+  [/^\/ui\/variables\/(.+?)\/?$/, 'variables', variables.page],
 ];
 
 let current = null;
