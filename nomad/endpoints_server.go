@@ -9,6 +9,7 @@ import (
 	"github.com/opennomad/nomad/acl"
 	"github.com/opennomad/nomad/nomad/clock"
 	"github.com/opennomad/nomad/nomad/endpoints"
+	"github.com/opennomad/nomad/nomad/evaltrace"
 	"github.com/opennomad/nomad/nomad/periodic"
 	"github.com/opennomad/nomad/nomad/state"
 	"github.com/opennomad/nomad/structs"
@@ -60,6 +61,8 @@ func (e *endpointServer) Settings() endpoints.Settings {
 		ACLTokenMaxExpirationTTL: c.ACLTokenMaxExpirationTTL, DataDir: c.DataDir,
 	}
 }
+
+func (e *endpointServer) EvalTrace() *evaltrace.Trace { return e.s.evalTrace }
 
 func (e *endpointServer) EvalBroker() endpoints.EvalBroker {
 	if e.s.evalBroker == nil {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/opennomad/nomad/nomad/broker"
+	"github.com/opennomad/nomad/nomad/evaltrace"
 	"github.com/opennomad/nomad/nomad/fsm"
 	"github.com/opennomad/nomad/nomad/planapply"
 	"github.com/opennomad/nomad/structs"
@@ -46,6 +47,7 @@ type evalBroker interface {
 type blockedEvalTracker interface {
 	fsm.BlockedEvals
 	SetEnabled(enabled bool)
+	Enabled() bool
 	// Reblock re-tracks the eval a worker holds under token.
 	Reblock(eval *structs.Evaluation, token string)
 	// GetDuplicates waits for evals that lost the one-blocked-eval-per-job
@@ -75,6 +77,8 @@ type pipeline struct {
 	broker  evalBroker
 	blocked blockedEvalTracker
 	plans   planQueue
+	// trace is the leader's timeline of evaluations; nil records nothing.
+	trace *evaltrace.Trace
 }
 
 // newPipeline builds the real components, on the server's clock.
@@ -90,13 +94,14 @@ func newPipeline(c *Config) (pipeline, error) {
 	if err != nil {
 		return pipeline{}, err
 	}
+	trace := evaltrace.New(evaltrace.DefaultEvals, evaltrace.DefaultEventsPerEval, c.Clock.Now)
 	blockedCfg := broker.DefaultBlockedEvalsConfig()
 	blockedCfg.Clock, blockedCfg.Logger = c.Clock, c.Logger
-	blocked, err := broker.NewBlockedEvals(eb, blockedCfg)
+	blocked, err := broker.NewBlockedEvals(traceEnqueues{broker: eb, trace: trace}, blockedCfg)
 	if err != nil {
 		return pipeline{}, err
 	}
-	return pipeline{broker: eb, blocked: blocked, plans: planapply.NewQueue(c.Clock)}, nil
+	return pipeline{broker: eb, blocked: blocked, plans: planapply.NewQueue(c.Clock), trace: trace}, nil
 }
 
 // The real components must keep fitting the server's view of them.

@@ -246,6 +246,8 @@ func (b *fakeBlockedEvals) SetEnabled(enabled bool) {
 	b.enabled = enabled
 }
 
+func (b *fakeBlockedEvals) Enabled() bool { return b.isEnabled() }
+
 func (b *fakeBlockedEvals) isEnabled() bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()

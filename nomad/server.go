@@ -15,6 +15,7 @@ import (
 	"github.com/opennomad/nomad/nomad/auth"
 	"github.com/opennomad/nomad/nomad/clock"
 	"github.com/opennomad/nomad/nomad/coresched"
+	"github.com/opennomad/nomad/nomad/evaltrace"
 	"github.com/opennomad/nomad/nomad/fsm"
 	"github.com/opennomad/nomad/nomad/planapply"
 	"github.com/opennomad/nomad/nomad/state"
@@ -42,7 +43,10 @@ type Server struct {
 	raftNotifyCh  chan bool
 
 	// The leader-only scheduling pipeline; fields may be nil.
-	evalBroker   evalBroker
+	evalBroker evalBroker
+	// evalTrace is the timeline of the evaluations this server handled
+	// as leader (package evaltrace); nil with a test pipeline.
+	evalTrace    *evaltrace.Trace
 	blockedEvals blockedEvalTracker
 	planQueue    planQueue
 	// planApplier commits plans while this server leads; nil when the
@@ -131,14 +135,23 @@ func newServer(cfg *Config, components func(*Config) (pipeline, error)) (*Server
 		reapKick:       make(chan struct{}, 1),
 		keyringKick:    make(chan struct{}, 1),
 		evalBroker:     p.broker,
+		evalTrace:      p.trace,
 		blockedEvals:   p.blocked,
 		planQueue:      p.plans,
 		shutdownCtx:    ctx,
 		shutdownCancel: cancel,
 	}
+	var fsmBroker fsm.EvalBroker = p.broker
+	if p.broker != nil {
+		fsmBroker = traceEnqueues{broker: p.broker, trace: p.trace}
+	}
+	var fsmBlocked fsm.BlockedEvals = p.blocked
+	if p.blocked != nil {
+		fsmBlocked = traceBlocks{blockedEvalTracker: p.blocked, trace: p.trace}
+	}
 	fsmCfg := fsm.Config{
-		EvalBroker:   p.broker,
-		BlockedEvals: p.blocked,
+		EvalBroker:   fsmBroker,
+		BlockedEvals: fsmBlocked,
 		StateConfig:  state.Config{Logger: c.Logger, Publisher: c.EventPublisher},
 		Logger:       c.Logger,
 		OnRestore:    s.rebuildAfterRestore,

@@ -456,6 +456,9 @@ type EvalDequeueRequest struct {
 	Schedulers       []string
 	Timeout          time.Duration
 	SchedulerVersion uint16
+	// WorkerID names the dequeuing worker in the leader's evaluation
+	// timeline (ours; Nomad's workers do not send it).
+	WorkerID string
 	WriteRequest
 }
 
@@ -489,6 +492,21 @@ type EvalAckRequest struct {
 }
 
 // EvalSpecificRequest reads one eval.
+// EvalTimelineResponse is an evaluation's timeline as the leader
+// recorded it (package evaltrace); empty when it holds none.
+type EvalTimelineResponse struct {
+	EvalID string
+	Events []EvalTimelineEvent
+	QueryMeta
+}
+
+// EvalTimelineEvent is one stage an evaluation passed.
+type EvalTimelineEvent struct {
+	Time   time.Time
+	Stage  string
+	Detail string
+}
+
 type EvalSpecificRequest struct {
 	EvalID         string
 	IncludeRelated bool

@@ -133,6 +133,9 @@ func TestBrowser(t *testing.T) {
 			chromedp.Navigate(d.addr+"/ui/evaluations/"+evalID),
 			textContains(".failure", "not placed"),
 			textContains(".failure .reason", "resources exhausted: memory"),
+			// The leader's timeline of the blocked evaluation.
+			textContains("#s-timeline + .table-wrap", "blocked"),
+			textContains("#s-timeline + .table-wrap", "waiting for capacity"),
 		)
 	})
 

@@ -6,7 +6,7 @@ import (
 	"github.com/opennomad/nomad/structs"
 )
 
-var evalSubresources = map[string]bool{"allocations": true}
+var evalSubresources = map[string]bool{"allocations": true, "timeline": true}
 
 // evalsRequest serves GET /v1/evaluations (?job=, ?status=).
 func (s *HTTPServer) evalsRequest(w http.ResponseWriter, r *http.Request) (interface{}, error) {
@@ -41,8 +41,9 @@ func (s *HTTPServer) evalsRequest(w http.ResponseWriter, r *http.Request) (inter
 	return evals, nil
 }
 
-// evalSpecificRequest serves GET /v1/evaluation/:id (?related=true) and
-// /v1/evaluation/:id/allocations.
+// evalSpecificRequest serves GET /v1/evaluation/:id (?related=true),
+// /v1/evaluation/:id/allocations and /v1/evaluation/:id/timeline (ours:
+// the leader's record of the evaluation's life; Nomad has none).
 func (s *HTTPServer) evalSpecificRequest(w http.ResponseWriter, r *http.Request) (interface{}, error) {
 	id, sub := splitObjectPath(r, "/v1/evaluation/", evalSubresources)
 	if id == "" {
@@ -71,6 +72,17 @@ func (s *HTTPServer) evalSpecificRequest(w http.ResponseWriter, r *http.Request)
 		out.NextToken = next
 		setMeta(w, &out.QueryMeta)
 		return allocs, nil
+	}
+	if sub == "timeline" {
+		var out structs.EvalTimelineResponse
+		if err := s.rpc.RPC("Eval.Timeline", &args, &out); err != nil {
+			return nil, err
+		}
+		setMeta(w, &out.QueryMeta)
+		if out.Events == nil {
+			out.Events = []structs.EvalTimelineEvent{}
+		}
+		return map[string]any{"EvalID": out.EvalID, "Events": out.Events}, nil
 	}
 	var err error
 	if args.IncludeRelated, err = boolParam(r, "related"); err != nil {

@@ -121,6 +121,7 @@ var routeCases = map[string][]routeCase{
 	"/v1/evaluation/": {
 		{method: "GET", path: "/v1/evaluation/" + noID, rules: nsRead, allowed: allowReaders},
 		{method: "GET", path: "/v1/evaluation/" + noID + "/allocations", rules: nsRead, allowed: allowReaders},
+		{method: "GET", path: "/v1/evaluation/" + noID + "/timeline", rules: nsRead, allowed: allowReaders},
 	},
 	"/v1/deployments": {{method: "GET", path: "/v1/deployments", rules: nsRead, allowed: allowReaders}},
 	"/v1/deployment/": {

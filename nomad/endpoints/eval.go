@@ -12,6 +12,7 @@ import (
 
 	"github.com/opennomad/nomad/acl"
 	"github.com/opennomad/nomad/nomad/clock"
+	"github.com/opennomad/nomad/nomad/evaltrace"
 	"github.com/opennomad/nomad/nomad/state"
 	"github.com/opennomad/nomad/structs"
 )
@@ -40,6 +41,7 @@ var evalRules = Rules{
 	"GetEval":     NamespaceAny(acl.NamespaceCapabilityReadJob),
 	"Allocations": NamespaceAny(acl.NamespaceCapabilityReadJob),
 	"List":        NamespaceAny(acl.NamespaceCapabilityReadJob),
+	"Timeline":    NamespaceAny(acl.NamespaceCapabilityReadJob),
 }
 
 // Dequeue hands a worker the highest-priority ready eval among the
@@ -83,6 +85,7 @@ func Dequeue(ctx context.Context, srv Server, args *structs.EvalDequeueRequest, 
 		eval, token, err := broker.Dequeue(wctx, args.Schedulers, 0)
 		switch {
 		case err == nil:
+			e.srv.EvalTrace().Record(eval.ID, evaltrace.StageDequeued, workerDetail(args.WorkerID))
 			return e.answerDequeue(broker, eval, token, reply)
 		case clock.TimedOut(wctx):
 			return e.answerDequeue(broker, nil, "", reply)
@@ -152,6 +155,7 @@ func (e *Eval) Ack(args *structs.EvalAckRequest, reply *structs.GenericResponse)
 	if err := broker.Ack(args.EvalID, args.Token); err != nil {
 		return fmt.Errorf("ack of eval %q: %w", args.EvalID, err)
 	}
+	e.srv.EvalTrace().Record(args.EvalID, evaltrace.StageAcked, "")
 	e.srv.KickCancelableReaper()
 	return nil
 }
@@ -171,6 +175,49 @@ func (e *Eval) Nack(args *structs.EvalAckRequest, reply *structs.GenericResponse
 	if err := broker.Nack(args.EvalID, args.Token); err != nil {
 		return fmt.Errorf("nack of eval %q: %w", args.EvalID, err)
 	}
+	e.srv.EvalTrace().Record(args.EvalID, evaltrace.StageNacked, "the worker gave it back; redelivered after a delay")
+	return nil
+}
+
+// workerDetail names a dequeuing worker in the timeline.
+func workerDetail(id string) string {
+	if id == "" {
+		return "by a worker"
+	}
+	return "by worker " + id
+}
+
+// Timeline returns what the leader recorded of an evaluation's life:
+// enqueued, dequeued by which worker, plan submitted and applied, acked.
+// Only the leader records it, in memory (package evaltrace), so the call
+// is always answered by the leader, and the timeline of an evaluation
+// handled by an earlier leader is empty.
+func (e *Eval) Timeline(args *structs.EvalSpecificRequest, reply *structs.EvalTimelineResponse) error {
+	args.AllowStale = false
+	if done, err := e.srv.Forward("Eval.Timeline", args, args, reply); done {
+		return err
+	}
+	eval, err := e.srv.State().EvalByID(nil, args.EvalID)
+	if err != nil {
+		return err
+	}
+	if eval == nil {
+		return fmt.Errorf("evaluation %q: %w", args.EvalID, structs.ErrNotFound)
+	}
+	// The rule checked the request's namespace; the eval may be in
+	// another one.
+	aclObj, err := e.srv.ResolveACL(args.AuthToken)
+	if err != nil {
+		return err
+	}
+	if !aclObj.AllowNsOpAny(eval.Namespace, acl.NamespaceCapabilityReadJob) {
+		return structs.ErrPermissionDenied
+	}
+	reply.EvalID = eval.ID
+	for _, ev := range e.srv.EvalTrace().Events(eval.ID) {
+		reply.Events = append(reply.Events, structs.EvalTimelineEvent{Time: ev.Time, Stage: ev.Stage, Detail: ev.Detail})
+	}
+	e.srv.SetQueryMeta(&reply.QueryMeta)
 	return nil
 }
 

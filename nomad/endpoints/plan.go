@@ -6,6 +6,7 @@ import (
 
 	"github.com/hashicorp/go-metrics"
 
+	"github.com/opennomad/nomad/nomad/evaltrace"
 	"github.com/opennomad/nomad/structs"
 )
 
@@ -18,6 +19,33 @@ type Plan struct {
 // planRules: Plan.Submit is the scheduling workers' call.
 var planRules = Rules{
 	"Submit": Internal(),
+}
+
+// planDetail says what a plan asks, for the evaluation timeline.
+func planDetail(plan *structs.Plan) string {
+	place, stop := 0, 0
+	for _, allocs := range plan.NodeAllocation {
+		place += len(allocs)
+	}
+	for _, stops := range plan.NodeUpdate {
+		stop += len(stops)
+	}
+	return fmt.Sprintf("%d placements, %d stops on %d nodes", place, stop, len(plan.NodeAllocation)+len(plan.NodeUpdate))
+}
+
+// resultDetail says what the applier committed of a plan.
+func resultDetail(plan *structs.Plan, result *structs.PlanResult) string {
+	if result == nil || result.IsNoOp() {
+		if result != nil && result.RefreshIndex > 0 {
+			return fmt.Sprintf("nothing committed; the worker must plan again from index %d", result.RefreshIndex)
+		}
+		return "nothing to commit"
+	}
+	full, expected, actual := result.FullCommit(plan)
+	if full {
+		return fmt.Sprintf("committed at index %d: %d placements", result.AllocIndex, actual)
+	}
+	return fmt.Sprintf("committed at index %d: %d of %d placements (%d nodes refused)", result.AllocIndex, actual, expected, len(result.RejectedNodes))
 }
 
 // Submit queues a plan for the plan applier and returns what it
@@ -46,14 +74,19 @@ func (p *Plan) Submit(args *structs.PlanRequest, reply *structs.PlanResponse) er
 			p.srv.Logger().Debug("resuming nack timer after plan", "eval_id", plan.EvalID, "error", err)
 		}
 	}()
+	trace := p.srv.EvalTrace()
+	trace.Record(plan.EvalID, evaltrace.StagePlanSubmitted, planDetail(plan))
 	future, err := p.srv.EnqueuePlan(plan)
 	if err != nil {
+		trace.Record(plan.EvalID, evaltrace.StagePlanFailed, err.Error())
 		return err
 	}
 	result, err := future.Wait()
 	if err != nil {
+		trace.Record(plan.EvalID, evaltrace.StagePlanFailed, err.Error())
 		return fmt.Errorf("plan for eval %q: %w", plan.EvalID, err)
 	}
+	trace.Record(plan.EvalID, evaltrace.StagePlanApplied, resultDetail(plan, result))
 	reply.Result = result
 	if result != nil {
 		reply.Index = result.AllocIndex

@@ -8,6 +8,7 @@ import (
 
 	"github.com/opennomad/nomad/acl"
 	"github.com/opennomad/nomad/nomad/clock"
+	"github.com/opennomad/nomad/nomad/evaltrace"
 	"github.com/opennomad/nomad/nomad/periodic"
 	"github.com/opennomad/nomad/nomad/state"
 	"github.com/opennomad/nomad/scheduler"
@@ -76,6 +77,9 @@ type Server interface {
 	// runs none. The broker refuses calls with structs.ErrBrokerDisabled
 	// while this server does not lead (or the operator paused it).
 	EvalBroker() EvalBroker
+	// EvalTrace returns the timeline of the evaluations this server
+	// handled as leader; nil records and answers nothing.
+	EvalTrace() *evaltrace.Trace
 
 	// BlockedEvals returns the leader's tracker of blocked evals, nil
 	// when this server runs none.

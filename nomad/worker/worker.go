@@ -373,6 +373,7 @@ func (w *Worker) dequeue() (eval *structs.Evaluation, token string, waitIndex ui
 		Schedulers:       w.enabled,
 		Timeout:          workerDequeueTimeout,
 		SchedulerVersion: structs.SchedulerVersion,
+		WorkerID:         w.id,
 	})
 	if err != nil {
 		if ctx.Err() == nil {

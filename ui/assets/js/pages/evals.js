@@ -33,6 +33,22 @@ export async function list(root, _params, ctx) {
   await watch('/v1/evaluations', { namespace: '*' }, ctx.signal, (data) => { evals = data.sort((a, b) => b.CreateIndex - a.CreateIndex); draw(); }, (err) => replace(body, errorBox(err)));
 }
 
+// timelineView shows the leader's record of the evaluation's life, each
+// stage with the time since the first.
+function timelineView(tl) {
+  const events = tl?.Events || [];
+  if (!events.length) {
+    return h('p', { class: 'empty' }, 'The leader holds no timeline for this evaluation: it was handled by an earlier leader, or long enough ago to be forgotten.');
+  }
+  const first = new Date(events[0].Time).getTime();
+  return table([
+    { label: 'Stage', cell: (ev) => ev.Stage },
+    { label: 'After', cell: (ev) => `+${Math.max(0, new Date(ev.Time).getTime() - first)} ms`, class: 'num' },
+    { label: 'At', cell: (ev) => new Date(ev.Time).toLocaleTimeString() },
+    { label: 'Detail', cell: (ev) => ev.Detail || '—' },
+  ], events, { caption: 'Timeline', class: 'timeline' });
+}
+
 export async function page(root, params, ctx) {
   const id = params[0];
   ctx.title(`Evaluation ${shortId(id)}`);
@@ -41,6 +57,7 @@ export async function page(root, params, ctx) {
   const link = (eid) => (eid ? h('a', { href: evalHref(eid) }, h('code', {}, shortId(eid))) : '—');
   await watch(`/v1/evaluation/${id}`, { related: 'true' }, ctx.signal, async (e) => {
     const allocs = await getJSON(`/v1/evaluation/${id}/allocations`, {}, ctx.signal).catch(() => []);
+    const timeline = await getJSON(`/v1/evaluation/${id}/timeline`, { namespace: e.Namespace }, ctx.signal).catch(() => null);
     const nFailed = Object.keys(e.FailedTGAllocs || {}).length;
     replace(body,
       h('div', { class: 'page-head' }, h('h1', {}, 'Evaluation ', h('code', { title: e.ID }, shortId(e.ID)), ' ', badge(e.Status))),
@@ -55,6 +72,7 @@ export async function page(root, params, ctx) {
       section('Placement failures', nFailed ? failures(e.FailedTGAllocs)
         : h('p', { class: 'empty' }, e.Status === 'blocked' ? 'This evaluation waits for resources: it is retried when a node changes or allocations stop.' : 'Every allocation this evaluation wanted was placed.')),
       e.Status === 'blocked' ? h('p', { class: 'help' }, 'A blocked evaluation holds the placements that failed; the leader unblocks it when the cluster can take them.') : null,
+      section('Timeline', timelineView(timeline)),
       section('Allocations placed', allocTable(allocs)),
       (e.RelatedEvals || []).length ? section('Related evaluations', evalTable(e.RelatedEvals, { job: true })) : null);
   }, (err) => replace(body, errorBox(err)));
