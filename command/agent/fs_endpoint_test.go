@@ -263,8 +263,9 @@ func TestClientAlloc_StatsRestartSignal(t *testing.T) {
 	must.Eq(t, http.StatusNotFound, resp.StatusCode)
 	resp, _ = ra.do("GET", "/v1/client/allocation/"+alloc.ID+"/restart", "")
 	must.Eq(t, http.StatusMethodNotAllowed, resp.StatusCode)
+	// exec is served as a websocket only (client_exec_endpoint_test.go).
 	resp, _ = ra.do("GET", "/v1/client/allocation/"+alloc.ID+"/exec", "")
-	must.Eq(t, http.StatusNotFound, resp.StatusCode)
+	must.Eq(t, http.StatusBadRequest, resp.StatusCode)
 }
 
 // TestClientEndpoints_NomadAPICompat reads logs and files and restarts and
