@@ -49,6 +49,10 @@ func (c *Client) ExecIsolation(allocID, task string) (driver.FSIsolation, error)
 // ExecTask runs a command in a running task of an allocation (nomad alloc
 // exec) and returns its exit code. Cancelling ctx kills the command.
 func (c *Client) ExecTask(ctx context.Context, allocID, task string, opts *driver.ExecOptions) (int, error) {
+	if c.cfg.DisableRemoteExec {
+		// Nomad's text: the operator turned exec off on this node.
+		return 0, forbidden("Permission denied")
+	}
 	tr, err := c.execTask(allocID, task)
 	if err != nil {
 		return 0, err

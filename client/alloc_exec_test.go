@@ -69,6 +69,17 @@ func TestClient_ExecMock(t *testing.T) {
 	must.ErrorContains(t, err, "no exec_command")
 }
 
+func TestClient_ExecDisabled(t *testing.T) {
+	srv := testServer(t, nil)
+	cfg := testClientConfig(t, local(srv))
+	cfg.DisableRemoteExec = true
+	c := testClient(t, cfg)
+	opts, _, _ := execOpts("showinput")
+	_, err := c.ExecTask(context.Background(), "any", "web", opts)
+	must.ErrorIs(t, err, ErrForbidden)
+	must.EqError(t, err, "Permission denied")
+}
+
 func TestClient_ExecRefusals(t *testing.T) {
 	c, a := runningMockAlloc(t)
 	cases := []struct {

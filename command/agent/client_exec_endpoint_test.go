@@ -107,6 +107,18 @@ func TestAllocExec_Errors(t *testing.T) {
 	must.Eq(t, "TTY: false\nStdin:\nhello\n", stdout.String())
 }
 
+// TestAllocExec_Disabled: a client with disable_remote_exec refuses every
+// exec, as Nomad's do.
+func TestAllocExec_Disabled(t *testing.T) {
+	ra, alloc := startClientAgentRunning(t, "mock_driver", map[string]interface{}{},
+		func(c *Config) { c.Client.DisableRemoteExec = true })
+	c := execClient(t, ra)
+	code, err := c.Allocations().Exec(context.Background(), &nomadapi.Allocation{ID: alloc.ID}, "web", false,
+		[]string{"showinput"}, strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{}, nil, nil)
+	must.Eq(t, -2, code)
+	must.EqError(t, err, "Permission denied")
+}
+
 // TestAllocExec_BadRequests: what is wrong before the upgrade is a plain
 // HTTP answer.
 func TestAllocExec_BadRequests(t *testing.T) {
