@@ -41,6 +41,9 @@ Exec Specific Options:
     Take the first argument as a job ID and run the command in one of its
     running allocations.
 
+  -group <group-name>
+    With -job, pick a running allocation of this task group.
+
   -i
     Pass stdin to the command. Defaults to true.
 
@@ -61,13 +64,14 @@ func (c *AllocExecCommand) Synopsis() string { return "Execute commands in task"
 // Run implements cli.Command.
 func (c *AllocExecCommand) Run(args []string) int {
 	const name = "alloc exec"
-	var task, escape string
+	var task, group, escape string
 	var job, stdinOpt, ttyOpt bool
 	stdin := c.stdin()
 	stdinTTY := isTerminal(stdin)
 	fs := c.flagSet(name, flagsClient)
 	fs.StringVar(&task, "task", "", "")
 	fs.BoolVar(&job, "job", false, "")
+	fs.StringVar(&group, "group", "", "")
 	fs.BoolVar(&stdinOpt, "i", true, "")
 	fs.BoolVar(&ttyOpt, "t", stdinTTY, "")
 	fs.StringVar(&escape, "e", "~", "")
@@ -80,6 +84,9 @@ func (c *AllocExecCommand) Run(args []string) int {
 	if ttyOpt && !stdinOpt {
 		return c.usageError(name, "-t requires -i")
 	}
+	if group != "" && !job {
+		return c.usageError(name, "-group applies to -job only")
+	}
 	if escape != "none" && len(escape) != 1 {
 		return c.usageError(name, "-e requires 'none' or a single character")
 	}
@@ -87,7 +94,7 @@ func (c *AllocExecCommand) Run(args []string) int {
 	if !ok {
 		return 1
 	}
-	alloc, err := c.execAlloc(client, fs.Arg(0), job)
+	alloc, err := c.execAlloc(client, fs.Arg(0), job, group)
 	if err != nil {
 		c.Ui.Error(err.Error())
 		return 1
@@ -136,8 +143,8 @@ func (c *AllocExecCommand) stdin() io.Reader {
 }
 
 // execAlloc resolves the allocation to run in: by ID prefix, or with
-// -job a running allocation of the job.
-func (c *AllocExecCommand) execAlloc(client *api.Client, arg string, job bool) (*api.Allocation, error) {
+// -job a running allocation of the job (of the group, when set).
+func (c *AllocExecCommand) execAlloc(client *api.Client, arg string, job bool, group string) (*api.Allocation, error) {
 	if !job {
 		return resolveAlloc(&c.Meta, client, arg, shortIDLength)
 	}
@@ -146,13 +153,16 @@ func (c *AllocExecCommand) execAlloc(client *api.Client, arg string, job bool) (
 		return nil, fmt.Errorf("Error querying allocations of job %q: %s", arg, c.describe(err))
 	}
 	for _, s := range stubs {
-		if s.ClientStatus == "running" && s.DesiredStatus == "run" {
+		if s.ClientStatus == "running" && s.DesiredStatus == "run" && (group == "" || s.TaskGroup == group) {
 			alloc, _, err := client.Allocations().Info(s.ID, c.query())
 			if err != nil {
 				return nil, fmt.Errorf("Error querying allocation %q: %s", s.ID, c.describe(err))
 			}
 			return alloc, nil
 		}
+	}
+	if group != "" {
+		return nil, fmt.Errorf("No running allocations found for job %q, group %q", arg, group)
 	}
 	return nil, fmt.Errorf("No running allocations found for job %q", arg)
 }

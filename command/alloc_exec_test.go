@@ -80,6 +80,8 @@ func TestAllocExec_CLI(t *testing.T) {
 		{name: "no stdin", stdin: "typed\n", args: []string{"-i=false", allocID, "cat"}, wantStdout: ""},
 		{name: "stderr", args: []string{allocID, "/bin/sh", "-c", "echo bad >&2"}, errHas: "bad"},
 		{name: "by job", args: []string{"-job", "sleeper", "/bin/sh", "-c", "echo $NOMAD_JOB_NAME"}, wantStdout: "sleeper\n"},
+		{name: "by job and group", args: []string{"-job", "-group", "web", "sleeper", "/bin/sh", "-c", "echo $NOMAD_GROUP_NAME"}, wantStdout: "web\n"},
+		{name: "no such group", args: []string{"-job", "-group", "db", "sleeper", "ls"}, wantCode: 1, errHas: `group "db"`},
 		{name: "unknown task", args: []string{"-task", "nope", allocID, "ls"}, wantCode: 1, errHas: "nope"},
 		{name: "-t needs -i", args: []string{"-i=false", "-t", allocID, "ls"}, wantCode: 1, errHas: "-t requires -i"},
 		{name: "missing command", args: []string{allocID}, wantCode: 1, errHas: "at least two arguments"},
