@@ -91,6 +91,9 @@ type Config struct {
 
 	// MaxKillTimeout caps every task's kill_timeout.
 	MaxKillTimeout time.Duration
+	// DisableRemoteExec refuses every exec into this client's tasks
+	// (client option disable_remote_exec).
+	DisableRemoteExec bool
 	// GCInterval is how often terminal allocations beyond GCMaxAllocs are
 	// collected (their directories removed).
 	GCInterval  time.Duration

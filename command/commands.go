@@ -62,6 +62,7 @@ func Commands(meta Meta) map[string]cli.CommandFactory {
 		"alloc":         func(m Meta) cli.Command { return newGroup(m, "alloc", allocGroupHelp) },
 		"alloc status":  func(m Meta) cli.Command { return &AllocStatusCommand{Meta: m} },
 		"alloc stop":    func(m Meta) cli.Command { return &AllocStopCommand{Meta: m} },
+		"alloc exec":    func(m Meta) cli.Command { return &AllocExecCommand{Meta: m} },
 		"alloc logs":    func(m Meta) cli.Command { return &AllocLogsCommand{Meta: m} },
 		"alloc restart": func(m Meta) cli.Command { return &AllocRestartCommand{Meta: m} },
 		"alloc signal":  func(m Meta) cli.Command { return &AllocSignalCommand{Meta: m} },

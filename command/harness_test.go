@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/cli"
 
 	"github.com/opennomad/nomad/api"
+	"github.com/opennomad/nomad/client/driver/executor"
 )
 
 // Command tests run the real dispatch (Run) with a mock UI against an
@@ -245,8 +246,10 @@ func assertResult(t *testing.T, tc cmdCase, res cmdResult, dir string, fake bool
 	}
 }
 
-// TestMain pins the local time zone so printed times are stable.
+// TestMain pins the local time zone so printed times are stable, and
+// lets this binary supervise the raw_exec tasks of the agents tests run.
 func TestMain(m *testing.M) {
+	executor.Init()
 	time.Local = time.UTC
 	os.Exit(m.Run())
 }

@@ -26,6 +26,8 @@ type realAgent struct {
 	t     *testing.T
 	agent *Agent
 	base  string
+	// mgmt is the management secret when the test bootstrapped ACLs.
+	mgmt string
 }
 
 // startDevAgent starts a -dev agent on a free port and waits until its

@@ -27,19 +27,21 @@ type ClientAPI interface {
 	AllocState(allocID string) (*structs.Allocation, error)
 }
 
-var clientAllocSubresources = map[string]bool{"stats": true, "restart": true, "signal": true}
+var clientAllocSubresources = map[string]bool{"stats": true, "restart": true, "signal": true, "exec": true}
 
-// clientAllocRequest serves /v1/client/allocation/:id/{stats,restart,signal}.
+// clientAllocRequest serves /v1/client/allocation/:id/{stats,restart,signal,exec}.
 func (s *HTTPServer) clientAllocRequest(w http.ResponseWriter, r *http.Request) (interface{}, error) {
 	id, sub := splitObjectPath(r, "/v1/client/allocation/", clientAllocSubresources)
 	if id == "" || sub == "" {
-		return nil, codedError(http.StatusNotFound, "Invalid URL path: want /v1/client/allocation/<id>/stats, /restart or /signal")
+		return nil, codedError(http.StatusNotFound, "Invalid URL path: want /v1/client/allocation/<id>/stats, /restart, /signal or /exec")
 	}
 	c, err := s.localClient()
 	if err != nil {
 		return nil, err
 	}
 	switch sub {
+	case "exec":
+		return nil, s.allocExec(w, r, id)
 	case "stats":
 		if err := requireMethod(r, http.MethodGet); err != nil {
 			return nil, err

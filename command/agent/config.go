@@ -239,6 +239,9 @@ type ClientConfig struct {
 	MaxKillTimeout time.Duration `hcl:"max_kill_timeout"`
 	GCInterval     time.Duration `hcl:"gc_interval"`
 	GCMaxAllocs    int           `hcl:"gc_max_allocs"`
+	// DisableRemoteExec refuses nomad alloc exec into this client's
+	// tasks, whatever the caller's token allows.
+	DisableRemoteExec bool `hcl:"disable_remote_exec"`
 }
 
 // Reserved is the part of the node kept from tasks: `client.reserved`.

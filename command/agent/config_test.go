@@ -88,6 +88,7 @@ client {
   node_pool         = "batch-pool"
   network_interface = "eth0"
   max_kill_timeout  = "1m"
+  disable_remote_exec = true
   meta {
     rack = "r1"
   }
@@ -167,6 +168,7 @@ func TestConfig_FullFile(t *testing.T) {
 	must.Eq(t, "batch-pool", cl.NodePool)
 	must.Eq(t, "eth0", cl.NetworkInterface)
 	must.Eq(t, time.Minute, cl.MaxKillTimeout)
+	must.True(t, cl.DisableRemoteExec)
 	must.Eq(t, map[string]string{"rack": "r1"}, cl.Meta)
 	must.Eq(t, map[string]string{"driver.raw_exec.enable": "1"}, cl.Options)
 	must.Eq(t, Reserved{CPU: 500, MemoryMB: 512, DiskMB: 1024, ReservedPorts: "22,8000-8002"}, cl.Reserved)

@@ -22,9 +22,21 @@ import (
 // "hello\n" and runs until stopped. It returns the agent and the alloc.
 func startClientAgent(t *testing.T) (*realAgent, *structs.Allocation) {
 	t.Helper()
+	return startClientAgentRunning(t, "mock_driver", map[string]interface{}{"stdout_string": "hello\n"}, nil)
+}
+
+// startClientAgentRunning starts a -dev agent whose client offers
+// mock_driver and raw_exec, changed by mod when set, and places one alloc
+// whose task "web" runs under driver with config. It returns once the
+// alloc runs. With ACLs on, it bootstraps them (the secret is ra.mgmt).
+func startClientAgentRunning(t *testing.T, driver string, config map[string]interface{}, mod func(*Config)) (*realAgent, *structs.Allocation) {
+	t.Helper()
 	cfg := devConfig(t)
 	cfg.LogLevel = "WARN"
-	cfg.Client.Options = map[string]string{client.OptionMockDriverEnable: "true"}
+	cfg.Client.Options = map[string]string{client.OptionMockDriverEnable: "true", client.OptionRawExecEnable: "true"}
+	if mod != nil {
+		mod(cfg)
+	}
 	a, err := NewAgent(cfg, testLogOutput())
 	must.NoError(t, err)
 	t.Cleanup(func() { a.Shutdown() })
@@ -47,10 +59,15 @@ func startClientAgent(t *testing.T) (*realAgent, *structs.Allocation) {
 	job := mock.Job(mock.Count(1))
 	tg := job.TaskGroups[0]
 	tg.Networks = nil
-	tg.Tasks[0].Driver = "mock_driver"
-	tg.Tasks[0].Config = map[string]interface{}{"stdout_string": "hello\n"}
+	tg.Tasks[0].Driver = driver
+	tg.Tasks[0].Config = config
+	req := &structs.JobRegisterRequest{Job: job}
+	if cfg.ACL.Enabled {
+		ra.mgmt = ra.bootstrapACLs()
+		req.AuthToken = ra.mgmt
+	}
 	var reg structs.JobRegisterResponse
-	must.NoError(t, srv.RPC("Job.Register", &structs.JobRegisterRequest{Job: job}, &reg))
+	must.NoError(t, srv.RPC("Job.Register", req, &reg))
 	stored, err := srv.State().JobByID(nil, job.Namespace, job.ID)
 	must.NoError(t, err)
 	alloc := mock.Alloc(mock.ForJob(stored, 0), mock.OnNode(node))
@@ -246,8 +263,9 @@ func TestClientAlloc_StatsRestartSignal(t *testing.T) {
 	must.Eq(t, http.StatusNotFound, resp.StatusCode)
 	resp, _ = ra.do("GET", "/v1/client/allocation/"+alloc.ID+"/restart", "")
 	must.Eq(t, http.StatusMethodNotAllowed, resp.StatusCode)
+	// exec is served as a websocket only (client_exec_endpoint_test.go).
 	resp, _ = ra.do("GET", "/v1/client/allocation/"+alloc.ID+"/exec", "")
-	must.Eq(t, http.StatusNotFound, resp.StatusCode)
+	must.Eq(t, http.StatusBadRequest, resp.StatusCode)
 }
 
 // TestClientEndpoints_NomadAPICompat reads logs and files and restarts and

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/opennomad/nomad/acl"
+	"github.com/opennomad/nomad/client/driver"
 	"github.com/opennomad/nomad/structs"
 )
 
@@ -135,13 +136,51 @@ var fsNeed = allocCapability("logs: read-logs or read-fs; other operations: read
 		return []string{acl.NamespaceCapabilityReadFS}
 	})
 
-var clientAllocNeed = allocCapability("stats: read-job; restart, signal: alloc-lifecycle", "/v1/client/allocation/", 0,
+var clientAllocOpNeed = allocCapability("stats: read-job; restart, signal: alloc-lifecycle", "/v1/client/allocation/", 0,
 	func(r *http.Request) []string {
 		if strings.HasSuffix(strings.TrimSuffix(r.URL.Path, "/"), "/stats") {
 			return []string{acl.NamespaceCapabilityReadJob}
 		}
 		return []string{acl.NamespaceCapabilityAllocLifecycle}
 	})
+
+// clientAllocNeed is clientAllocOpNeed, and for exec: alloc-exec, plus
+// alloc-node-exec when the task's driver leaves the node's filesystem
+// visible to the command (raw_exec, exec), since such a command acts on
+// the node as much as on the task.
+var clientAllocNeed = need{
+	Doc: clientAllocOpNeed.Doc + "; exec: alloc-exec, and alloc-node-exec too when the task's driver has no filesystem isolation (raw_exec, exec), in the allocation's namespace",
+	check: func(s *HTTPServer, a *acl.ACL, r *http.Request) error {
+		id, sub := splitObjectPath(r, "/v1/client/allocation/", clientAllocSubresources)
+		if sub != "exec" {
+			return clientAllocOpNeed.check(s, a, r)
+		}
+		ns := s.allocNamespace(r, id)
+		if !a.AllowNsOpAny(ns, acl.NamespaceCapabilityAllocExec) {
+			return errPermissionDenied
+		}
+		if s.execNeedsNodeExec(id, r.URL.Query().Get("task")) && !a.AllowNsOpAny(ns, acl.NamespaceCapabilityAllocNodeExec) {
+			return errPermissionDenied
+		}
+		return nil
+	},
+}
+
+// execNeedsNodeExec reports whether exec into the task needs
+// alloc-node-exec: when its driver does not isolate the filesystem. A task
+// this agent cannot look up needs nothing more (the exec is refused
+// anyway, without running anything).
+func (s *HTTPServer) execNeedsNodeExec(allocID, task string) bool {
+	if s.cfg.Client == nil {
+		return false
+	}
+	ex, ok := s.cfg.Client.(ClientExecAPI)
+	if !ok {
+		return false
+	}
+	iso, err := ex.ExecIsolation(allocID, task)
+	return err == nil && iso == driver.FSIsolationNone
+}
 
 // route is one registration: its path pattern and what it needs.
 type route struct {

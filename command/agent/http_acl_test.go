@@ -200,6 +200,9 @@ var routeCases = map[string][]routeCase{
 		{method: "GET", path: "/v1/client/allocation/" + noID + "/stats", rules: nsRead, allowed: allowReaders},
 		{method: "PUT", path: "/v1/client/allocation/" + noID + "/restart", rules: nsCaps("alloc-lifecycle"), allowed: allowRight},
 		{method: "PUT", path: "/v1/client/allocation/" + noID + "/signal", rules: nsCaps("alloc-lifecycle"), allowed: allowRight},
+		// Refused without a websocket once the token passed; exec into
+		// raw_exec tasks needs alloc-node-exec too (TestAllocExec_ACL).
+		{method: "GET", path: "/v1/client/allocation/" + noID + "/exec?task=web&command=%5B%22ls%22%5D", rules: nsCaps("alloc-exec"), allowed: allowRight},
 	},
 	"/v1/system/gc": {{method: "PUT", path: "/v1/system/gc", allowed: allowRight}},
 	// Listing namespaces filters them by the token: without one the list

@@ -22,3 +22,12 @@ func taskSysProcAttr(spec *Spec, cgroupFD *os.File) *syscall.SysProcAttr {
 	}
 	return attr
 }
+
+// execSysProcAttr is taskSysProcAttr for a command exec'd into a running
+// task: no parent-death signal, since its parent is a client thread that
+// may end before it (the client kills it when the session ends).
+func execSysProcAttr(spec *Spec, cgroupFD *os.File) *syscall.SysProcAttr {
+	attr := taskSysProcAttr(spec, cgroupFD)
+	attr.Pdeathsig = 0
+	return attr
+}

@@ -16,3 +16,8 @@ func taskSysProcAttr(spec *Spec, cgroupFD *os.File) *syscall.SysProcAttr {
 	}
 	return attr
 }
+
+// execSysProcAttr is taskSysProcAttr for a command exec'd into a task.
+func execSysProcAttr(spec *Spec, cgroupFD *os.File) *syscall.SysProcAttr {
+	return taskSysProcAttr(spec, cgroupFD)
+}

@@ -19,6 +19,11 @@
 //	stdout_string           written to the task's stdout log at start...
 //	stdout_repeat           ...and this many more times...
 //	stdout_repeat_duration  ...this far apart, while the task runs.
+//	exec_command            what a command exec'd into the task does, an
+//	                        object with run_for, exit_code, stdout_string
+//	                        and stderr_string (see ExecCommand). Unset:
+//	                        exec is refused. The command "showinput"
+//	                        always echoes its stdin back.
 //
 // Recover rebuilds a task from its persisted config and start time: a
 // task whose run_for has passed is reported exited, any other resumes
@@ -59,6 +64,7 @@ type TaskConfig struct {
 	StdoutString          string           `json:"stdout_string"`
 	StdoutRepeat          int              `json:"stdout_repeat"`
 	StdoutRepeatDuration  driver.Duration  `json:"stdout_repeat_duration"`
+	ExecCommand           *ExecCommand     `json:"exec_command"`
 }
 
 // Driver is mock_driver.

@@ -109,3 +109,22 @@ func (d *Driver) Recover(cfg *driver.TaskConfig, st *driver.HandleState) (driver
 	}
 	return h, nil
 }
+
+var _ driver.Execer = (*Driver)(nil)
+
+// ExecTask runs a command with the task's environment, working directory
+// and user, as a plain child process of the client.
+func (d *Driver) ExecTask(ctx context.Context, cfg *driver.TaskConfig, _ driver.Handle, opts *driver.ExecOptions) (int, error) {
+	spec := executor.ExecSpec(cfg)
+	if cfg.User != "" && os.Geteuid() == 0 {
+		cred, err := executor.LookupCredential(cfg.User)
+		if err != nil {
+			return 0, err
+		}
+		spec.User = cred
+	}
+	return executor.RunExec(ctx, spec, opts)
+}
+
+// ExecIsolation is none: raw_exec tasks see the node's filesystem.
+func (d *Driver) ExecIsolation() driver.FSIsolation { return driver.FSIsolationNone }
