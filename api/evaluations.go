@@ -94,6 +94,19 @@ type AllocationMetric struct {
 	AllocationTime    time.Duration
 	CoalescedFailures int
 	ScoreMetaData     []*NodeScoreMeta
+	// ClosestNodes are, for a failed placement, the nodes that lacked the
+	// least for it (ours; Nomad's servers do not send it).
+	ClosestNodes []*NodeShortfall
+}
+
+// NodeShortfall is what a node lacked for a placement: CPU (MHz),
+// memory and disk (MB) beyond what it had free.
+type NodeShortfall struct {
+	NodeID   string
+	NodeName string
+	CPU      int64
+	MemoryMB int64
+	DiskMB   int64
 }
 
 // NodeScoreMeta is the scoring of one candidate node.

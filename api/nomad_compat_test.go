@@ -107,6 +107,8 @@ var extraFields = map[string]bool{
 	"JobListStub.NodePool":                true,
 	"AllocatedCpuResources.ReservedCores": true,
 	"Event.Namespace":                     true,
+	// The nodes that came closest to a failed placement are ours.
+	"AllocationMetric.ClosestNodes": true,
 	// Pausing every scheduler worker of a server is our extension.
 	"AgentSchedulerWorkerConfigRequest.paused":  true,
 	"AgentSchedulerWorkerConfigResponse.paused": true,

@@ -106,9 +106,16 @@ func TestJobRun(t *testing.T) {
 			outHas: []string{
 				`Task Group "web" (failed to place 1 allocation):
       * Resources exhausted on 1 node
-      * Dimension "memory" exhausted on 1 node
-      Why: 1 node passed the filters but none had enough free memory; free capacity, lower the group's resources, or add nodes.`,
+      * Dimension "memory" exhausted on 1 node`,
+				`      Why: 1 node passed the filters but none had enough free memory; free capacity, lower the group's resources, or add nodes.`,
 				`waiting for additional capacity to place remainder`,
+			},
+			// The real scheduler names the node that came closest and
+			// what it lacked (the fake scheduler does not).
+			check: func(t *testing.T, c testCluster, res cmdResult) {
+				if _, real := c.(*realAgent); real && !strings.Contains(res.stdout, `* Closest: node "small" lacked 512 MB memory`) {
+					t.Errorf("no closest node:\n%s", res.stdout)
+				}
 			},
 		},
 		{

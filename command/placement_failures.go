@@ -94,11 +94,29 @@ func explainMetric(m *api.AllocationMetric) []string {
 			add("Task %q asks for %s", task, ask)
 		}
 	}
+	for _, c := range m.ClosestNodes {
+		add("Closest: node %q lacked %s", c.NodeName, describeShortfall(c))
+	}
 
 	if v := verdict(m); v != "" {
 		out = append(out, "Why: "+v)
 	}
 	return out
+}
+
+// describeShortfall lists what a node lacked: "200 MHz CPU, 512 MB memory".
+func describeShortfall(s *api.NodeShortfall) string {
+	var parts []string
+	if s.CPU > 0 {
+		parts = append(parts, fmt.Sprintf("%d MHz CPU", s.CPU))
+	}
+	if s.MemoryMB > 0 {
+		parts = append(parts, fmt.Sprintf("%d MB memory", s.MemoryMB))
+	}
+	if s.DiskMB > 0 {
+		parts = append(parts, fmt.Sprintf("%d MB disk", s.DiskMB))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // verdict says in one sentence which stage stopped the placement and what

@@ -370,6 +370,7 @@ func (s *genericScheduler) placeOne(p placeRequest) {
 		if s.failedTGAllocs == nil {
 			s.failedTGAllocs = map[string]*structs.AllocMetric{}
 		}
+		metric.PopulateClosestNodes()
 		s.failedTGAllocs[tg.Name] = metric
 		if prev != nil && p.stopPrevious != "" {
 			ctx.unstop(prev)

@@ -524,6 +524,7 @@ func (s *groupSelector) evaluate(i int32, opts *selectOptions, m *structs.AllocM
 	if dim != "" {
 		s.kill(i, statusExhausted, dim)
 		m.ExhaustedNode(n, dim)
+		s.nearMiss(m, n, u, cpu)
 		return scoreCard{}, false
 	}
 	s.util.Flattened.Cpu.CpuShares = u.cpu + cpu
@@ -555,6 +556,20 @@ func exhaustedDimension(u *nodeUsage, cpu, mem, disk int64) string {
 		return structs.DimensionDisk
 	}
 	return ""
+}
+
+// nearMiss records how much CPU, memory and disk node n lacked for the
+// ask, so that a failed placement can name the nodes that came closest.
+// A node refused for something else (ports, devices, cores) lacks none of
+// them and is not one.
+func (s *groupSelector) nearMiss(m *structs.AllocMetric, n *structs.Node, u *nodeUsage, cpu int64) {
+	shortCPU := max(0, u.cpu+cpu-u.capCPU)
+	shortMem := max(0, u.mem+s.ask.mem-u.capMem)
+	shortDisk := max(0, u.disk+s.ask.disk-u.capDisk)
+	if shortCPU == 0 && shortMem == 0 && shortDisk == 0 {
+		return
+	}
+	m.NearMiss(n, shortCPU, shortMem, shortDisk, cpu, s.ask.mem, s.ask.disk)
 }
 
 // distinctFailure returns the distinct_* constraint node i breaks, or "".

@@ -31,10 +31,16 @@ type AllocMetric struct {
 	ScoreMetaData     []*NodeScoreMeta
 	AllocationTime    time.Duration
 	CoalescedFailures int
+	// ClosestNodes are, for a failed placement, the nodes that lacked the
+	// least (see NearMiss); nil on a placed allocation's metric.
+	ClosestNodes []*NodeShortfall
 
 	// topScores collects candidates while a placement runs; it is folded
 	// into ScoreMetaData by PopulateScoreMetaData.
 	topScores []*NodeScoreMeta
+	// nearMisses collects the closest exhausted nodes while a placement
+	// runs; PopulateClosestNodes publishes them on a failure.
+	nearMisses []nearMiss
 }
 
 // NodeScoreMeta is one node's scores by scorer and its final score.
@@ -71,7 +77,15 @@ func (a *AllocMetric) Copy() *AllocMetric {
 			n.ScoreMetaData[i] = &sc
 		}
 	}
+	if a.ClosestNodes != nil {
+		n.ClosestNodes = make([]*NodeShortfall, len(a.ClosestNodes))
+		for i, c := range a.ClosestNodes {
+			cc := *c
+			n.ClosestNodes[i] = &cc
+		}
+	}
 	n.topScores = nil
+	n.nearMisses = nil
 	return &n
 }
 

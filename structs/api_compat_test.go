@@ -37,6 +37,7 @@ var serverOnlyFields = map[string]bool{
 	"structs.NodeReservedCpuResources.ReservedCpuCores": true,
 	"structs.JobPlanResponse.Index":                     true, // the HTTP layer moves it to a header
 	"structs.TaskEvent.Signalling":                      true, // deprecated, see its comment
+	"structs.AllocMetric.ClosestNodes":                  true, // ours; Nomad's clients ignore it
 	// Nomad's servers send the ACL objects' hashes; its api package
 	// leaves them out.
 	"structs.ACLPolicy.Hash":         true,
