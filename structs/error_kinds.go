@@ -68,6 +68,11 @@ var (
 	ErrNackTimeoutReached = errors.New("evaluation nack timeout reached")
 	// ErrUnknownMethod: no endpoint serves the RPC method named.
 	ErrUnknownMethod = errors.New("unknown RPC method")
+	// ErrBackpressure: the leader holds more evaluations than the
+	// scheduler configuration's EvalBacklogLimit and refuses writes that
+	// would add one; nothing was written, retry later: 429. A
+	// *BackpressureError, whose text opens with this one's, says when.
+	ErrBackpressure = errors.New("too many evaluations waiting")
 
 	// ErrJobRegistrationOff: the scheduler configuration refuses job
 	// writes; of kind ErrPermissionDenied.
@@ -125,7 +130,7 @@ var (
 // first.
 var recognised = []error{
 	ErrNoLeader, ErrNoRegionPath, ErrBrokerDisabled, ErrPlanQueueDisabled, ErrSchedulerVersion,
-	ErrNotOutstanding, ErrTokenMismatch, ErrNackTimeoutReached, ErrUnknownMethod,
+	ErrNotOutstanding, ErrTokenMismatch, ErrNackTimeoutReached, ErrUnknownMethod, ErrBackpressure,
 	ErrJobRegistrationOff, ErrJobModifyIndex, ErrUnknownNode, ErrUnknownJob, ErrUnknownEval, ErrUnknownAlloc,
 	ErrUnknownDeployment, ErrRootKeyNotFound, ErrRootKeyActive, ErrACLDisabled, ErrACLTokenNotFound,
 	ErrACLTokenExpired, ErrACLPolicyNotFound, ErrACLRoleNotFound, ErrACLBootstrapDone, ErrNamespaceNotFound,
@@ -211,6 +216,8 @@ func HTTPStatus(kind error) int {
 		return http.StatusForbidden
 	case errors.Is(kind, ErrInvalid), errors.Is(kind, ErrConflict), errors.Is(kind, ErrNoRegionPath):
 		return http.StatusBadRequest
+	case errors.Is(kind, ErrBackpressure):
+		return http.StatusTooManyRequests
 	}
 	return 0
 }
@@ -236,6 +243,8 @@ func kindOfStatus(code int) error {
 		return ErrPermissionDenied
 	case http.StatusBadRequest:
 		return ErrInvalid
+	case http.StatusTooManyRequests:
+		return ErrBackpressure
 	}
 	return nil
 }

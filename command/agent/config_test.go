@@ -158,6 +158,7 @@ func TestConfig_FullFile(t *testing.T) {
 		SchedulerAlgorithm:            "spread",
 		MemoryOversubscriptionEnabled: true,
 		PreemptionConfig:              structs.PreemptionConfig{SystemSchedulerEnabled: true, BatchSchedulerEnabled: true},
+		EvalBacklogLimit:              structs.DefaultEvalBacklogLimit,
 	}, sc)
 
 	cl := c.Client

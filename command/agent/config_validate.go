@@ -179,6 +179,9 @@ func (c *Config) validateServer(p *configProblems) {
 	if sc.NodeLimitForFeasibilityChecks < 0 {
 		p.add("server.default_scheduler_config.node_limit_for_feasibility_checks", "must be >= 0, got %d", sc.NodeLimitForFeasibilityChecks)
 	}
+	if sc.EvalBacklogLimit < 0 {
+		p.add("server.default_scheduler_config.eval_backlog_limit", "must be >= 0 (0: no limit), got %d", sc.EvalBacklogLimit)
+	}
 }
 
 func (c *Config) validateClient(p *configProblems) {

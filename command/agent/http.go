@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"strconv"
 	"strings"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	metrics "github.com/hashicorp/go-metrics"
 
 	"github.com/opennomad/nomad/acl"
+	"github.com/opennomad/nomad/structs"
 	"github.com/opennomad/nomad/ui"
 )
 
@@ -261,6 +263,9 @@ func (s *HTTPServer) wrap(fn handlerFunc) http.HandlerFunc {
 			if code >= 500 {
 				s.logger.Error("request failed", "method", r.Method, "path", r.URL.Path, "error", msg, "code", code)
 			}
+			if wait, ok := structs.RetryAfterOf(err); ok && code == http.StatusTooManyRequests {
+				setRetryAfter(w, wait)
+			}
 			writeError(w, code, msg)
 			return
 		}
@@ -300,6 +305,13 @@ func isPretty(r *http.Request) bool {
 		return false
 	}
 	return len(v) == 0 || v[0] == "" || v[0] == "true" || v[0] == "1"
+}
+
+// setRetryAfter tells a refused caller how long to wait, in whole
+// seconds rounded up (Retry-After has no finer unit), at least one.
+func setRetryAfter(w http.ResponseWriter, wait time.Duration) {
+	secs := max(int64((wait+time.Second-1)/time.Second), 1)
+	w.Header().Set("Retry-After", strconv.FormatInt(secs, 10))
 }
 
 func writeError(w http.ResponseWriter, code int, msg string) {
