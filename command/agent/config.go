@@ -50,6 +50,8 @@ type Config struct {
 	// TLS is the `tls` block: HTTPS for the API, mutual TLS for the RPC
 	// port.
 	TLS tlsconf.Config `hcl:"tls,block"`
+	// Limits is the `limits` block (config_limits.go).
+	Limits Limits `hcl:"limits,block"`
 
 	// DevMode runs a server and a client in one process with in-memory
 	// state; set by -dev only.
@@ -335,6 +337,7 @@ func DefaultConfig() *Config {
 		BindAddr:   "0.0.0.0",
 		LogLevel:   "INFO",
 		Ports:      Ports{HTTP: DefaultHTTPPort, RPC: DefaultRPCPort, Serf: DefaultSerfPort},
+		Limits:     DefaultLimits(),
 		Server: ServerConfig{
 			NumSchedulers:          runtime.NumCPU(),
 			EnabledSchedulers:      worker.AllSchedulers(),

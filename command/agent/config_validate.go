@@ -82,6 +82,7 @@ func (c *Config) Validate() error {
 	c.validateServer(p)
 	c.validateClient(p)
 	c.validateTelemetry(p)
+	c.Limits.validate(p)
 	for name := range c.Plugins {
 		if c.Plugins[name] == nil {
 			continue

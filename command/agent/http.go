@@ -96,11 +96,12 @@ func NewHTTPServer(cfg HTTPServerConfig) (*HTTPServer, error) {
 	return s, nil
 }
 
-// Handler returns the API handler, with gzip, request logging and
+// Handler returns the API handler, with gzip, request logging, the
+// per-client request rate of the limits block (http_limits.go) and
 // recovery from handler panics (a 500 answer, never a dropped
 // connection).
 func (s *HTTPServer) Handler() http.Handler {
-	return s.logRequests(s.recoverPanics(gzipHandler(s.mux)))
+	return s.logRequests(s.rateLimit(s.recoverPanics(gzipHandler(s.mux))))
 }
 
 // Start serves on ln in the background until Shutdown.
