@@ -7,6 +7,7 @@ import (
 
 	"github.com/shoenig/test/must"
 
+	"github.com/opennomad/nomad/nomad/metricstest"
 	"github.com/opennomad/nomad/structs"
 	"github.com/opennomad/nomad/structs/mock"
 )
@@ -16,6 +17,7 @@ import (
 // write that would add an eval is refused, with nothing written, and the
 // writes that add none, or drain, still pass.
 func TestJobEndpoint_BackpressureRefusesWritesThatAddEvals(t *testing.T) {
+	sink := metricstest.WithInmem(t)
 	p, broker, _, _ := fakePipeline()
 	s := newTestServerWith(t, func(c *Config) { c.DefaultSchedulerConfig.EvalBacklogLimit = 2 }, p)
 
@@ -55,6 +57,12 @@ func TestJobEndpoint_BackpressureRefusesWritesThatAddEvals(t *testing.T) {
 			must.Eq(t, before, latestIndex(t, s), must.Sprint("a refused write reaches no Raft entry"))
 		})
 	}
+
+	must.Eq(t, 4.0, metricstest.Counter(t, sink, "nomad.nomad.backpressure.refused"))
+	must.Eq(t, 1.0, metricstest.Counter(t, sink, "nomad.nomad.backpressure.refused;method=Job.Dispatch"))
+	backlog, _ := metricstest.Gauge(t, sink, "nomad.nomad.backpressure.eval_backlog")
+	limit, _ := metricstest.Gauge(t, sink, "nomad.nomad.backpressure.eval_backlog_limit")
+	must.Eq(t, []float32{2, 2}, []float32{backlog, limit})
 
 	// A scaling without a count only records an event; a template adds
 	// no eval; a deregistration drains.
