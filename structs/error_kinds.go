@@ -19,9 +19,10 @@ import (
 // them, such as "No cluster leader" and "No path to region") and
 // RecoverError, the one place that reads an error's text, recognises it
 // there, or falls back on the status code. Nothing else parses error
-// text: rpcnet.DecodeError builds the caller's error from RecoverError,
-// and KindOf applies it to errors that arrive with no kind in their
-// chain.
+// text (but RetryAfterOf, which reads back the wait that a
+// BackpressureError's own text ends with): rpcnet.DecodeError builds the
+// caller's error from RecoverError, and KindOf applies it to errors that
+// arrive with no kind in their chain.
 //
 // Specific kinds (an unknown job, disabled registration) are also of a
 // general one (ErrNotFound, ErrPermissionDenied), so errors.Is finds
