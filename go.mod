@@ -27,6 +27,7 @@ require (
 	github.com/prometheus/client_golang v1.24.1
 	github.com/shoenig/test v1.13.2
 	github.com/zclconf/go-cty v1.19.0
+	golang.org/x/time v0.16.0
 )
 
 require (
@@ -85,7 +86,6 @@ require (
 	golang.org/x/sync v0.23.0 // indirect
 	golang.org/x/sys v0.48.0 // indirect
 	golang.org/x/text v0.42.0 // indirect
-	golang.org/x/time v0.16.0 // indirect
 	golang.org/x/tools v0.49.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 )
