@@ -30,6 +30,7 @@ require (
 	github.com/shoenig/test v1.13.2
 	github.com/zclconf/go-cty v1.19.0
 	golang.org/x/sys v0.48.0
+	golang.org/x/time v0.16.0
 )
 
 require (

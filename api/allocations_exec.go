@@ -123,7 +123,7 @@ func (c *Client) dialExec(ctx context.Context, r *request, nodeBase string) (*we
 		if resp != nil {
 			defer resp.Body.Close()
 			text, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-			return nil, newUnexpectedResponseError(http.MethodGet, target, resp.StatusCode, text)
+			return nil, newUnexpectedResponseError(http.MethodGet, target, resp.StatusCode, resp.Header, text)
 		}
 		return nil, err
 	}

@@ -52,6 +52,11 @@ type Config struct {
 	// WaitTime is the default bound for blocking queries that set a
 	// WaitIndex but no WaitTime.
 	WaitTime time.Duration
+	// BackoffRetries is how many times a request the agent refused with
+	// 429 is sent again after the wait it names, for the requests that
+	// are safe to repeat (backoff.go); 0 means DefaultBackoffRetries,
+	// negative never.
+	BackoffRetries int
 }
 
 // DefaultConfig returns a configuration from the environment: NOMAD_ADDR
@@ -149,6 +154,9 @@ type request struct {
 	token  string
 	body   any
 	ctx    context.Context
+	// repeatable marks a request that may be sent again after a 429:
+	// reads, job registrations and scalings (backoff.go).
+	repeatable bool
 }
 
 // newRequest starts a request for path, which may carry its own query
@@ -192,20 +200,45 @@ func (c *Client) url(r *request) string {
 }
 
 // do sends the request and returns the response when the status is 2xx.
-// Any other status is read and returned as *UnexpectedResponseError.
+// Any other status is read and returned as *UnexpectedResponseError. A
+// repeatable request refused with 429 is sent again after the wait the
+// answer names, up to the configured number of times.
 func (c *Client) do(r *request) (*http.Response, time.Duration, error) {
-	var body io.Reader
+	var encoded []byte
 	switch b := r.body.(type) {
-	case nil:
-	case io.Reader:
-		body = b
+	case nil, io.Reader:
 	default:
 		buf, err := json.Marshal(b)
 		if err != nil {
 			return nil, 0, fmt.Errorf("encoding request body: %w", err)
 		}
-		body = bytes.NewReader(buf)
+		encoded = buf
 	}
+	_, stream := r.body.(io.Reader)
+	retries := 0
+	if r.repeatable && !stream {
+		retries = c.backoffRetries()
+	}
+	for attempt := 0; ; attempt++ {
+		var body io.Reader
+		if stream {
+			body = r.body.(io.Reader)
+		} else if encoded != nil {
+			body = bytes.NewReader(encoded)
+		}
+		resp, rtt, err := c.send(r, body)
+		wait, refused := RetryDelay(err)
+		if !refused || attempt >= retries {
+			return resp, rtt, err
+		}
+		if !sleepCtx(r.ctx, wait) {
+			return nil, rtt, r.ctx.Err()
+		}
+	}
+}
+
+// send makes one attempt of the request with body.
+func (c *Client) send(r *request, body io.Reader) (*http.Response, time.Duration, error) {
 	if _, hasWait := r.params["index"]; hasWait && r.params.Get("wait") == "" && c.config.WaitTime > 0 {
 		r.params.Set("wait", fmt.Sprintf("%dms", c.config.WaitTime.Milliseconds()))
 	}
@@ -230,7 +263,7 @@ func (c *Client) do(r *request) (*http.Response, time.Duration, error) {
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		defer resp.Body.Close()
 		text, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-		return nil, rtt, newUnexpectedResponseError(r.method, target, resp.StatusCode, text)
+		return nil, rtt, newUnexpectedResponseError(r.method, target, resp.StatusCode, resp.Header, text)
 	}
 	return resp, rtt, nil
 }
@@ -238,6 +271,7 @@ func (c *Client) do(r *request) (*http.Response, time.Duration, error) {
 // query performs a GET and decodes the JSON answer into out (when non-nil).
 func (c *Client) query(path string, out any, q *QueryOptions) (*QueryMeta, error) {
 	r := c.newRequest(http.MethodGet, path)
+	r.repeatable = true
 	q.apply(r)
 	resp, rtt, err := c.do(r)
 	if err != nil {
@@ -257,7 +291,18 @@ func (c *Client) query(path string, out any, q *QueryOptions) (*QueryMeta, error
 // write performs a PUT/POST/DELETE with an optional JSON body and decodes
 // the answer into out (when non-nil).
 func (c *Client) write(method, path string, in, out any, q *WriteOptions) (*WriteMeta, error) {
+	return c.writeRequest(method, path, in, out, q, false)
+}
+
+// repeatableWrite is write for a request that may be sent again after a
+// 429 (backoff.go says which).
+func (c *Client) repeatableWrite(method, path string, in, out any, q *WriteOptions) (*WriteMeta, error) {
+	return c.writeRequest(method, path, in, out, q, true)
+}
+
+func (c *Client) writeRequest(method, path string, in, out any, q *WriteOptions, repeatable bool) (*WriteMeta, error) {
 	r := c.newRequest(method, path)
+	r.repeatable = repeatable
 	r.body = in
 	q.apply(r)
 	resp, rtt, err := c.do(r)

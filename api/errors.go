@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 )
 
 // UnexpectedResponseError is returned when the server answers with a status
@@ -18,6 +19,10 @@ type UnexpectedResponseError struct {
 	// Method and URL identify the failed request.
 	Method string
 	URL    string
+	// RetryAfter is the answer's Retry-After in seconds, when
+	// HasRetryAfter (a 429 says how long to wait).
+	RetryAfter    time.Duration
+	HasRetryAfter bool
 }
 
 // Error renders the error the way Nomad's clients do, e.g.
@@ -47,13 +52,15 @@ func IsNotFound(err error) bool {
 
 // newUnexpectedResponseError builds the error from a response body that has
 // already been read.
-func newUnexpectedResponseError(method, url string, status int, body []byte) *UnexpectedResponseError {
-	return &UnexpectedResponseError{
+func newUnexpectedResponseError(method, url string, status int, header http.Header, body []byte) *UnexpectedResponseError {
+	e := &UnexpectedResponseError{
 		StatusCode: status,
 		Body:       strings.TrimSpace(string(body)),
 		Method:     method,
 		URL:        url,
 	}
+	e.RetryAfter, e.HasRetryAfter = parseRetryAfter(header)
+	return e
 }
 
 // headerError reports a response header the client could not parse.

@@ -201,7 +201,7 @@ func (j *Jobs) RegisterOpts(job *Job, opts *RegisterOptions, q *WriteOptions) (*
 		req.Submission = opts.Submission
 	}
 	var resp JobRegisterResponse
-	wm, err := j.client.write(http.MethodPut, "/v1/jobs", req, &resp, q)
+	wm, err := j.client.repeatableWrite(http.MethodPut, "/v1/jobs", req, &resp, q)
 	if err != nil {
 		return nil, nil, err
 	}

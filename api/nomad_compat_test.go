@@ -112,6 +112,9 @@ var extraFields = map[string]bool{
 	// Pausing every scheduler worker of a server is our extension.
 	"AgentSchedulerWorkerConfigRequest.paused":  true,
 	"AgentSchedulerWorkerConfigResponse.paused": true,
+	// The eval backlog limit (backpressure) is our extension; a write
+	// without it keeps the stored limit.
+	"SchedulerConfiguration.EvalBacklogLimit": true,
 }
 
 func compareWireType(t *testing.T, path string, ours, theirs reflect.Type, seen map[reflect.Type]bool) {

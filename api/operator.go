@@ -22,8 +22,14 @@ type SchedulerConfiguration struct {
 	// NodeLimitForFeasibilityChecks caps nodes scored for groups with
 	// affinities or spreads; 0 means 100.
 	NodeLimitForFeasibilityChecks uint
-	CreateIndex                   uint64
-	ModifyIndex                   uint64
+	// EvalBacklogLimit refuses job registrations, dispatches and scalings
+	// with 429 while the leader holds this many ready and blocked
+	// evaluations; 0 means no limit. Nomad has no such field, so its
+	// clients leave it out, and a write without it keeps the current
+	// limit.
+	EvalBacklogLimit *uint `json:",omitempty"`
+	CreateIndex      uint64
+	ModifyIndex      uint64
 }
 
 // PreemptionConfig enables preemption per scheduler type.

@@ -111,7 +111,7 @@ func (j *Jobs) Scale(jobID, group string, count *int, message string, error bool
 // ScaleWithRequest scales the job as req says.
 func (j *Jobs) ScaleWithRequest(jobID string, req *ScalingRequest, q *WriteOptions) (*JobRegisterResponse, *WriteMeta, error) {
 	var resp JobRegisterResponse
-	wm, err := j.client.write(http.MethodPut, "/v1/job/"+escape(jobID)+"/scale", req, &resp, q)
+	wm, err := j.client.repeatableWrite(http.MethodPut, "/v1/job/"+escape(jobID)+"/scale", req, &resp, q)
 	if err != nil {
 		return nil, nil, err
 	}

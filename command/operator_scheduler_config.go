@@ -70,7 +70,7 @@ func formatSchedulerConfig(s *api.SchedulerConfiguration) string {
 	if s.NodeLimitForFeasibilityChecks == 0 {
 		limit = fmt.Sprintf("%d (default)", defaultNodeLimitForFeasibilityChecks)
 	}
-	return formatKV([]string{
+	lines := []string{
 		"Scheduler Algorithm|" + s.SchedulerAlgorithm,
 		fmt.Sprintf("Memory Oversubscription|%t", s.MemoryOversubscriptionEnabled),
 		fmt.Sprintf("Reject Job Registration|%t", s.RejectJobRegistration),
@@ -80,8 +80,20 @@ func formatSchedulerConfig(s *api.SchedulerConfiguration) string {
 		fmt.Sprintf("Preemption Batch Scheduler|%t", s.PreemptionConfig.BatchSchedulerEnabled),
 		fmt.Sprintf("Preemption SysBatch Scheduler|%t", s.PreemptionConfig.SysBatchSchedulerEnabled),
 		"Node Limit For Feasibility Checks|" + limit,
-		fmt.Sprintf("Modify Index|%d", s.ModifyIndex),
-	})
+	}
+	// Only our servers report the limit; Nomad's output stays Nomad's.
+	if s.EvalBacklogLimit != nil {
+		lines = append(lines, "Eval Backlog Limit|"+formatEvalBacklogLimit(*s.EvalBacklogLimit))
+	}
+	return formatKV(append(lines, fmt.Sprintf("Modify Index|%d", s.ModifyIndex)))
+}
+
+// formatEvalBacklogLimit shows the limit, "none" for 0.
+func formatEvalBacklogLimit(limit uint) string {
+	if limit == 0 {
+		return "none"
+	}
+	return fmt.Sprint(limit)
 }
 
 // OperatorSchedulerSetConfigCommand changes the cluster scheduler
@@ -132,6 +144,11 @@ Scheduler Set Config Options:
   -node-limit-for-feasibility-checks=<n>
     How many feasible nodes are scored for groups with affinities or
     spreads; 0 means the default (100).
+
+  -eval-backlog-limit=<n>
+    Refuse job registrations, dispatches and scalings with HTTP 429 while
+    the leader holds n or more ready and blocked evaluations; 0 means no
+    limit.
 `)
 }
 
@@ -144,7 +161,7 @@ func (c *OperatorSchedulerSetConfigCommand) Synopsis() string {
 func (c *OperatorSchedulerSetConfigCommand) Run(args []string) int {
 	const name = "operator scheduler set-config"
 	var (
-		checkIndex, nodeLimit                         optionalUint
+		checkIndex, nodeLimit, backlogLimit           optionalUint
 		algorithm                                     string
 		memOversub, rejectReg, pauseBroker            optionalBool
 		preemptBatch, preemptService, preemptSysbatch optionalBool
@@ -161,6 +178,7 @@ func (c *OperatorSchedulerSetConfigCommand) Run(args []string) int {
 	fs.Var(&preemptSysbatch, "preempt-sysbatch-scheduler", "")
 	fs.Var(&preemptSystem, "preempt-system-scheduler", "")
 	fs.Var(&nodeLimit, "node-limit-for-feasibility-checks", "")
+	fs.Var(&backlogLimit, "eval-backlog-limit", "")
 	if !c.parseFlags(fs, args, name) {
 		return 1
 	}
@@ -173,7 +191,7 @@ func (c *OperatorSchedulerSetConfigCommand) Run(args []string) int {
 		return c.usageError(name, fmt.Sprintf("Invalid -scheduler-algorithm %q: must be %q or %q",
 			algorithm, api.SchedulerAlgorithmBinpack, api.SchedulerAlgorithmSpread))
 	}
-	changed := algorithm != "" || nodeLimit.set
+	changed := algorithm != "" || nodeLimit.set || backlogLimit.set
 	for _, b := range []*optionalBool{&memOversub, &rejectReg, &pauseBroker, &preemptBatch, &preemptService, &preemptSysbatch, &preemptSystem} {
 		changed = changed || b.set
 	}
@@ -207,6 +225,10 @@ func (c *OperatorSchedulerSetConfigCommand) Run(args []string) int {
 	preemptSystem.apply(&conf.PreemptionConfig.SystemSchedulerEnabled)
 	if nodeLimit.set {
 		conf.NodeLimitForFeasibilityChecks = uint(nodeLimit.value)
+	}
+	if backlogLimit.set {
+		limit := uint(backlogLimit.value)
+		conf.EvalBacklogLimit = &limit
 	}
 
 	if checkIndex.set {

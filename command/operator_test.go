@@ -109,9 +109,12 @@ Modify Index                      = 1`,
 			},
 			args: []string{"operator", "scheduler", "set-config", "-pause-eval-broker=false", "-preempt-system-scheduler=false",
 				"-preempt-batch-scheduler=true", "-preempt-sysbatch-scheduler=true", "-reject-job-registration=true",
-				"-node-limit-for-feasibility-checks=50"},
+				"-node-limit-for-feasibility-checks=50", "-eval-backlog-limit=500"},
 			check: func(t *testing.T, c testCluster, res cmdResult) {
 				conf := readSchedulerConfig(t, c)
+				if conf.EvalBacklogLimit == nil || *conf.EvalBacklogLimit != 500 {
+					t.Errorf("eval backlog limit = %v", conf.EvalBacklogLimit)
+				}
 				if conf.PauseEvalBroker || conf.PreemptionConfig.SystemSchedulerEnabled || !conf.PreemptionConfig.BatchSchedulerEnabled ||
 					!conf.PreemptionConfig.SysBatchSchedulerEnabled || !conf.RejectJobRegistration || conf.NodeLimitForFeasibilityChecks != 50 {
 					t.Errorf("config = %+v", conf)

@@ -32,6 +32,12 @@ type ClusterConfig struct {
 	// TLS serves TLS on the RPC port (RPC, streams and Raft, which then
 	// dials TLS too); nil serves plaintext only.
 	TLS *rpcnet.ListenerTLS
+	// RPCHandshakeTimeout bounds the wait for a connection's protocol
+	// byte and TLS handshake (rpcnet's FirstByteTimeout; 0: its default).
+	// RPCMaxConnsPerClient bounds the connections one client IP holds
+	// open (0: no limit).
+	RPCHandshakeTimeout  time.Duration
+	RPCMaxConnsPerClient int
 
 	// SerfAddr is where gossip listens ("host:port"; port 0 picks a free
 	// one); Config.SerfAdvertise what others dial. Empty runs no gossip:

@@ -78,6 +78,17 @@ func (e *endpointServer) BlockedEvals() endpoints.BlockedEvals {
 	return e.s.blockedEvals
 }
 
+func (e *endpointServer) EvalBacklog() int {
+	n := 0
+	if e.s.evalBroker != nil {
+		n += e.s.evalBroker.TotalReady()
+	}
+	if e.s.blockedEvals != nil {
+		n += e.s.blockedEvals.TotalBlocked()
+	}
+	return n
+}
+
 func (e *endpointServer) EnqueuePlan(plan *structs.Plan) (endpoints.PlanFuture, error) {
 	if e.s.planQueue == nil {
 		return nil, structs.ErrPlanQueueDisabled

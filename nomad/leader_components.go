@@ -40,6 +40,8 @@ type evalBroker interface {
 	// canceled. CancelableNotify signals when some were added.
 	Cancelable(batchSize int) []*structs.Evaluation
 	CancelableNotify() <-chan struct{}
+	// TotalReady counts the evals ready to be dequeued, every scheduler's.
+	TotalReady() int
 }
 
 // blockedEvalTracker is the leader's set of evals waiting for capacity
@@ -53,6 +55,8 @@ type blockedEvalTracker interface {
 	// GetDuplicates waits for evals that lost the one-blocked-eval-per-job
 	// rule and returns them; nil when ctx ends or timeout passes.
 	GetDuplicates(ctx context.Context, timeout time.Duration) []*structs.Evaluation
+	// TotalBlocked counts the tracked evals.
+	TotalBlocked() int
 }
 
 // planQueue is the leader's queue of plans for the plan applier

@@ -92,6 +92,17 @@ func (b *fakeEvalBroker) add(e *structs.Evaluation, restore bool) {
 	b.broadcastLocked()
 }
 
+// TotalReady counts the evals not yet dequeued, failed ones included.
+func (b *fakeEvalBroker) TotalReady() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	n := 0
+	for _, q := range b.ready {
+		n += len(q)
+	}
+	return n
+}
+
 func (b *fakeEvalBroker) Enqueue(e *structs.Evaluation) { b.add(e, false) }
 func (b *fakeEvalBroker) Restore(e *structs.Evaluation) { b.add(e, true) }
 
@@ -270,6 +281,12 @@ func (b *fakeBlockedEvals) Untrack(jobID, namespace string)                     
 func (b *fakeBlockedEvals) Unblock(class string, index uint64)                     {}
 func (b *fakeBlockedEvals) UnblockClassAndQuota(class, quota string, index uint64) {}
 func (b *fakeBlockedEvals) UnblockNode(nodeID string, index uint64)                {}
+
+func (b *fakeBlockedEvals) TotalBlocked() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.blocked)
+}
 
 func (b *fakeBlockedEvals) Reblock(e *structs.Evaluation, token string) {
 	b.mu.Lock()

@@ -67,6 +67,9 @@ func (s *Server) setupListener() error {
 		RaftAdvertise: raftAddr,
 		TLS:           c.TLS,
 		Logger:        s.logger,
+
+		FirstByteTimeout:  c.RPCHandshakeTimeout,
+		MaxConnsPerClient: c.RPCMaxConnsPerClient,
 	})
 	if err != nil {
 		ln.Close()

@@ -38,6 +38,9 @@ var serverOnlyFields = map[string]bool{
 	"structs.JobPlanResponse.Index":                     true, // the HTTP layer moves it to a header
 	"structs.TaskEvent.Signalling":                      true, // deprecated, see its comment
 	"structs.AllocMetric.ClosestNodes":                  true, // ours; Nomad's clients ignore it
+	// Our extension (backpressure); Nomad's clients ignore it, and the
+	// agent keeps the stored limit when a write leaves it out.
+	"structs.SchedulerConfiguration.EvalBacklogLimit": true,
 	// Nomad's servers send the ACL objects' hashes; its api package
 	// leaves them out.
 	"structs.ACLPolicy.Hash":         true,

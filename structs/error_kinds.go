@@ -19,9 +19,10 @@ import (
 // them, such as "No cluster leader" and "No path to region") and
 // RecoverError, the one place that reads an error's text, recognises it
 // there, or falls back on the status code. Nothing else parses error
-// text: rpcnet.DecodeError builds the caller's error from RecoverError,
-// and KindOf applies it to errors that arrive with no kind in their
-// chain.
+// text (but RetryAfterOf, which reads back the wait that a
+// BackpressureError's own text ends with): rpcnet.DecodeError builds the
+// caller's error from RecoverError, and KindOf applies it to errors that
+// arrive with no kind in their chain.
 //
 // Specific kinds (an unknown job, disabled registration) are also of a
 // general one (ErrNotFound, ErrPermissionDenied), so errors.Is finds
@@ -68,6 +69,11 @@ var (
 	ErrNackTimeoutReached = errors.New("evaluation nack timeout reached")
 	// ErrUnknownMethod: no endpoint serves the RPC method named.
 	ErrUnknownMethod = errors.New("unknown RPC method")
+	// ErrBackpressure: the leader holds more evaluations than the
+	// scheduler configuration's EvalBacklogLimit and refuses writes that
+	// would add one; nothing was written, retry later: 429. A
+	// *BackpressureError, whose text opens with this one's, says when.
+	ErrBackpressure = errors.New("too many evaluations waiting")
 
 	// ErrJobRegistrationOff: the scheduler configuration refuses job
 	// writes; of kind ErrPermissionDenied.
@@ -125,7 +131,7 @@ var (
 // first.
 var recognised = []error{
 	ErrNoLeader, ErrNoRegionPath, ErrBrokerDisabled, ErrPlanQueueDisabled, ErrSchedulerVersion,
-	ErrNotOutstanding, ErrTokenMismatch, ErrNackTimeoutReached, ErrUnknownMethod,
+	ErrNotOutstanding, ErrTokenMismatch, ErrNackTimeoutReached, ErrUnknownMethod, ErrBackpressure,
 	ErrJobRegistrationOff, ErrJobModifyIndex, ErrUnknownNode, ErrUnknownJob, ErrUnknownEval, ErrUnknownAlloc,
 	ErrUnknownDeployment, ErrRootKeyNotFound, ErrRootKeyActive, ErrACLDisabled, ErrACLTokenNotFound,
 	ErrACLTokenExpired, ErrACLPolicyNotFound, ErrACLRoleNotFound, ErrACLBootstrapDone, ErrNamespaceNotFound,
@@ -211,6 +217,8 @@ func HTTPStatus(kind error) int {
 		return http.StatusForbidden
 	case errors.Is(kind, ErrInvalid), errors.Is(kind, ErrConflict), errors.Is(kind, ErrNoRegionPath):
 		return http.StatusBadRequest
+	case errors.Is(kind, ErrBackpressure):
+		return http.StatusTooManyRequests
 	}
 	return 0
 }
@@ -236,6 +244,8 @@ func kindOfStatus(code int) error {
 		return ErrPermissionDenied
 	case http.StatusBadRequest:
 		return ErrInvalid
+	case http.StatusTooManyRequests:
+		return ErrBackpressure
 	}
 	return nil
 }

@@ -12,6 +12,15 @@ const (
 // a group has affinities or spreads and NodeLimitForFeasibilityChecks is 0.
 const DefaultNodeLimitForFeasibilityChecks = 100
 
+// DefaultEvalBacklogLimit is the EvalBacklogLimit of a new cluster. A
+// healthy cluster drains its broker within seconds and holds hundreds of
+// evals, rarely thousands; 100,000 is far above that (the largest
+// end-to-end benchmark, 100,000 one-allocation jobs registered at once,
+// reaches it only if scheduling stops altogether) yet bounds the broker
+// and the evals table to some hundreds of megabytes, where the clusters
+// that fell over held millions.
+const DefaultEvalBacklogLimit = 100_000
+
 // SchedulerConfiguration is the cluster-wide scheduler configuration,
 // stored in Raft so every server schedules by the same rules.
 type SchedulerConfiguration struct {
@@ -23,6 +32,12 @@ type SchedulerConfiguration struct {
 	// idle but writes continue to be accepted and queued.
 	PauseEvalBroker               bool
 	NodeLimitForFeasibilityChecks uint
+	// EvalBacklogLimit bounds the evaluations a flood can make the leader
+	// hold: once its broker's ready and blocked evals together pass it,
+	// job registrations, dispatches and scalings that would add one are
+	// refused with ErrBackpressure (HTTP 429) until the backlog drains.
+	// 0 is no limit. Nomad has no such field.
+	EvalBacklogLimit uint
 
 	CreateIndex uint64
 	ModifyIndex uint64
@@ -41,6 +56,7 @@ func DefaultSchedulerConfiguration() *SchedulerConfiguration {
 	return &SchedulerConfiguration{
 		SchedulerAlgorithm: SchedulerAlgorithmBinpack,
 		PreemptionConfig:   PreemptionConfig{SystemSchedulerEnabled: true},
+		EvalBacklogLimit:   DefaultEvalBacklogLimit,
 	}
 }
 

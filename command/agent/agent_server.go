@@ -55,6 +55,8 @@ func serverConfig(c *Config) *nomad.Config {
 		// port.
 		sc.Cluster.RPCAddr = listenAddr(c, c.Addresses.RPC, c.Ports.RPC)
 		sc.Cluster.SerfAddr = listenAddr(c, c.Addresses.Serf, c.Ports.Serf)
+		sc.Cluster.RPCHandshakeTimeout = c.Limits.RPCHandshakeTimeout
+		sc.Cluster.RPCMaxConnsPerClient = c.Limits.RPCMaxConnsPerClient
 	}
 	sc.Cluster.GossipKey = c.Server.EncryptKey
 	sc.ACLEnabled = c.ACL.Enabled

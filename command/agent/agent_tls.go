@@ -57,12 +57,14 @@ func (a *Agent) rpcListenerTLS() *rpcnet.ListenerTLS {
 	}
 }
 
-// httpListener serves HTTPS on ln when tls.http is on.
+// httpListener applies the limits block to ln, and serves HTTPS on it
+// when tls.http is on.
 func (a *Agent) httpListener(ln net.Listener) net.Listener {
-	if a.tls == nil || !a.config.TLS.HTTP {
-		return ln
+	var tlsConfig *tls.Config
+	if a.tls != nil && a.config.TLS.HTTP {
+		tlsConfig = a.tls.HTTPServerConfig()
 	}
-	return tls.NewListener(ln, a.tls.HTTPServerConfig())
+	return limitHTTPListener(ln, a.config.Limits, tlsConfig)
 }
 
 // reloadTLS re-reads the certificate files and the per-connection

@@ -405,6 +405,13 @@ func convertDrainSpec(in *api.DrainSpec) *structs.DrainStrategy {
 	return &structs.DrainStrategy{DrainSpec: structs.DrainSpec{Deadline: in.Deadline, IgnoreSystemJobs: in.IgnoreSystemJobs}}
 }
 
+func derefUint(p *uint) uint {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
 // convertSchedulerConfig turns the operator API's body into the stored
 // configuration.
 func convertSchedulerConfig(in *api.SchedulerConfiguration) structs.SchedulerConfiguration {
@@ -414,6 +421,7 @@ func convertSchedulerConfig(in *api.SchedulerConfiguration) structs.SchedulerCon
 		RejectJobRegistration:         in.RejectJobRegistration,
 		PauseEvalBroker:               in.PauseEvalBroker,
 		NodeLimitForFeasibilityChecks: in.NodeLimitForFeasibilityChecks,
+		EvalBacklogLimit:              derefUint(in.EvalBacklogLimit),
 		PreemptionConfig: structs.PreemptionConfig{
 			SystemSchedulerEnabled:   in.PreemptionConfig.SystemSchedulerEnabled,
 			SysBatchSchedulerEnabled: in.PreemptionConfig.SysBatchSchedulerEnabled,

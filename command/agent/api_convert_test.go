@@ -234,7 +234,7 @@ func TestConvertDrainAndSchedulerConfig(t *testing.T) {
 
 	got := convertSchedulerConfig(&api.SchedulerConfiguration{
 		SchedulerAlgorithm: "spread", MemoryOversubscriptionEnabled: true, RejectJobRegistration: true,
-		PauseEvalBroker: true, NodeLimitForFeasibilityChecks: 7,
+		PauseEvalBroker: true, NodeLimitForFeasibilityChecks: 7, EvalBacklogLimit: new(uint(9)),
 		PreemptionConfig: api.PreemptionConfig{SystemSchedulerEnabled: true, SysBatchSchedulerEnabled: true,
 			BatchSchedulerEnabled: true, ServiceSchedulerEnabled: true},
 		CreateIndex: 1, ModifyIndex: 2,

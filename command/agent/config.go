@@ -50,6 +50,8 @@ type Config struct {
 	// TLS is the `tls` block: HTTPS for the API, mutual TLS for the RPC
 	// port.
 	TLS tlsconf.Config `hcl:"tls,block"`
+	// Limits is the `limits` block (config_limits.go).
+	Limits Limits `hcl:"limits,block"`
 
 	// DevMode runs a server and a client in one process with in-memory
 	// state; set by -dev only.
@@ -163,12 +165,15 @@ type ServerConfig struct {
 
 // SchedulerConfigBlock is `server.default_scheduler_config`.
 type SchedulerConfigBlock struct {
-	SchedulerAlgorithm            string                `hcl:"scheduler_algorithm"`
-	MemoryOversubscriptionEnabled bool                  `hcl:"memory_oversubscription_enabled"`
-	RejectJobRegistration         bool                  `hcl:"reject_job_registration"`
-	PauseEvalBroker               bool                  `hcl:"pause_eval_broker"`
-	NodeLimitForFeasibilityChecks int                   `hcl:"node_limit_for_feasibility_checks"`
-	PreemptionConfig              PreemptionConfigBlock `hcl:"preemption_config,block"`
+	SchedulerAlgorithm            string `hcl:"scheduler_algorithm"`
+	MemoryOversubscriptionEnabled bool   `hcl:"memory_oversubscription_enabled"`
+	RejectJobRegistration         bool   `hcl:"reject_job_registration"`
+	PauseEvalBroker               bool   `hcl:"pause_eval_broker"`
+	NodeLimitForFeasibilityChecks int    `hcl:"node_limit_for_feasibility_checks"`
+	// EvalBacklogLimit is structs.SchedulerConfiguration's; 0 is no
+	// limit. Not Nomad's.
+	EvalBacklogLimit int                   `hcl:"eval_backlog_limit"`
+	PreemptionConfig PreemptionConfigBlock `hcl:"preemption_config,block"`
 }
 
 // PreemptionConfigBlock is `default_scheduler_config.preemption_config`.
@@ -188,6 +193,7 @@ func (b *SchedulerConfigBlock) SchedulerConfiguration() *structs.SchedulerConfig
 		RejectJobRegistration:         b.RejectJobRegistration,
 		PauseEvalBroker:               b.PauseEvalBroker,
 		NodeLimitForFeasibilityChecks: uint(b.NodeLimitForFeasibilityChecks),
+		EvalBacklogLimit:              uint(b.EvalBacklogLimit),
 		PreemptionConfig: structs.PreemptionConfig{
 			SystemSchedulerEnabled:   b.PreemptionConfig.SystemSchedulerEnabled,
 			SysBatchSchedulerEnabled: b.PreemptionConfig.SysBatchSchedulerEnabled,
@@ -334,6 +340,7 @@ func DefaultConfig() *Config {
 		BindAddr:   "0.0.0.0",
 		LogLevel:   "INFO",
 		Ports:      Ports{HTTP: DefaultHTTPPort, RPC: DefaultRPCPort, Serf: DefaultSerfPort},
+		Limits:     DefaultLimits(),
 		Server: ServerConfig{
 			NumSchedulers:          runtime.NumCPU(),
 			EnabledSchedulers:      worker.AllSchedulers(),
@@ -351,6 +358,7 @@ func DefaultConfig() *Config {
 			DefaultSchedulerConfig: SchedulerConfigBlock{
 				SchedulerAlgorithm: structs.SchedulerAlgorithmBinpack,
 				PreemptionConfig:   PreemptionConfigBlock{SystemSchedulerEnabled: true},
+				EvalBacklogLimit:   structs.DefaultEvalBacklogLimit,
 			},
 			ServerJoin:        ServerJoin{RetryInterval: 30 * time.Second},
 			PlanApplyPipeline: planapply.DefaultPipeline,

@@ -159,6 +159,7 @@ func TestConfig_FullFile(t *testing.T) {
 		SchedulerAlgorithm:            "spread",
 		MemoryOversubscriptionEnabled: true,
 		PreemptionConfig:              structs.PreemptionConfig{SystemSchedulerEnabled: true, BatchSchedulerEnabled: true},
+		EvalBacklogLimit:              structs.DefaultEvalBacklogLimit,
 	}, sc)
 
 	cl := c.Client

@@ -82,6 +82,7 @@ func (c *Config) Validate() error {
 	c.validateServer(p)
 	c.validateClient(p)
 	c.validateTelemetry(p)
+	c.Limits.validate(p)
 	for name := range c.Plugins {
 		if c.Plugins[name] == nil {
 			continue
@@ -178,6 +179,9 @@ func (c *Config) validateServer(p *configProblems) {
 	}
 	if sc.NodeLimitForFeasibilityChecks < 0 {
 		p.add("server.default_scheduler_config.node_limit_for_feasibility_checks", "must be >= 0, got %d", sc.NodeLimitForFeasibilityChecks)
+	}
+	if sc.EvalBacklogLimit < 0 {
+		p.add("server.default_scheduler_config.eval_backlog_limit", "must be >= 0 (0: no limit), got %d", sc.EvalBacklogLimit)
 	}
 }
 

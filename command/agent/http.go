@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"strconv"
 	"strings"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	metrics "github.com/hashicorp/go-metrics"
 
 	"github.com/opennomad/nomad/acl"
+	"github.com/opennomad/nomad/structs"
 	"github.com/opennomad/nomad/ui"
 )
 
@@ -94,11 +96,12 @@ func NewHTTPServer(cfg HTTPServerConfig) (*HTTPServer, error) {
 	return s, nil
 }
 
-// Handler returns the API handler, with gzip, request logging and
+// Handler returns the API handler, with gzip, request logging, the
+// per-client request rate of the limits block (http_limits.go) and
 // recovery from handler panics (a 500 answer, never a dropped
 // connection).
 func (s *HTTPServer) Handler() http.Handler {
-	return s.logRequests(s.recoverPanics(gzipHandler(s.mux)))
+	return s.logRequests(s.rateLimit(s.recoverPanics(gzipHandler(s.mux))))
 }
 
 // Start serves on ln in the background until Shutdown.
@@ -261,6 +264,9 @@ func (s *HTTPServer) wrap(fn handlerFunc) http.HandlerFunc {
 			if code >= 500 {
 				s.logger.Error("request failed", "method", r.Method, "path", r.URL.Path, "error", msg, "code", code)
 			}
+			if wait, ok := structs.RetryAfterOf(err); ok && code == http.StatusTooManyRequests {
+				setRetryAfter(w, wait)
+			}
 			writeError(w, code, msg)
 			return
 		}
@@ -300,6 +306,13 @@ func isPretty(r *http.Request) bool {
 		return false
 	}
 	return len(v) == 0 || v[0] == "" || v[0] == "true" || v[0] == "1"
+}
+
+// setRetryAfter tells a refused caller how long to wait, in whole
+// seconds rounded up (Retry-After has no finer unit), at least one.
+func setRetryAfter(w http.ResponseWriter, wait time.Duration) {
+	secs := max(int64((wait+time.Second-1)/time.Second), 1)
+	w.Header().Set("Retry-After", strconv.FormatInt(secs, 10))
 }
 
 func writeError(w http.ResponseWriter, code int, msg string) {

@@ -32,8 +32,10 @@ func codedError(code int, msg string) error { return &CodedError{Code: code, Msg
 //     status follows from the error's kind (structs.HTTPStatus): invalid
 //     requests, validation failures and conflicts such as failed
 //     check-index writes 400, unknown objects 404, permission denied
-//     (disabled registration among them) 403; errors of those kinds that
-//     arrive uncoded (structs.ClassifyError) get the same. A validation
+//     (disabled registration among them) 403, too many evaluations
+//     waiting (backpressure) 429, with Retry-After set by wrap; errors of
+//     those kinds that arrive uncoded (structs.ClassifyError) get the
+//     same. A validation
 //     error is answered with every problem (Nomad answers 500 here; a
 //     client error is a 400).
 //   - anything else, including "No cluster leader": 500.

@@ -36,6 +36,17 @@ func (s *HTTPServer) operatorSchedulerConfigRequest(w http.ResponseWriter, r *ht
 		if err := args.Config.Validate(); err != nil {
 			return nil, codedError(http.StatusBadRequest, err.Error())
 		}
+		if body.EvalBacklogLimit == nil {
+			// A client that does not know the field (Nomad's) must not
+			// lift the limit by leaving it out: keep the stored one. A
+			// concurrent change of the limit alone may be lost this way;
+			// a check-and-set write would fail instead.
+			limit, err := s.currentEvalBacklogLimit(r)
+			if err != nil {
+				return nil, err
+			}
+			args.Config.EvalBacklogLimit = limit
+		}
 		if cas := r.URL.Query().Get("cas"); cas != "" {
 			idx, err := strconv.ParseUint(cas, 10, 64)
 			if err != nil {
@@ -53,6 +64,23 @@ func (s *HTTPServer) operatorSchedulerConfigRequest(w http.ResponseWriter, r *ht
 		return out, nil
 	}
 	return nil, errInvalidMethod
+}
+
+// currentEvalBacklogLimit reads the stored scheduler configuration's
+// EvalBacklogLimit, with the request's region and token.
+func (s *HTTPServer) currentEvalBacklogLimit(r *http.Request) (uint, error) {
+	args := structs.GenericRequest{}
+	if err := s.parseQueryOptions(r, &args.QueryOptions); err != nil {
+		return 0, err
+	}
+	var out structs.SchedulerConfigurationResponse
+	if err := s.rpc.RPC("Operator.SchedulerGetConfiguration", &args, &out); err != nil {
+		return 0, err
+	}
+	if out.SchedulerConfig == nil {
+		return 0, nil
+	}
+	return out.SchedulerConfig.EvalBacklogLimit, nil
 }
 
 // operatorRaftConfigRequest serves GET /v1/operator/raft/configuration.

@@ -46,7 +46,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	defer httpClient.CloseIdleConnections()
 	clients := make([]*api.Client, len(cfg.Addresses))
 	for i, addr := range cfg.Addresses {
-		c, err := api.NewClient(&api.Config{Address: addr, HTTPClient: httpClient, SecretID: cfg.Token})
+		// The generator backs off on 429 itself, to count the refusals.
+		c, err := api.NewClient(&api.Config{Address: addr, HTTPClient: httpClient, SecretID: cfg.Token, BackoffRetries: -1})
 		if err != nil {
 			return nil, fmt.Errorf("load generator: server %q: %w", addr, err)
 		}
@@ -166,6 +167,7 @@ wait:
 	}
 	fill(res, track)
 	res.StreamReconnects = int(stream.reconnects.Load())
+	res.Throttled = int(track.throttled.Load())
 	return res, nil
 }
 
@@ -261,15 +263,34 @@ feed:
 	return err
 }
 
+// maxThrottled bounds the 429 answers one registration takes before the
+// run gives up on it: with waits of a second or more, minutes of a
+// server refusing, which is no longer a backlog draining.
+const maxThrottled = 200
+
 // register sends one job, retrying failures that are not the job's
-// fault.
+// fault. A 429 (the servers' backpressure, or an agent's rate limit) is
+// counted and waited out as its Retry-After says, with jitter, apart
+// from the few retries of other failures.
 func register(ctx context.Context, c *api.Client, job *api.Job, i int, track *tracker) error {
 	track.sent(i, time.Now())
+	throttled := 0
 	for attempt := 1; ; attempt++ {
 		_, _, err := c.Jobs().Register(job, nil)
 		if err == nil {
 			track.accepted(i, time.Now())
 			return nil
+		}
+		if wait, ok := api.RetryDelay(err); ok && throttled < maxThrottled {
+			throttled++
+			track.throttled.Add(1)
+			attempt--
+			select {
+			case <-time.After(wait):
+				continue
+			case <-ctx.Done():
+				return ctx.Err()
+			}
 		}
 		if code, ok := api.StatusCodeOf(err); ok && code >= 400 && code < 500 {
 			return fmt.Errorf("job %q refused: %w", *job.ID, err)

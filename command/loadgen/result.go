@@ -59,6 +59,10 @@ type Result struct {
 	// were then read through the API: their latencies are upper bounds.
 	StreamReconnects int
 	Reconciled       int
+	// Throttled counts registrations the servers answered 429 (too many
+	// evaluations waiting, or a rate limit); each was sent again after
+	// the wait the answer named.
+	Throttled int
 	// Incomplete is set when the run ended (timeout, cancel) before every
 	// allocation was seen.
 	Incomplete bool
@@ -127,6 +131,9 @@ func (r *Result) Report(w io.Writer) {
 	if r.StreamReconnects > 0 {
 		fmt.Fprintf(w, "event stream:    reopened %d times; %d jobs read back through the API (latencies are upper bounds)\n",
 			r.StreamReconnects, r.Reconciled)
+	}
+	if r.Throttled > 0 {
+		fmt.Fprintf(w, "backpressure:    %s registrations answered 429 and sent again after Retry-After\n", thousands(r.Throttled))
 	}
 	if r.Incomplete {
 		fmt.Fprintf(w, "INCOMPLETE:      the run ended before every allocation was seen\n")

@@ -3,6 +3,7 @@ package loadgen
 import (
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -44,6 +45,8 @@ type tracker struct {
 	first, lastCommit time.Time
 	evals             map[string]string
 	done              chan struct{}
+	// throttled counts registrations answered 429 (backpressure).
+	throttled atomic.Int64
 }
 
 func newTracker(prefix string, jobs, count int, waitRunning bool) *tracker {

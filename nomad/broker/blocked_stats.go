@@ -144,6 +144,14 @@ func (b *BlockedEvals) Stats() *BlockedStats {
 	}
 }
 
+// TotalBlocked is Stats().TotalBlocked without copying the rest: the
+// leader reads it on every write that adds an eval (backpressure).
+func (b *BlockedEvals) TotalBlocked() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.captured) + len(b.escaped)
+}
+
 // EmitStats publishes the tracker's gauges every period until ctx ends
 // (at once if period <= 0). The leader runs it in its own goroutine.
 func (b *BlockedEvals) EmitStats(ctx context.Context, period time.Duration) {

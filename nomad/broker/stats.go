@@ -67,6 +67,14 @@ func (b *Broker) Stats() *Stats {
 	return s
 }
 
+// TotalReady is Stats().TotalReady without copying the rest: the
+// leader reads it on every write that adds an eval (backpressure).
+func (b *Broker) TotalReady() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.stats.TotalReady
+}
+
 // EmitStats publishes the broker's gauges every period until ctx ends
 // (at once if period <= 0). The leader runs it in its own goroutine while
 // it leads.

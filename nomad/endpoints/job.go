@@ -181,6 +181,10 @@ func (j *Job) Register(args *structs.JobRegisterRequest, reply *structs.JobRegis
 		return err
 	} else if cfg != nil && cfg.RejectJobRegistration {
 		return structs.ErrJobRegistrationOff
+	} else if job.RequiresEval() {
+		if err := checkBackpressure(j.srv, cfg, "Job.Register"); err != nil {
+			return err
+		}
 	}
 	if args.EnforceIndex {
 		if err := fsm.CheckEnforceIndex(args.JobModifyIndex, existing); err != nil {

@@ -30,6 +30,8 @@ func (j *Job) Dispatch(args *structs.JobDispatchRequest, reply *structs.JobDispa
 		return err
 	} else if cfg != nil && cfg.RejectJobRegistration {
 		return structs.ErrJobRegistrationOff
+	} else if err := checkBackpressure(j.srv, cfg, "Job.Dispatch"); err != nil {
+		return err
 	}
 	ns := args.RequestNamespace()
 	parent, err := store.JobByID(nil, ns, args.JobID)

@@ -27,6 +27,11 @@ func (j *Job) Scale(args *structs.JobScaleRequest, reply *structs.JobRegisterRes
 		return err
 	} else if cfg != nil && cfg.RejectJobRegistration {
 		return structs.ErrJobRegistrationOff
+	} else if args.Count != nil {
+		// Only a count writes a new version and its eval.
+		if err := checkBackpressure(j.srv, cfg, "Job.Scale"); err != nil {
+			return err
+		}
 	}
 	if problems := args.Problems(); len(problems) > 0 {
 		return &structs.ValidationError{Problems: problems}

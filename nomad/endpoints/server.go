@@ -85,6 +85,11 @@ type Server interface {
 	// when this server runs none.
 	BlockedEvals() BlockedEvals
 
+	// EvalBacklog is the evaluations the leader holds waiting for a
+	// worker or for capacity: its broker's ready evals, across every
+	// scheduler, plus its blocked evals. 0 on a server that runs neither.
+	EvalBacklog() int
+
 	// EnqueuePlan queues a plan for the leader's plan applier and returns
 	// the handle its answer comes through: structs.ErrPlanQueueDisabled
 	// when this server runs no plan queue or does not lead.

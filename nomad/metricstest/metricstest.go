@@ -63,3 +63,20 @@ func Sample(t *testing.T, sink *metrics.InmemSink, name string) (int, float64) {
 	}
 	return count, sum
 }
+
+// Counter returns the sum of a counter's increments, over its labels
+// unless the name carries them.
+func Counter(t *testing.T, sink *metrics.InmemSink, name string) float64 {
+	t.Helper()
+	sum := 0.0
+	for _, iv := range sink.Data() {
+		iv.RLock()
+		for k, c := range iv.Counters {
+			if k == name || strings.HasPrefix(k, name+";") {
+				sum += c.Sum
+			}
+		}
+		iv.RUnlock()
+	}
+	return sum
+}

@@ -9,8 +9,14 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	metrics "github.com/hashicorp/go-metrics"
 	"github.com/hashicorp/yamux"
+
+	"github.com/opennomad/nomad/nomad/connlimit"
 )
+
+// metricConnRefused counts connections closed over the per-client limit.
+var metricConnRefused = []string{"nomad", "rpc", "conn_refused"}
 
 // ListenerConfig configures a Listener.
 type ListenerConfig struct {
@@ -28,8 +34,15 @@ type ListenerConfig struct {
 	// Raft ("10.0.0.1:4647"): the listener's own address unless set. Raft
 	// publishes it as this server's address, so a wildcard bind needs it.
 	RaftAdvertise net.Addr
-	// FirstByteTimeout bounds the wait for a connection's protocol byte.
+	// FirstByteTimeout bounds the wait for a connection's protocol byte,
+	// and for the TLS handshake and the byte inside it: the agent's
+	// limits.rpc_handshake_timeout. 10s when 0.
 	FirstByteTimeout time.Duration
+	// MaxConnsPerClient bounds the connections one client IP may hold
+	// open (limits.rpc_max_conns_per_client); a connection over it is
+	// closed at once and counted in nomad.rpc.conn_refused. Each Raft
+	// connection and multiplexed session counts as one. 0: no limit.
+	MaxConnsPerClient int
 	// KeepAliveInterval and WriteTimeout tune multiplexed sessions as in
 	// PoolConfig.
 	KeepAliveInterval time.Duration
@@ -93,6 +106,11 @@ func NewListener(ln net.Listener, cfg ListenerConfig) (*Listener, error) {
 	yc.ConnectionWriteTimeout = cfg.WriteTimeout
 	yc.LogOutput = nil
 	yc.Logger = cfg.Logger.StandardLogger(&hclog.StandardLoggerOptions{InferLevels: true})
+	ln = connlimit.NewListener(ln, cfg.MaxConnsPerClient, func(c net.Conn) {
+		metrics.IncrCounter(metricConnRefused, 1)
+		cfg.Logger.Named("rpc_listener").Warn("closing a connection over rpc_max_conns_per_client",
+			"remote", c.RemoteAddr(), "limit", cfg.MaxConnsPerClient)
+	})
 	return &Listener{
 		ln:     ln,
 		cfg:    cfg,
