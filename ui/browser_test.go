@@ -130,6 +130,9 @@ func TestBrowser(t *testing.T) {
 			chromedp.Navigate(d.addr+"/ui/jobs/huge@default"),
 			chromedp.WaitVisible(chromedp.CSS("#s-placement-failures")),
 			textContains(".failure .reason", "memory"),
+			// The agent's own node came closest; it lacked memory.
+			textContains(".failure .closest", "ui-test lacked"),
+			textContains(".failure .closest", "MB memory"),
 			chromedp.Navigate(d.addr+"/ui/evaluations/"+evalID),
 			textContains(".failure", "not placed"),
 			textContains(".failure .reason", "resources exhausted: memory"),

@@ -248,9 +248,15 @@ func TestRealServer_Nodes(t *testing.T) {
 	_, body = ra.do("GET", "/v1/node/"+node.ID, "")
 	var got api.Node
 	must.NoError(t, json.Unmarshal([]byte(body), &got))
-	must.NotNil(t, got.DrainStrategy)
+	// The node holds no allocations, so the drainer may finish the drain
+	// before this read: then the drain is recorded as complete instead.
+	if got.DrainStrategy == nil {
+		must.NotNil(t, got.LastDrain, must.Sprint("a drain neither running nor recorded"))
+		must.Eq(t, api.DrainStatusComplete, got.LastDrain.Status)
+	} else {
+		must.StrContains(t, body, `"Drain":true`)
+	}
 	must.Eq(t, "ineligible", got.SchedulingEligibility)
-	must.StrContains(t, body, `"Drain":true`)
 
 	resp, body = ra.do("POST", "/v1/node/"+node.ID+"/drain", `{"DrainSpec": null, "MarkEligible": true}`)
 	must.Eq(t, http.StatusOK, resp.StatusCode, must.Sprint(body))

@@ -1,6 +1,19 @@
 // Placement failures: why the scheduler could not place a task group,
 // from an evaluation's (or a plan's) FailedTGAllocs metrics.
-import { h, table } from './dom.js';
+import { h, table, nodeHref } from './dom.js';
+
+// lacked lists what a node lacked: "200 MHz CPU, 512 MB memory".
+function lacked(c) {
+  return [c.CPU > 0 ? `${c.CPU} MHz CPU` : '', c.MemoryMB > 0 ? `${c.MemoryMB} MB memory` : '', c.DiskMB > 0 ? `${c.DiskMB} MB disk` : '']
+    .filter(Boolean).join(', ');
+}
+
+// closest shows the nodes that came closest to taking the placement.
+function closest(list) {
+  if (!(list || []).length) return null;
+  return h('div', { class: 'why closest' }, h('h4', {}, 'Nodes that came closest'),
+    h('ul', {}, list.map((c) => h('li', {}, h('a', { href: nodeHref(c.NodeID) }, c.NodeName || c.NodeID.slice(0, 8)), ` lacked ${lacked(c)}`))));
+}
 
 function counts(title, m, what) {
   const rows = Object.entries(m || {}).sort((a, b) => b[1] - a[1]);
@@ -42,6 +55,7 @@ export function failures(failed) {
         { label: 'Exhausted', cell: (x) => x.NodesExhausted, class: 'num' },
         { label: 'Available by datacenter', cell: (x) => Object.entries(x.NodesAvailable || {}).map(([dc, n]) => `${dc}: ${n}`).join(', ') || '—' },
       ], [m], { rowHeader: false, caption: `Node counts for group ${tg}` }),
+      closest(m.ClosestNodes),
       counts('Exhausted dimension', m.DimensionExhausted, 'node'),
       counts('Filtered by constraint', m.ConstraintFiltered, 'node'),
       counts('Filtered by class', m.ClassFiltered, 'node'),
