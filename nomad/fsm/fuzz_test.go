@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/hashicorp/raft"
+	"github.com/shoenig/test/must"
 
 	"github.com/opennomad/nomad/structs"
 	"github.com/opennomad/nomad/structs/mock"
@@ -142,5 +143,22 @@ func TestFuzzApplyEntrySeedsEveryType(t *testing.T) {
 		if _, ok := reqs[typ]; !ok {
 			t.Errorf("no FuzzApplyEntry seed for %s", typ)
 		}
+	}
+}
+
+// A job entry holding a nil task group or task (found by FuzzApplyEntry:
+// the job summary walked the groups and panicked) is refused and
+// skipped, and the state is left as it was.
+func TestFSM_JobRegisterWithNilPartsIsSkipped(t *testing.T) {
+	for name, job := range map[string]*structs.Job{
+		"nil group": {ID: "x", Namespace: "default", TaskGroups: []*structs.TaskGroup{nil}},
+		"nil task":  {ID: "x", Namespace: "default", TaskGroups: []*structs.TaskGroup{{Name: "g", Tasks: []*structs.Task{nil}}}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			f, _ := newTestFSM(t)
+			err := mustFail(t, f, 5, structs.JobRegisterRequestType, &structs.JobRegisterRequest{Job: job})
+			must.ErrorIs(t, err, structs.ErrInvalid)
+			mustApply(t, f, 6, structs.NodeRegisterRequestType, &structs.NodeRegisterRequest{Node: mock.Node()})
+		})
 	}
 }
