@@ -87,6 +87,9 @@ func (r *rpcRegistry) register(name string, rcvr interface{}, rules endpoints.Ru
 func (s *Server) call(method string, m *rpcMethod, argv, replyv reflect.Value) error {
 	metrics.IncrCounterWithLabels([]string{"nomad", "rpc", "request"}, 1,
 		[]metrics.Label{{Name: "method", Value: method}})
+	if err := checkRPCArgs(method, argv); err != nil {
+		return structs.ClassifyError(err)
+	}
 	if err := s.authorize(m.rule, argv); err != nil {
 		metrics.IncrCounterWithLabels([]string{"nomad", "rpc", "request_denied"}, 1,
 			[]metrics.Label{{Name: "method", Value: method}})
@@ -100,6 +103,17 @@ func (s *Server) call(method string, m *rpcMethod, argv, replyv reflect.Value) e
 	metrics.IncrCounterWithLabels([]string{"nomad", "rpc", "request_error"}, 1,
 		[]metrics.Label{{Name: "method", Value: method}})
 	return structs.ClassifyError(err)
+}
+
+// checkRPCArgs refuses a nil request for a method taking a pointer: a
+// msgpack nil body decodes to one, and every method reads its request
+// (its token first), so it would panic on the goroutine serving the
+// request and take the whole server down.
+func checkRPCArgs(method string, argv reflect.Value) error {
+	if argv.Kind() == reflect.Pointer && argv.IsNil() {
+		return fmt.Errorf("%w: RPC %s: the request is empty", structs.ErrInvalid, method)
+	}
+	return nil
 }
 
 // RPC calls an endpoint in process, as a remote caller would over the

@@ -17,10 +17,7 @@ func (s *Server) authorize(rule endpoints.Rule, argv reflect.Value) error {
 	if !rule.ChecksToken() {
 		return nil
 	}
-	info, ok := argv.Interface().(structs.AuthInfo)
-	if !ok && argv.CanAddr() {
-		info, ok = argv.Addr().Interface().(structs.AuthInfo)
-	}
+	info, ok := rpcAuthInfo(argv)
 	if !ok {
 		// The registry refuses such a method at start; never reached.
 		return structs.ErrPermissionDenied
@@ -33,6 +30,16 @@ func (s *Server) authorize(rule endpoints.Rule, argv reflect.Value) error {
 		return structs.ErrPermissionDenied
 	}
 	return nil
+}
+
+// rpcAuthInfo is the token and namespace an RPC argument carries, if its
+// type carries them (a value argument through its address).
+func rpcAuthInfo(argv reflect.Value) (structs.AuthInfo, bool) {
+	info, ok := argv.Interface().(structs.AuthInfo)
+	if !ok && argv.CanAddr() {
+		info, ok = argv.Addr().Interface().(structs.AuthInfo)
+	}
+	return info, ok
 }
 
 // ResolveACL returns what the token with secretID may do: everything

@@ -138,6 +138,9 @@ func (tx *Txn) UpsertJob(job *structs.Job) error {
 	if job.Namespace == "" {
 		return fmt.Errorf("job %q: Namespace is required", job.ID)
 	}
+	if err := nilJobParts(job); err != nil {
+		return err
+	}
 	existing, err := jobByID(tx.txn, nil, job.Namespace, job.ID)
 	if err != nil {
 		return err
@@ -321,4 +324,23 @@ func (s *StateStore) DeleteJob(index uint64, namespace, id string) error {
 // Txn.UpdateJobStability.
 func (s *StateStore) UpdateJobStability(index uint64, namespace, id string, version uint64, stable bool) error {
 	return s.WithWriteTxn(index, func(tx *Txn) error { return tx.UpdateJobStability(namespace, id, version, stable) })
+}
+
+// nilJobParts refuses a job holding a nil task group or task. Writers
+// never make one (the agent refuses null entries, validation names
+// them), but a log entry is read as it is: the summary and every later
+// reader of the job walk its groups and tasks, and a nil one there
+// would panic the FSM on every server replaying the entry.
+func nilJobParts(job *structs.Job) error {
+	for i, tg := range job.TaskGroups {
+		if tg == nil {
+			return fmt.Errorf("%w: job %q: task group %d is nil", structs.ErrInvalid, job.ID, i)
+		}
+		for j, t := range tg.Tasks {
+			if t == nil {
+				return fmt.Errorf("%w: job %q: group %q: task %d is nil", structs.ErrInvalid, job.ID, tg.Name, j)
+			}
+		}
+	}
+	return nil
 }
