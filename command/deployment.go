@@ -70,6 +70,16 @@ func formatDeploymentList(list []*api.Deployment, length int) string {
 	return formatList(rows)
 }
 
+// formatDeploymentFull is a deployment's key/value block and, when it has
+// groups, its "Deployed" table.
+func formatDeploymentFull(d *api.Deployment, length int) string {
+	out := formatDeploymentKV(d, length, true)
+	if len(d.TaskGroups) > 0 {
+		out += "\n\nDeployed\n" + formatDeploymentGroups(d)
+	}
+	return out
+}
+
 // DeploymentListCommand lists deployments.
 type DeploymentListCommand struct {
 	Meta
@@ -204,10 +214,7 @@ func (c *DeploymentStatusCommand) Run(args []string) int {
 	if follow {
 		return newEvalMonitor(&c.Meta, client, verbose).followDeployment(d.ID)
 	}
-	c.Ui.Output(formatDeploymentKV(d, length, true))
-	if len(d.TaskGroups) > 0 {
-		c.Ui.Output("\nDeployed\n" + formatDeploymentGroups(d))
-	}
+	c.Ui.Output(formatDeploymentFull(d, length))
 	return 0
 }
 
@@ -431,10 +438,7 @@ func (c *JobDeploymentsCommand) Run(args []string) int {
 			c.Ui.Output(fmt.Sprintf("No deployment found for job %q", jobID))
 			return 0
 		}
-		c.Ui.Output(formatDeploymentKV(d, length, true))
-		if len(d.TaskGroups) > 0 {
-			c.Ui.Output("\nDeployed\n" + formatDeploymentGroups(d))
-		}
+		c.Ui.Output(formatDeploymentFull(d, length))
 		return 0
 	}
 	list, _, err := client.Jobs().Deployments(jobID, all, c.query())
