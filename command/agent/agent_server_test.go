@@ -23,7 +23,7 @@ import (
 // event broker.
 
 type realAgent struct {
-	t     *testing.T
+	t     testing.TB
 	agent *Agent
 	base  string
 	// mgmt is the management secret when the test bootstrapped ACLs.

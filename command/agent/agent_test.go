@@ -63,7 +63,7 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
-func devConfig(t *testing.T) *Config {
+func devConfig(t testing.TB) *Config {
 	c, err := LoadConfig([]string{"-dev", "-node", "a1"}, io.Discard)
 	must.NoError(t, err)
 	c.Ports.HTTP = 0

@@ -14,7 +14,7 @@ import (
 )
 
 // execClient is Nomad's own api package pointed at the agent.
-func execClient(t *testing.T, ra *realAgent) *nomadapi.Client {
+func execClient(t testing.TB, ra *realAgent) *nomadapi.Client {
 	t.Helper()
 	c, err := nomadapi.NewClient(&nomadapi.Config{Address: ra.base})
 	must.NoError(t, err)

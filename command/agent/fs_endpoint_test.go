@@ -29,7 +29,7 @@ func startClientAgent(t *testing.T) (*realAgent, *structs.Allocation) {
 // mock_driver and raw_exec, changed by mod when set, and places one alloc
 // whose task "web" runs under driver with config. It returns once the
 // alloc runs. With ACLs on, it bootstraps them (the secret is ra.mgmt).
-func startClientAgentRunning(t *testing.T, driver string, config map[string]interface{}, mod func(*Config)) (*realAgent, *structs.Allocation) {
+func startClientAgentRunning(t testing.TB, driver string, config map[string]interface{}, mod func(*Config)) (*realAgent, *structs.Allocation) {
 	t.Helper()
 	cfg := devConfig(t)
 	cfg.LogLevel = "WARN"
