@@ -16,9 +16,11 @@ const (
 	invMinority     = "partitioned minority never commits"
 	invRecovery     = "cluster recovers after each fault"
 	invServersUp    = "servers stay up (no exit but SIGKILL)"
+	invMajority     = "majority elects a leader while the leader is cut off"
+	invNodes        = "vanished nodes go down, and every node is ready at the end"
 )
 
-var invariants = []string{invAcknowledged, invAllocCount, invOvercommit, invEvalsSettle, invConverge, invMinority, invRecovery, invServersUp}
+var invariants = []string{invAcknowledged, invAllocCount, invOvercommit, invEvalsSettle, invConverge, invMinority, invRecovery, invServersUp, invMajority, invNodes}
 
 // violation is one broken invariant, with what showed it.
 type violation struct {
@@ -75,9 +77,22 @@ func (vd *verdict) checkAcknowledged(v *view, jobs []jobRecord) {
 // allocations, or fewer with a blocked evaluation that explains why, and
 // never two live allocations of one name; a stopped job has none.
 func (vd *verdict) checkAllocs(v *view) {
+	vd.checkDuplicates(v)
 	live, blocked := v.liveAllocs(), v.blocked()
 	for id, j := range v.jobs {
 		allocs := live[id]
+		want := groupCount(j)
+		if deref(j.Stop) {
+			want = 0
+		}
+		ok := len(allocs) == want || (len(allocs) < want && blocked[id])
+		vd.check(invAllocCount, v.server, ok, "job %s: %d live allocations, count %d, blocked evaluation %t", id, len(allocs), want, blocked[id])
+	}
+}
+
+// checkDuplicates: no job has two live allocations of one name.
+func (vd *verdict) checkDuplicates(v *view) {
+	for id, allocs := range v.liveAllocs() {
 		names := map[string]int{}
 		for _, a := range allocs {
 			names[a.Name]++
@@ -90,12 +105,14 @@ func (vd *verdict) checkAllocs(v *view) {
 		}
 		sort.Strings(dup)
 		vd.check(invAllocCount, v.server, len(dup) == 0, "job %s: live allocations share names %s", id, strings.Join(dup, ", "))
-		want := groupCount(j)
-		if deref(j.Stop) {
-			want = 0
-		}
-		ok := len(allocs) == want || (len(allocs) < want && blocked[id])
-		vd.check(invAllocCount, v.server, ok, "job %s: %d live allocations, count %d, blocked evaluation %t", id, len(allocs), want, blocked[id])
+	}
+}
+
+// checkNodesReady: once every simulator runs again, every node is
+// ready.
+func (vd *verdict) checkNodesReady(v *view) {
+	for _, n := range v.nodes {
+		vd.check(invNodes, v.server, n.Status == "ready", "node %s (%s) is %s at the end", n.Name, n.ID, n.Status)
 	}
 }
 

@@ -115,3 +115,12 @@ func TestCheckConvergedAndMinority(t *testing.T) {
 	must.Eq(t, invMinority, vd.violations[0].Invariant)
 	must.Eq(t, 2, vd.checked[invMinority])
 }
+
+func TestCheckNodesReady(t *testing.T) {
+	v := &view{server: "s1", nodes: []*api.NodeListStub{{ID: "n1", Name: "steady-1", Status: "ready"}, {ID: "n2", Name: "flaky-1", Status: "down"}}}
+	vd := newVerdict()
+	vd.checkNodesReady(v)
+	must.Eq(t, 2, vd.checked[invNodes])
+	must.Len(t, 1, vd.violations)
+	must.StrContains(t, vd.violations[0].Detail, "flaky-1")
+}

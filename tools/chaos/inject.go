@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -61,6 +62,7 @@ func (in *injector) run(ctx context.Context, faults []fault, deadline time.Time)
 		if err := in.restartExited(fmt.Sprintf("during fault %d (%s)", i+1, f.Kind)); err != nil {
 			return err
 		}
+		in.checkPlacements(i, f)
 		in.mu.Lock()
 		in.injected[f.Kind]++
 		in.mu.Unlock()
@@ -102,7 +104,16 @@ func (in *injector) inject(ctx context.Context, f fault, i int, s *server) error
 			sleep(ctx, 2*time.Second)
 			done <- in.probe(s, i, start.Add(f.Hold))
 		}()
-		sleep(ctx, f.Hold)
+		if f.Kind == partitionLeader {
+			// The partition must be real: the others elect a leader
+			// among themselves while it lasts.
+			elected := in.majorityLeader(ctx, s, start.Add(f.Hold))
+			in.vd.check(invMajority, s.name, elected != nil, "isolated for %s, and the other servers elected no leader", f.Hold)
+			if elected != nil {
+				fmt.Fprintf(in.out, "chaos:          the others elected %s in %s\n", elected.name, time.Since(start).Round(10*time.Millisecond))
+			}
+		}
+		sleep(ctx, time.Until(start.Add(f.Hold)))
 		p := <-done
 		in.c.net.heal()
 		in.vd.check(invMinority, s.name, !p.Acked, "job %s written to the isolated server was acknowledged", p.JobID)
@@ -125,11 +136,64 @@ func (in *injector) inject(ctx context.Context, f fault, i int, s *server) error
 		if in.c.flaky == nil {
 			return nil
 		}
+		start := time.Now()
 		in.c.flaky.signal(syscall.SIGSTOP)
-		sleep(ctx, f.Hold)
+		down := in.flakyDown(ctx, start.Add(f.Hold))
+		in.vd.check(invNodes, "", down, "the flaky nodes were gone for %s and not marked down", f.Hold)
+		sleep(ctx, time.Until(start.Add(f.Hold)))
 		in.c.flaky.signal(syscall.SIGCONT)
 	}
 	return nil
+}
+
+// majorityLeader waits until every server but isolated names one leader
+// other than isolated, and returns it; nil if that did not happen by
+// until.
+func (in *injector) majorityLeader(ctx context.Context, isolated *server, until time.Time) *server {
+	for time.Now().Before(until) && ctx.Err() == nil {
+		var leader string
+		agreed := true
+		for _, s := range in.c.servers {
+			if s == isolated {
+				continue
+			}
+			l, err := s.api(time.Second).Status().Leader()
+			if err != nil || l == "" || l == isolated.proxy.addr() || (leader != "" && l != leader) {
+				agreed = false
+				break
+			}
+			leader = l
+		}
+		if agreed {
+			return in.c.leaderOf(leader)
+		}
+		sleep(ctx, 100*time.Millisecond)
+	}
+	return nil
+}
+
+// flakyDown waits until the leader lists every flaky node as down;
+// false if that did not happen by until.
+func (in *injector) flakyDown(ctx context.Context, until time.Time) bool {
+	for time.Now().Before(until) && ctx.Err() == nil {
+		if l := in.c.agreedLeader(); l != nil {
+			nodes, _, err := l.api(2 * time.Second).Nodes().List(nil)
+			flaky, down := 0, 0
+			for _, n := range nodes {
+				if strings.HasPrefix(n.Name, "flaky-") {
+					flaky++
+					if n.Status == "down" {
+						down++
+					}
+				}
+			}
+			if err == nil && flaky > 0 && down == flaky {
+				return true
+			}
+		}
+		sleep(ctx, 250*time.Millisecond)
+	}
+	return false
 }
 
 // probe registers a job through the isolated server s. The partition
@@ -142,6 +206,24 @@ func (in *injector) probe(s *server, i int, heal time.Time) probe {
 	p.Acked = err == nil
 	p.Final = sent.Add(max(timeout, rpcHold)).Before(heal)
 	return p
+}
+
+// checkPlacements checks, on every server that answers, what must hold
+// at every moment of committed state and not only at the end: no node
+// overcommitted, no two live allocations of one name.
+func (in *injector) checkPlacements(i int, f fault) {
+	for _, s := range in.c.servers {
+		v, err := readPlacements(s)
+		if err != nil {
+			continue // down or stalled: judged at the end
+		}
+		before := len(in.vd.violations)
+		in.vd.checkOvercommit(v)
+		in.vd.checkDuplicates(v)
+		for j := before; j < len(in.vd.violations); j++ {
+			in.vd.violations[j].Detail += fmt.Sprintf(" (after fault %d, %s)", i+1, f.Kind)
+		}
+	}
 }
 
 // restartExited checks that every server still runs (a server the

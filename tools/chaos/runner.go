@@ -110,6 +110,7 @@ func runChaos(ctx context.Context, o *options, out io.Writer) (*result, error) {
 		vd.checkOvercommit(v)
 		vd.checkEvals(v)
 		vd.checkMinority(v, in.probes)
+		vd.checkNodesReady(v)
 	}
 	return res, nil
 }
@@ -219,7 +220,7 @@ func (r *result) print(w io.Writer) {
 		bad[v.Invariant]++
 	}
 	for _, inv := range invariants {
-		fmt.Fprintf(w, "  %-45s %6d  %d\n", inv, r.verdict.checked[inv], bad[inv])
+		fmt.Fprintf(w, "  %-60s %6d  %d\n", inv, r.verdict.checked[inv], bad[inv])
 	}
 	fmt.Fprintf(w, "violations: %d\n", len(r.verdict.violations))
 	for _, v := range r.verdict.violations {

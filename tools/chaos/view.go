@@ -56,6 +56,22 @@ func readView(s *server) (*view, error) {
 	return v, nil
 }
 
+// readPlacements reads only s's allocations and nodes, for the checks
+// made after every fault.
+func readPlacements(s *server) (*view, error) {
+	c := s.api(5 * time.Second)
+	v := &view{server: s.name}
+	var err error
+	opts := &api.QueryOptions{AllowStale: true, Params: map[string]string{"resources": "true"}}
+	if v.allocs, _, err = c.Allocations().List(opts); err != nil {
+		return nil, err
+	}
+	if v.nodes, _, err = c.Nodes().List(opts); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
 // digest summarises the objects and their modify indexes, to compare
 // servers: equal digests mean the same jobs, allocations, evaluations
 // and nodes at the same versions.
