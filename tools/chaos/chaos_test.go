@@ -44,7 +44,7 @@ func testMain(m *testing.M) int {
 func TestShortRun(t *testing.T) {
 	o := &options{
 		bin: nomadBin, servers: 3, seed: 1,
-		sched:    scheduleConfig{Kills: 3, Partitions: 1, Stops: 1, Flaps: 1, FlapHold: 10 * time.Second},
+		sched:    scheduleConfig{Kills: 3, Partitions: 1, Stops: 1, Flaps: 1, FlapHold: 12 * time.Second},
 		duration: 5 * time.Minute, nodes: 6, flakyNodes: 2, workers: 2, settle: 60 * time.Second,
 	}
 	want := map[faultKind]int{killLeader: 2, killFollower: 1, stopServer: 1, partitionLeader: 1, nodeFlap: 1}

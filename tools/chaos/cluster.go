@@ -104,7 +104,7 @@ server {
   bootstrap_expect        = %d
   min_heartbeat_ttl       = "2s"
   heartbeat_grace         = "3s"
-  failover_heartbeat_ttl  = "8s"
+  failover_heartbeat_ttl  = "5s"
   raft_snapshot_threshold = 200
   raft_snapshot_interval  = "3s"
   raft_trailing_logs      = 1000

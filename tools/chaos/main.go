@@ -101,9 +101,9 @@ func parseOptions(args []string) (*options, error) {
 	if o.flakyNodes == 0 {
 		o.sched.Flaps = 0
 	}
-	// Past the 2 s heartbeat TTL, 3 s grace and jitter: the nodes are
-	// marked down before they return.
-	o.sched.FlapHold = 10 * time.Second
+	// Past the heartbeat TTL (2 s, or 5 s right after an election), the
+	// 3 s grace and jitter: the nodes are marked down before they return.
+	o.sched.FlapHold = 12 * time.Second
 	o.seed = uint64(*seed)
 	if *seed == 0 {
 		o.seed = uint64(time.Now().UnixNano() % 1_000_000_000)

@@ -40,7 +40,7 @@ func TestParseOptions(t *testing.T) {
 	must.NoError(t, writeFile(bin))
 	o, err := parseOptions([]string{"-nomad", bin, "-kills", "100", "-partitions", "20", "-seed", "9"})
 	must.NoError(t, err)
-	must.Eq(t, scheduleConfig{Kills: 100, Partitions: 20, Stops: 10, Delays: 5, Flaps: 10, FlapHold: 10 * time.Second}, o.sched)
+	must.Eq(t, scheduleConfig{Kills: 100, Partitions: 20, Stops: 10, Delays: 5, Flaps: 10, FlapHold: 12 * time.Second}, o.sched)
 	must.Eq(t, uint64(9), o.seed)
 
 	o, err = parseOptions([]string{"-nomad", bin, "-kills", "0", "-partitions", "0", "-stops", "0"})
