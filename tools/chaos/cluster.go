@@ -253,7 +253,7 @@ func (c *cluster) waitHealthy(ctx context.Context, timeout time.Duration) (*serv
 	}
 }
 
-// followers returns the running servers other than leader.
+// followers returns the servers other than leader.
 func (c *cluster) followers(leader *server) []*server {
 	var out []*server
 	for _, s := range c.servers {

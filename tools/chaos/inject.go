@@ -104,6 +104,12 @@ func (in *injector) inject(ctx context.Context, f fault, i int, s *server) error
 			sleep(ctx, 2*time.Second)
 			done <- in.probe(s, i, start.Add(f.Hold))
 		}()
+		// Whatever the isolated server can still apply was committed
+		// before the cut; half a second later every server has applied
+		// at least that much, and the highest of their indexes bounds
+		// what the isolated server may ever reach while cut off.
+		sleep(ctx, 500*time.Millisecond)
+		bound, boundOK := in.highestApplied()
 		if f.Kind == partitionLeader {
 			// The partition must be real: the others elect a leader
 			// among themselves while it lasts.
@@ -115,6 +121,9 @@ func (in *injector) inject(ctx context.Context, f fault, i int, s *server) error
 		}
 		sleep(ctx, time.Until(start.Add(f.Hold)))
 		p := <-done
+		if last, err := appliedIndex(s); err == nil && boundOK {
+			in.vd.check(invMinority, s.name, last <= bound, "applied index %d while cut off, past %d, the highest any server had applied when the cut began", last, bound)
+		}
 		in.c.net.heal()
 		in.vd.check(invMinority, s.name, !p.Acked, "job %s written to the isolated server was acknowledged", p.JobID)
 		in.mu.Lock()
@@ -144,6 +153,19 @@ func (in *injector) inject(ctx context.Context, f fault, i int, s *server) error
 		in.c.flaky.signal(syscall.SIGCONT)
 	}
 	return nil
+}
+
+// highestApplied is the highest applied index of the servers that
+// answer; false when none does.
+func (in *injector) highestApplied() (uint64, bool) {
+	var hi uint64
+	ok := false
+	for _, s := range in.c.servers {
+		if idx, err := appliedIndex(s); err == nil {
+			hi, ok = max(hi, idx), true
+		}
+	}
+	return hi, ok
 }
 
 // majorityLeader waits until every server but isolated names one leader

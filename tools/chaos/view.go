@@ -26,12 +26,9 @@ func readView(s *server) (*view, error) {
 	c := s.api(30 * time.Second)
 	stale := &api.QueryOptions{AllowStale: true}
 	v := &view{server: s.name, jobs: map[string]*api.Job{}}
-	self, err := c.Agent().Self()
-	if err != nil {
-		return nil, fmt.Errorf("%s: agent self: %w", s.name, err)
-	}
-	if v.applied, err = strconv.ParseUint(self.Stats["raft"]["applied_index"], 10, 64); err != nil {
-		return nil, fmt.Errorf("%s: raft applied_index %q: %w", s.name, self.Stats["raft"]["applied_index"], err)
+	var err error
+	if v.applied, err = appliedIndex(s); err != nil {
+		return nil, err
 	}
 	stubs, _, err := c.Jobs().List(stale)
 	if err != nil {
@@ -70,6 +67,19 @@ func readPlacements(s *server) (*view, error) {
 		return nil, err
 	}
 	return v, nil
+}
+
+// appliedIndex is the last Raft index s has applied to its state.
+func appliedIndex(s *server) (uint64, error) {
+	self, err := s.api(5 * time.Second).Agent().Self()
+	if err != nil {
+		return 0, fmt.Errorf("%s: agent self: %w", s.name, err)
+	}
+	idx, err := strconv.ParseUint(self.Stats["raft"]["applied_index"], 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%s: raft applied_index %q: %w", s.name, self.Stats["raft"]["applied_index"], err)
+	}
+	return idx, nil
 }
 
 // digest summarises the objects and their modify indexes, to compare
