@@ -21,6 +21,10 @@ type probe struct {
 	Final bool
 }
 
+// flapGrace is how much longer than its hold a node flap may last while
+// waiting for the leader to mark the nodes down.
+const flapGrace = 30 * time.Second
+
 // rpcHold is how long a server holds a request while it has no leader,
 // plus a margin for the Raft apply of a request already forwarded.
 const rpcHold = 5*time.Second + 2*time.Second
@@ -145,10 +149,17 @@ func (in *injector) inject(ctx context.Context, f fault, i int, s *server) error
 		if in.c.flaky == nil {
 			return nil
 		}
+		// The hold is the least time the nodes stay away; they stay
+		// until the leader marks them down, up to flapGrace more: an
+		// election during the flap (a late effect of an earlier fault)
+		// restarts every node's heartbeat timer at the failover TTL.
 		start := time.Now()
 		in.c.flaky.signal(syscall.SIGSTOP)
-		down := in.flakyDown(ctx, start.Add(f.Hold))
-		in.vd.check(invNodes, "", down, "the flaky nodes were gone for %s and not marked down", f.Hold)
+		down := in.flakyDown(ctx, start.Add(f.Hold+flapGrace))
+		in.vd.check(invNodes, "", down, "the flaky nodes were gone for %s and not marked down", time.Since(start).Round(time.Millisecond))
+		if down {
+			fmt.Fprintf(in.out, "chaos:          the flaky nodes were marked down %s after they vanished\n", time.Since(start).Round(10*time.Millisecond))
+		}
 		sleep(ctx, time.Until(start.Add(f.Hold)))
 		in.c.flaky.signal(syscall.SIGCONT)
 	}
