@@ -36,7 +36,7 @@ func newPipelineServer(t *testing.T, n int, cb func(*Config)) *Server {
 // waitForState waits until cond holds on the server's state, re-checking
 // whenever something cond watched changes; it fails the test after 20 s
 // with cond's last explanation.
-func waitForState(t *testing.T, s *Server, cond func(ws memdb.WatchSet, store *state.StateStore) (bool, string)) {
+func waitForState(t testing.TB, s *Server, cond func(ws memdb.WatchSet, store *state.StateStore) (bool, string)) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()

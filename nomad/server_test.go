@@ -40,14 +40,14 @@ func testConfig() *Config {
 
 // newTestServer starts a server (in memory unless cb sets a data dir) and
 // waits until it leads. It is shut down when the test ends.
-func newTestServer(t *testing.T, cb func(*Config)) *Server {
+func newTestServer(t testing.TB, cb func(*Config)) *Server {
 	t.Helper()
 	return newTestServerWith(t, cb, nil)
 }
 
 // newTestServerWith is newTestServer with the leader components p builds
 // (the real ones when nil).
-func newTestServerWith(t *testing.T, cb func(*Config), p func(*Config) (pipeline, error)) *Server {
+func newTestServerWith(t testing.TB, cb func(*Config), p func(*Config) (pipeline, error)) *Server {
 	t.Helper()
 	cfg := testConfig()
 	if cb != nil {
@@ -77,7 +77,7 @@ func (l *leadershipSignal) LeadershipGained(context.Context) { l.once.Do(func() 
 func (l *leadershipSignal) LeadershipLost()                  {}
 
 // waitForLeadership blocks until the server has established leadership.
-func waitForLeadership(t *testing.T, s *Server) {
+func waitForLeadership(t testing.TB, s *Server) {
 	t.Helper()
 	sig := &leadershipSignal{gained: make(chan struct{})}
 	s.AddLeadershipObserver(sig)
