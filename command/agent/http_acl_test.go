@@ -117,7 +117,10 @@ var routeCases = map[string][]routeCase{
 		{method: "GET", path: "/v1/node/pool/default/nodes", rules: poolRead + "\n" + nodeRead, allowed: allowRight},
 		{method: "GET", path: "/v1/node/pool/default/jobs", rules: poolRead + "\n" + nsRead, allowed: allowRight},
 	},
-	"/v1/evaluations": {{method: "GET", path: "/v1/evaluations", rules: nsRead, allowed: allowReaders}},
+	"/v1/evaluations": {
+		{method: "GET", path: "/v1/evaluations", rules: nsRead, allowed: allowReaders},
+		{method: "DELETE", path: "/v1/evaluations", body: `{"EvalIDs":["` + noID + `"]}`, rules: nsCaps("submit-job"), allowed: "m"},
+	},
 	"/v1/evaluation/": {
 		{method: "GET", path: "/v1/evaluation/" + noID, rules: nsRead, allowed: allowReaders},
 		{method: "GET", path: "/v1/evaluation/" + noID + "/allocations", rules: nsRead, allowed: allowReaders},

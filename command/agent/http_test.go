@@ -408,6 +408,17 @@ func TestHTTP_PprofOnlyWithDebug(t *testing.T) {
 	must.StrContains(t, body, "Types of profiles available")
 	resp, _ = h.do("GET", "/v1/agent/pprof/nosuch", "")
 	must.Eq(t, http.StatusNotFound, resp.StatusCode)
+	// The api package sends seconds, debug and gc as 0 when unset, and
+	// names the agent to profile; this agent profiles only itself.
+	resp, body = h.do("GET", "/v1/agent/pprof/heap?seconds=0&debug=0&gc=1&node_id=&server_id=", "")
+	must.Eq(t, http.StatusOK, resp.StatusCode, must.Sprint(body))
+	resp, body = h.do("GET", "/v1/agent/pprof/profile?seconds=0.1", "")
+	must.Eq(t, http.StatusOK, resp.StatusCode, must.Sprint(body))
+	resp, body = h.do("GET", "/v1/agent/pprof/profile?seconds=1&server_id=unknown.global", "")
+	must.Eq(t, http.StatusInternalServerError, resp.StatusCode)
+	must.Eq(t, "unknown Nomad server unknown.global", body)
+	resp, _ = h.do("GET", "/v1/agent/pprof/heap?seconds=x", "")
+	must.Eq(t, http.StatusBadRequest, resp.StatusCode)
 
 	h = newTestHTTP(t, func(c *HTTPServerConfig) { c.Agent.EnableDebug = false })
 	resp, _ = h.do("GET", "/v1/agent/pprof/cmdline", "")

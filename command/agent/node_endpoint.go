@@ -18,8 +18,9 @@ var nodeUnsupported = map[string]bool{"purge": true}
 // legacy top-level Drain flag that Nomad clients still read.
 type nodeJSON struct {
 	*structs.Node
-	// SecretID shadows the node's own and is always empty, hence omitted.
-	SecretID string `json:",omitempty"`
+	// SecretID shadows the node's own: always served, always empty, as
+	// Nomad serves it (clients check the key is there and blank).
+	SecretID string
 	Drain    bool
 }
 

@@ -40,6 +40,7 @@ var evalRules = Rules{
 	"GetEval":     NamespaceAny(acl.NamespaceCapabilityReadJob),
 	"Allocations": NamespaceAny(acl.NamespaceCapabilityReadJob),
 	"List":        NamespaceAny(acl.NamespaceCapabilityReadJob),
+	"Delete":      Management(),
 }
 
 // Dequeue hands a worker the highest-priority ready eval among the

@@ -194,6 +194,19 @@ func (j *Job) Register(args *structs.JobRegisterRequest, reply *structs.JobRegis
 			}
 		}
 	}
+	if args.PreserveResources && existing != nil {
+		for _, tg := range job.TaskGroups {
+			old := existing.LookupTaskGroup(tg.Name)
+			if old == nil {
+				continue
+			}
+			for _, task := range tg.Tasks {
+				if prev := old.LookupTask(task.Name); prev != nil {
+					task.Resources = prev.Resources.Copy()
+				}
+			}
+		}
+	}
 
 	now := j.srv.Clock().Now()
 	job.SubmitTime = now.UnixNano()
@@ -258,13 +271,17 @@ func (j *Job) Deregister(args *structs.JobDeregisterRequest, reply *structs.JobD
 	if err != nil {
 		return err
 	}
-	if job == nil {
-		return fmt.Errorf("job %q in namespace %q: %w", args.JobID, ns, structs.ErrUnknownJob)
-	}
 	now := j.srv.Clock().Now()
 	args.SubmitTime = now.UnixNano()
 	args.Eval = nil
-	if job.RequiresEval() {
+	switch {
+	case job == nil:
+		// Nothing to stop, yet Nomad answers with success and an eval
+		// (of a service job at the default priority) that the scheduler
+		// completes finding nothing: deregistering is idempotent.
+		args.Eval = newJobEval(&structs.Job{ID: args.JobID, Namespace: ns, Type: structs.JobTypeService,
+			Priority: structs.JobDefaultPriority}, structs.EvalTriggerJobDeregister, args.EvalPriority, now)
+	case job.RequiresEval():
 		args.Eval = newJobEval(job, structs.EvalTriggerJobDeregister, args.EvalPriority, now)
 	}
 	_, index, err := j.srv.RaftApply(structs.JobDeregisterRequestType, args)
