@@ -201,6 +201,9 @@ func (s *HTTPServer) routes() {
 	h("/v1/client/fs/", fsNeed, s.fsRequest)
 	h("/v1/client/allocation/", clientAllocNeed, s.clientAllocRequest)
 
+	h("/v1/search", viaRPC, s.searchRequest)
+	h("/v1/search/fuzzy", viaRPC, s.fuzzySearchRequest)
+
 	h("/v1/system/gc", viaRPC, s.systemGCRequest)
 	h("/v1/metrics", public, s.metricsRequest)
 	s.handle("/v1/event/stream", eventStreamNeed, http.HandlerFunc(s.eventStream))

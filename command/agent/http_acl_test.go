@@ -103,6 +103,7 @@ var routeCases = map[string][]routeCase{
 		{method: "PUT", path: "/v1/node/" + noID + "/drain", body: `{"DrainSpec":{"Deadline":1000000000}}`, rules: `node { policy = "write" }`, allowed: allowRight},
 		{method: "PUT", path: "/v1/node/" + noID + "/eligibility", body: `{"Eligibility":"ineligible"}`, rules: `node { policy = "write" }`, allowed: allowRight},
 		{method: "PUT", path: "/v1/node/" + noID + "/evaluate", rules: `node { policy = "write" }`, allowed: allowRight},
+		{method: "PUT", path: "/v1/node/" + noID + "/purge", rules: `node { policy = "write" }`, allowed: allowRight},
 	},
 	// Listing node pools filters them by the token: without one, or
 	// without node_pool rules, the list is empty.
@@ -117,6 +118,9 @@ var routeCases = map[string][]routeCase{
 		{method: "GET", path: "/v1/node/pool/default/nodes", rules: poolRead + "\n" + nodeRead, allowed: allowRight},
 		{method: "GET", path: "/v1/node/pool/default/jobs", rules: poolRead + "\n" + nsRead, allowed: allowRight},
 	},
+	// A search of one context the token cannot read is refused.
+	"/v1/search":       {{method: "PUT", path: "/v1/search", body: `{"Prefix":"a","Context":"jobs"}`, rules: nsRead, allowed: allowReaders}},
+	"/v1/search/fuzzy": {{method: "PUT", path: "/v1/search/fuzzy", body: `{"Text":"ab","Context":"jobs"}`, rules: nsRead, allowed: allowReaders}},
 	"/v1/evaluations": {
 		{method: "GET", path: "/v1/evaluations", rules: nsRead, allowed: allowReaders},
 		{method: "DELETE", path: "/v1/evaluations", body: `{"EvalIDs":["` + noID + `"]}`, rules: nsCaps("submit-job"), allowed: "m"},

@@ -104,10 +104,10 @@ func TestHTTP_ReadHeaders(t *testing.T) {
 	must.StrContains(t, body, `"ID":"`+job.ID+`"`)
 	must.StrHasSuffix(t, "\n", body)
 
-	// An empty store still answers index 1, never 0.
+	// An empty table answers index 0, as Nomad's does.
 	h2 := newTestHTTP(t)
 	resp, body = h2.do("GET", "/v1/jobs", "")
-	must.Eq(t, "1", resp.Header.Get("X-Nomad-Index"))
+	must.Eq(t, "0", resp.Header.Get("X-Nomad-Index"))
 	must.Eq(t, "[]\n", body)
 
 	h.rpc.onWrite("Job.List", func(args, reply interface{}) error {
@@ -285,8 +285,7 @@ func TestHTTP_NotFoundAndMethods(t *testing.T) {
 		{"GET", "/v1/deployment/fail/x", 405, "Invalid method"},
 		{"POST", "/v1/deployment/unblock/x", 501, "unblocking a multiregion deployment is not supported by this server"},
 		{"POST", "/v1/deployments", 405, "Invalid method"},
-		{"POST", "/v1/node/x/purge", 501, "/v1/node/:id/purge is not supported by this server"},
-		{"DELETE", "/v1/evaluations", 501, "deleting evaluations is not supported by this server"},
+		{"GET", "/v1/node/x/purge", 405, "Invalid method"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.method+" "+tc.path, func(t *testing.T) {
