@@ -170,6 +170,7 @@ func (s *HTTPServer) routes() {
 	h("/v1/agent/force-leave", agentWrite, s.agentForceLeaveRequest)
 	h("/v1/agent/keyring/", agentWrite, s.agentKeyringRequest)
 	h("/v1/agent/health", public, s.agentHealthRequest)
+	h("/v1/agent/monitor", agentRead, s.agentMonitorRequest)
 	h("/v1/agent/schedulers", agentRead, s.agentSchedulersRequest)
 	h("/v1/agent/schedulers/config", readWrite(agentRead, agentWrite), s.agentSchedulerConfigRequest)
 
