@@ -202,6 +202,9 @@ func (s *HTTPServer) routes() {
 	h("/v1/client/fs/", fsNeed, s.fsRequest)
 	h("/v1/client/allocation/", clientAllocNeed, s.clientAllocRequest)
 
+	h("/v1/scaling/policies", viaRPC, s.scalingPoliciesRequest)
+	h("/v1/scaling/policy/", viaRPC, s.scalingPolicyRequest)
+
 	h("/v1/search", viaRPC, s.searchRequest)
 	h("/v1/search/fuzzy", viaRPC, s.fuzzySearchRequest)
 

@@ -118,6 +118,8 @@ var routeCases = map[string][]routeCase{
 		{method: "GET", path: "/v1/node/pool/default/nodes", rules: poolRead + "\n" + nodeRead, allowed: allowRight},
 		{method: "GET", path: "/v1/node/pool/default/jobs", rules: poolRead + "\n" + nsRead, allowed: allowRight},
 	},
+	"/v1/scaling/policies": {{method: "GET", path: "/v1/scaling/policies", rules: nsCaps("list-scaling-policies"), allowed: allowReaders}},
+	"/v1/scaling/policy/":  {{method: "GET", path: "/v1/scaling/policy/" + noID, rules: nsCaps("read-scaling-policy"), allowed: allowReaders}},
 	// A search of one context the token cannot read is refused.
 	"/v1/search":       {{method: "PUT", path: "/v1/search", body: `{"Prefix":"a","Context":"jobs"}`, rules: nsRead, allowed: allowReaders}},
 	"/v1/search/fuzzy": {{method: "PUT", path: "/v1/search/fuzzy", body: `{"Text":"ab","Context":"jobs"}`, rules: nsRead, allowed: allowReaders}},

@@ -86,7 +86,34 @@ func PrepareJob(job *structs.Job, requestNamespace string, evalPriority int, max
 	if len(problems) > 0 {
 		return nil, &structs.ValidationError{Problems: problems}
 	}
+	stampScalingPolicies(job, old)
 	return old, nil
+}
+
+// stampScalingPolicies gives each group's scaling policy its target and
+// an ID, the one its group's policy already had in the registered
+// version so that an autoscaler keeps following it across versions.
+func stampScalingPolicies(job, old *structs.Job) {
+	for _, tg := range job.TaskGroups {
+		if tg == nil || tg.Scaling == nil {
+			continue
+		}
+		p := tg.Scaling
+		p.Target = map[string]string{
+			structs.ScalingTargetNamespace: job.Namespace,
+			structs.ScalingTargetJob:       job.ID,
+			structs.ScalingTargetGroup:     tg.Name,
+		}
+		p.ID = ""
+		if old != nil {
+			if prev := old.LookupTaskGroup(tg.Name); prev != nil && prev.Scaling != nil {
+				p.ID = prev.Scaling.ID
+			}
+		}
+		if p.ID == "" {
+			p.ID = structs.GenerateUUID()
+		}
+	}
 }
 
 // jobUpdateProblems lists the changes a job may not make to its

@@ -256,5 +256,6 @@ func All(srv Server) []Endpoint {
 		{"NodePool", &NodePool{srv: srv}, nodePoolRules},
 		{"Variables", &Variables{srv: srv}, variablesRules},
 		{"Search", &Search{srv: srv}, searchRules},
+		{"Scaling", &Scaling{srv: srv}, scalingRules},
 	}
 }

@@ -157,6 +157,7 @@ func (tx *Txn) UpsertJob(job *structs.Job) error {
 	}
 	job.ModifyIndex = tx.index
 	job.JobModifyIndex = tx.index
+	setScalingPolicyIndexes(job, existing, tx.index)
 	// A new version starts untagged: a tag names one version only.
 	job.VersionTag = nil
 	if job.Status, err = jobStatus(tx.txn, job, false); err != nil {
@@ -321,4 +322,21 @@ func (s *StateStore) DeleteJob(index uint64, namespace, id string) error {
 // Txn.UpdateJobStability.
 func (s *StateStore) UpdateJobStability(index uint64, namespace, id string, version uint64, stable bool) error {
 	return s.WithWriteTxn(index, func(tx *Txn) error { return tx.UpdateJobStability(namespace, id, version, stable) })
+}
+
+// setScalingPolicyIndexes stamps the groups' scaling policies: created
+// when their group's policy first appeared (same ID), modified now.
+func setScalingPolicyIndexes(job, existing *structs.Job, index uint64) {
+	for _, tg := range job.TaskGroups {
+		if tg == nil || tg.Scaling == nil {
+			continue
+		}
+		tg.Scaling.CreateIndex = index
+		if existing != nil {
+			if old := existing.LookupTaskGroup(tg.Name); old != nil && old.Scaling != nil && old.Scaling.ID == tg.Scaling.ID {
+				tg.Scaling.CreateIndex = old.Scaling.CreateIndex
+			}
+		}
+		tg.Scaling.ModifyIndex = index
+	}
 }
