@@ -59,7 +59,7 @@ func maxTableIndex(store *state.StateStore, tables ...string) (uint64, error) {
 // aclBlockingQuery is blockingQuery for the ACL reads, whose index is
 // never below 1, as Nomad floors it there (an empty policy list answers
 // index 1), while other reads of an empty table answer 0.
-func aclBlockingQuery(srv Server, opts *structs.QueryOptions, meta *structs.QueryMeta, query state.QueryFunc) error {
+func flooredBlockingQuery(srv Server, opts *structs.QueryOptions, meta *structs.QueryMeta, query state.QueryFunc) error {
 	if err := blockingQuery(srv, opts, meta, query); err != nil {
 		return err
 	}
