@@ -183,8 +183,14 @@ func (m *Membership) Join(addrs []string) (int, error) {
 // ForceLeave marks a failed member as left, so it is dropped from Raft
 // at the leader's next reconcile instead of after the grace period. name
 // is the member name ("<node>.<region>"); the region may be omitted.
-func (m *Membership) ForceLeave(name string) error {
-	if err := m.serf.RemoveFailedNode(m.qualify(name)); err != nil {
+// With prune the member is also forgotten at once, instead of being
+// listed as left until serf reaps it.
+func (m *Membership) ForceLeave(name string, prune bool) error {
+	remove := m.serf.RemoveFailedNode
+	if prune {
+		remove = m.serf.RemoveFailedNodePrune
+	}
+	if err := remove(m.qualify(name)); err != nil {
 		return fmt.Errorf("force-leave %q: %w", name, err)
 	}
 	return nil
