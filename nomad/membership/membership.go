@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -206,9 +208,23 @@ func (m *Membership) qualify(name string) string {
 	return name + "." + m.cfg.Region
 }
 
-// Members returns every gossip member, for Status.Members.
+// Members returns every gossip member, for Status.Members: this server
+// first, then the others by name, so that the order does not change from
+// one call to the next (gossip keeps them in no order).
 func (m *Membership) Members() []*structs.ServerMember {
 	members := m.serf.Members()
+	self := m.serf.LocalMember().Name
+	slices.SortFunc(members, func(a, b serf.Member) int {
+		switch {
+		case a.Name == b.Name:
+			return 0
+		case a.Name == self:
+			return -1
+		case b.Name == self:
+			return 1
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
 	out := make([]*structs.ServerMember, 0, len(members))
 	for _, member := range members {
 		out = append(out, memberStruct(member))

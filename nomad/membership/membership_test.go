@@ -325,6 +325,9 @@ func TestMembersAndServers(t *testing.T) {
 
 	var self = a.m.LocalMember()
 	must.Eq(t, "a.global", self.Name)
+	// This server first, then the others by name, the same on every call.
+	must.Eq(t, "a.global", a.m.Members()[0].Name)
+	must.Eq(t, "b.global", b.m.Members()[0].Name)
 	must.Eq(t, "127.0.0.1", self.Addr)
 	must.Eq(t, uint16(a.serf), self.Port)
 	must.Eq(t, "alive", self.Status)
