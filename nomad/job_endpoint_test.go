@@ -190,9 +190,13 @@ func TestJobEndpoint_DeregisterAndEvaluate(t *testing.T) {
 	gone, _ := s.State().JobByID(nil, job.Namespace, job.ID)
 	must.Nil(t, gone)
 
-	err := s.RPC("Job.Deregister", &structs.JobDeregisterRequest{JobID: job.ID}, &dereg)
-	must.ErrorIs(t, err, structs.ErrUnknownJob)
-	err = s.RPC("Job.Evaluate", &structs.JobEvaluateRequest{JobID: job.ID}, &eval)
+	// Deregistering a job that is gone succeeds, with an eval, as in Nomad.
+	dereg = structs.JobDeregisterResponse{}
+	must.NoError(t, s.RPC("Job.Deregister", &structs.JobDeregisterRequest{JobID: job.ID}, &dereg))
+	must.UUIDv4(t, dereg.EvalID)
+	e, _ = s.State().EvalByID(nil, dereg.EvalID)
+	must.Eq(t, structs.JobTypeService, e.Type)
+	err := s.RPC("Job.Evaluate", &structs.JobEvaluateRequest{JobID: job.ID}, &eval)
 	must.ErrorIs(t, err, structs.ErrUnknownJob)
 	err = s.RPC("Job.Deregister", &structs.JobDeregisterRequest{}, &dereg)
 	must.True(t, structs.IsValidationError(err))
@@ -453,4 +457,23 @@ func TestJobEndpoint_DeepConfigNeverReachesRaft(t *testing.T) {
 	must.True(t, structs.IsValidationError(err))
 	must.Eq(t, before, latestIndex(t, s))
 	registerJob(t, s, mock.Job())
+}
+
+func TestJobEndpoint_RegisterPreservesCountsAndResources(t *testing.T) {
+	s := newTestServer(t, nil)
+	job := mock.Job()
+	registerJob(t, s, job)
+	stored, _ := s.State().JobByID(nil, job.Namespace, job.ID)
+	wantCount := stored.TaskGroups[0].Count
+	wantCPU := stored.TaskGroups[0].Tasks[0].Resources.CPU
+
+	update := stored.Copy()
+	update.TaskGroups[0].Count = wantCount + 3
+	update.TaskGroups[0].Tasks[0].Resources.CPU = wantCPU + 50
+	var reply structs.JobRegisterResponse
+	must.NoError(t, s.RPC("Job.Register", &structs.JobRegisterRequest{Job: update,
+		PreserveCounts: true, PreserveResources: true}, &reply))
+	got, _ := s.State().JobByID(nil, job.Namespace, job.ID)
+	must.Eq(t, wantCount, got.TaskGroups[0].Count)
+	must.Eq(t, wantCPU, got.TaskGroups[0].Tasks[0].Resources.CPU)
 }

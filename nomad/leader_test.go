@@ -100,6 +100,11 @@ func TestLeader_OperatorConfigCASAndValidation(t *testing.T) {
 	must.NoError(t, s.RPC("Operator.SchedulerSetConfiguration", &structs.SchedulerSetConfigRequest{Config: cfg, CAS: true}, &set))
 	must.True(t, set.Updated)
 
+	// A plain (not CAS) write always applies and says so, as Nomad does.
+	set = structs.SchedulerSetConfigurationResponse{}
+	must.NoError(t, s.RPC("Operator.SchedulerSetConfiguration", &structs.SchedulerSetConfigRequest{Config: stale}, &set))
+	must.True(t, set.Updated)
+
 	bad := cfg
 	bad.SchedulerAlgorithm = "random"
 	err := s.RPC("Operator.SchedulerSetConfiguration", &structs.SchedulerSetConfigRequest{Config: bad}, &set)
@@ -367,10 +372,16 @@ func TestAllocEndpoint(t *testing.T) {
 	must.NoError(t, s.RPC("Alloc.Stop", &structs.AllocStopRequest{AllocID: alloc.ID}, &stop))
 	got, _ := s.State().AllocByID(nil, alloc.ID)
 	must.True(t, got.DesiredTransition.ShouldMigrate())
+	must.Nil(t, got.DesiredTransition.Reschedule)
 	eval, _ := s.State().EvalByID(nil, stop.EvalID)
 	must.Eq(t, structs.EvalTriggerAllocStop, eval.TriggeredBy)
 	must.Eq(t, stop.Index, eval.CreateIndex)
 	must.Eq(t, stop.Index, got.AllocModifyIndex)
+
+	// ?reschedule=true marks the alloc for rescheduling as well.
+	must.NoError(t, s.RPC("Alloc.Stop", &structs.AllocStopRequest{AllocID: alloc.ID, Reschedule: true}, &stop))
+	got, _ = s.State().AllocByID(nil, alloc.ID)
+	must.True(t, *got.DesiredTransition.Reschedule)
 
 	err := s.RPC("Alloc.Stop", &structs.AllocStopRequest{AllocID: "nope"}, &stop)
 	must.ErrorIs(t, err, structs.ErrUnknownAlloc)

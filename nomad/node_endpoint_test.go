@@ -322,6 +322,8 @@ func TestNodeEndpoint_GetClientAllocsBlocksOnItsNode(t *testing.T) {
 	}
 	first := ask(0, 0)
 	must.MapEmpty(t, first.Allocs)
+	// Never 0, which the client would feed back as a non-blocking query.
+	must.Positive(t, first.Index)
 
 	// Allocations on the other node: the query runs to its timeout and
 	// answers with the index it started from.

@@ -260,12 +260,12 @@ func (s *Server) RetryJoin(addrs []string, interval time.Duration, max int) (<-c
 }
 
 // ForceLeave marks a failed server as left so the leader removes it from
-// Raft at once.
-func (s *Server) ForceLeave(node string) error {
+// Raft at once; with prune it is also dropped from the member list.
+func (s *Server) ForceLeave(node string, prune bool) error {
 	if s.net.membership == nil {
 		return ErrNoGossip
 	}
-	return s.net.membership.ForceLeave(node)
+	return s.net.membership.ForceLeave(node, prune)
 }
 
 // RPCAdvertise is the address others reach this server's RPC at, once

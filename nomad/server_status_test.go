@@ -105,8 +105,7 @@ func TestServer_CodedErrorsCrossTheNetwork(t *testing.T) {
 	must.Eq(t, 400, code)
 	must.StrContains(t, msg, "count")
 
-	var dereg structs.JobDeregisterResponse
-	err = client.Call("Job.Deregister", &structs.JobDeregisterRequest{JobID: "nope"}, &dereg)
+	err = client.Call("Job.Evaluate", &structs.JobEvaluateRequest{JobID: "nope"}, &reply)
 	code, _, _ = structs.ErrorCode(err)
 	must.Eq(t, 404, code)
 

@@ -140,6 +140,8 @@ func taskGroupDiff(old, new *TaskGroup, contextual bool) (*TaskGroupDiff, error)
 		// would show a plan that changes nothing.
 		primitiveObjectDiff("Update", old.Update, new.Update, contextual, "Stagger"),
 		primitiveObjectDiff("Migrate", old.Migrate, new.Migrate, contextual),
+		// The server sets a policy's ID, target and indexes.
+		primitiveObjectDiff("Scaling", old.Scaling, new.Scaling, contextual, "ID", "Target", "CreateIndex", "ModifyIndex"),
 	)
 	diff.Objects = append(diff.Objects, networkDiffs(old.Networks, new.Networks, contextual)...)
 	sortObjectDiffs(diff.Objects)

@@ -250,6 +250,8 @@ type TaskGroup struct {
 	Networks         Networks
 	Tasks            []*Task
 	Meta             map[string]string
+	// Scaling bounds the count for an autoscaler; nil without one.
+	Scaling *ScalingPolicy
 
 	ShutdownDelay             *time.Duration
 	StopAfterClientDisconnect *time.Duration
@@ -288,6 +290,7 @@ func (tg *TaskGroup) Copy() *TaskGroup {
 		}
 	}
 	n.Meta = maps.Clone(tg.Meta)
+	n.Scaling = tg.Scaling.Copy()
 	n.ShutdownDelay = copyDurationPtr(tg.ShutdownDelay)
 	n.StopAfterClientDisconnect = copyDurationPtr(tg.StopAfterClientDisconnect)
 	n.MaxClientDisconnect = copyDurationPtr(tg.MaxClientDisconnect)

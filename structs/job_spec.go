@@ -1,6 +1,9 @@
 package structs
 
-import "reflect"
+import (
+	"reflect"
+	"slices"
+)
 
 // SpecChanged reports whether other differs from j in anything the user
 // specifies. Fields the servers maintain (status, stability, version,
@@ -21,6 +24,30 @@ func (j *Job) SpecChanged(other *Job) bool {
 		c.CreateIndex = 0
 		c.ModifyIndex = 0
 		c.JobModifyIndex = 0
+		c.TaskGroups = withoutPolicyIndexes(c.TaskGroups)
 	}
 	return !reflect.DeepEqual(&a, &b)
+}
+
+// withoutPolicyIndexes returns groups whose scaling policies have no
+// indexes (the server sets them on every version), copying only the
+// groups that have a policy.
+func withoutPolicyIndexes(groups []*TaskGroup) []*TaskGroup {
+	var out []*TaskGroup
+	for i, tg := range groups {
+		if tg == nil || tg.Scaling == nil {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(groups)
+		}
+		g, p := *tg, *tg.Scaling
+		p.CreateIndex, p.ModifyIndex = 0, 0
+		g.Scaling = &p
+		out[i] = &g
+	}
+	if out == nil {
+		return groups
+	}
+	return out
 }

@@ -195,6 +195,11 @@ func (tg *TaskGroup) validate(p *problems, prefix string, j *Job) {
 	validateAffinities(p, prefix, tg.Affinities)
 	validateSpreads(p, prefix, tg.Spreads)
 	tg.validatePolicies(p, prefix, j.Type)
+	if tg.Scaling != nil {
+		for _, msg := range tg.Scaling.Validate(tg.Count) {
+			p.add(prefix, "scaling: %s", msg)
+		}
+	}
 
 	diskMB := 0
 	if tg.EphemeralDisk == nil {

@@ -13,9 +13,11 @@ type JobRegisterRequest struct {
 	EnforceIndex   bool
 	JobModifyIndex uint64
 	PreserveCounts bool
-	PolicyOverride bool
-	EvalPriority   int
-	Eval           *Evaluation
+	// PreserveResources keeps each existing task's resources.
+	PreserveResources bool
+	PolicyOverride    bool
+	EvalPriority      int
+	Eval              *Evaluation
 	// DeploymentUpdates, set by the server, cancel a deployment the new
 	// version supersedes, in the same Raft entry.
 	DeploymentUpdates []*DeploymentStatusUpdate
@@ -426,6 +428,9 @@ type SingleAllocResponse struct {
 type AllocStopRequest struct {
 	AllocID         string
 	NoShutdownDelay bool
+	// Reschedule marks the stopped alloc for rescheduling
+	// (DesiredTransition.Reschedule), as Nomad's ?reschedule=true does.
+	Reschedule bool
 	WriteRequest
 }
 
@@ -449,6 +454,21 @@ type EvalDeleteRequest struct {
 	Evals  []string
 	Allocs []string
 	WriteRequest
+}
+
+// EvalUserDeleteRequest is an operator's deletion of evaluations by ID
+// (DELETE /v1/evaluations).
+type EvalUserDeleteRequest struct {
+	EvalIDs []string
+	// Filter selects evals by expression; not built, refused.
+	Filter string
+	WriteRequest
+}
+
+// EvalUserDeleteResponse says how many evals were deleted.
+type EvalUserDeleteResponse struct {
+	Count int
+	WriteMeta
 }
 
 // EvalDequeueRequest asks the broker for work.

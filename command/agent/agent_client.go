@@ -97,6 +97,16 @@ func clientConfig(c *Config, dataDir string) *client.Config {
 			Networks: structs.NodeReservedNetworkResources{ReservedHostPorts: cl.Reserved.ReservedPorts},
 		},
 	}
+	if c.DevMode {
+		// As a development build of Nomad: a dev agent also offers
+		// mock_driver, unless its options say otherwise.
+		if cfg.Options == nil {
+			cfg.Options = map[string]string{}
+		}
+		if _, set := cfg.Options[client.OptionMockDriverEnable]; !set {
+			cfg.Options[client.OptionMockDriverEnable] = "true"
+		}
+	}
 	if len(c.Plugins) > 0 {
 		cfg.Plugins = make(map[string]map[string]interface{}, len(c.Plugins))
 		for name, p := range c.Plugins {

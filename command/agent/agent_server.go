@@ -240,7 +240,9 @@ func (l *localServer) Shutdown() error { return l.srv.Shutdown() }
 func (l *localServer) Join(addrs []string) (int, error) { return l.srv.Join(addrs) }
 
 // ForceLeave marks a failed server as left.
-func (l *localServer) ForceLeave(node string) error { return l.srv.ForceLeave(node) }
+func (l *localServer) ForceLeave(node string, prune bool) error {
+	return l.srv.ForceLeave(node, prune)
+}
 
 // SnapshotSave streams a snapshot archive of the cluster state.
 func (l *localServer) SnapshotSave(w io.Writer, token string, stale bool, onIndex func(uint64)) error {

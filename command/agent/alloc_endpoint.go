@@ -82,6 +82,9 @@ func (s *HTTPServer) allocStop(w http.ResponseWriter, r *http.Request, id string
 	if args.NoShutdownDelay, err = boolParam(r, "no_shutdown_delay"); err != nil {
 		return nil, err
 	}
+	if args.Reschedule, err = boolParam(r, "reschedule"); err != nil {
+		return nil, err
+	}
 	s.parseWriteRequest(r, &args.WriteRequest)
 	var out structs.AllocStopResponse
 	if err := s.rpc.RPC("Alloc.Stop", &args, &out); err != nil {

@@ -178,8 +178,22 @@ func (c *jobConverter) group(in *api.TaskGroup, prefix string) *structs.TaskGrou
 	if len(in.Volumes) > 0 {
 		c.ignored(prefix, "volume")
 	}
-	if in.Scaling != nil {
-		c.ignored(prefix, "scaling")
+	if p := in.Scaling; p != nil {
+		// As the api package canonicalizes it: enabled, Min the count,
+		// horizontal.
+		tg.Scaling = &structs.ScalingPolicy{
+			Type:    p.Type,
+			Policy:  maps.Clone(p.Policy),
+			Min:     int64(tg.Count),
+			Max:     deref(p.Max),
+			Enabled: p.Enabled == nil || *p.Enabled,
+		}
+		if p.Min != nil {
+			tg.Scaling.Min = *p.Min
+		}
+		if tg.Scaling.Type == "" {
+			tg.Scaling.Type = structs.ScalingPolicyTypeHorizontal
+		}
 	}
 	if in.Consul != nil {
 		c.ignored(prefix, "consul")

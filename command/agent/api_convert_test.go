@@ -59,6 +59,8 @@ func fullJob() *api.Job {
 			ShutdownDelay:             new(time.Second),
 			StopAfterClientDisconnect: new(time.Minute),
 			MaxClientDisconnect:       new(time.Hour),
+			Scaling: &api.ScalingPolicy{Min: new(int64(1)), Max: new(int64(5)), Enabled: new(true),
+				Type: api.ScalingPolicyTypeHorizontal, Policy: map[string]any{"k": "v"}},
 			Tasks: []*api.Task{{
 				Name: "t", Driver: "raw_exec", User: "nobody",
 				Config:      map[string]any{"command": "/bin/true"},
@@ -88,6 +90,8 @@ var serverOwned = map[string]bool{
 	"Job.SubmitTime": true, "Job.CreateIndex": true, "Job.ModifyIndex": true, "Job.JobModifyIndex": true,
 	// Tags are applied to a stored version (job tag apply), never submitted.
 	"Job.VersionTag": true,
+	// The server names a scaling policy and stamps its indexes.
+	"ScalingPolicy.ID": true, "ScalingPolicy.Target": true, "ScalingPolicy.CreateIndex": true, "ScalingPolicy.ModifyIndex": true,
 }
 
 // TestConvertJob_NoFieldForgotten converts a job with every supported
@@ -190,8 +194,6 @@ func TestConvertJob_Warnings(t *testing.T) {
 			`group "g": service blocks are not supported by this server and were ignored`},
 		{"group volume", func(j *api.Job) { j.TaskGroups[0].Volumes = map[string]*api.VolumeRequest{"v": {}} },
 			`group "g": volume blocks are not supported`},
-		{"group scaling", func(j *api.Job) { j.TaskGroups[0].Scaling = &api.ScalingPolicy{} },
-			`group "g": scaling blocks are not supported`},
 		{"disconnect replace", func(j *api.Job) { j.TaskGroups[0].Disconnect = &api.DisconnectStrategy{Replace: new(false)} },
 			`group "g": disconnect.replace = false is not supported`},
 		{"task artifact", func(j *api.Job) { j.TaskGroups[0].Tasks[0].Artifacts = []*api.TaskArtifact{{}} },

@@ -20,8 +20,9 @@ type ClusterServer interface {
 	// Join contacts the gossip members at addrs ("host:port" of serf
 	// ports) and returns how many answered.
 	Join(addrs []string) (int, error)
-	// ForceLeave marks a failed server as left.
-	ForceLeave(node string) error
+	// ForceLeave marks a failed server as left; prune also drops it
+	// from the member list at once.
+	ForceLeave(node string, prune bool) error
 	// SnapshotSave writes a snapshot archive to w, calling onIndex with
 	// its Raft index before the first byte; see nomad.Server. The
 	// server checks the caller's token (the streams bypass the RPC
@@ -99,7 +100,11 @@ func (s *HTTPServer) agentForceLeaveRequest(w http.ResponseWriter, r *http.Reque
 	if node == "" {
 		return nil, codedError(http.StatusBadRequest, "missing node to force leave")
 	}
-	err = cs.ForceLeave(node)
+	prune, err := boolParam(r, "prune")
+	if err != nil {
+		return nil, err
+	}
+	err = cs.ForceLeave(node, prune)
 	if refused := refusedMembership(err); refused != nil {
 		return nil, refused
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/shoenig/test/must"
@@ -80,10 +81,14 @@ type fakeCluster struct {
 	joined   int
 	joinErr  error
 	leaveErr error
+	pruned   bool
 }
 
-func (f *fakeCluster) Join(addrs []string) (int, error)                { return f.joined, f.joinErr }
-func (f *fakeCluster) ForceLeave(node string) error                    { return f.leaveErr }
+func (f *fakeCluster) Join(addrs []string) (int, error) { return f.joined, f.joinErr }
+func (f *fakeCluster) ForceLeave(node string, prune bool) error {
+	f.pruned = prune
+	return f.leaveErr
+}
 func (f *fakeCluster) SnapshotRestore(r io.Reader, token string) error { return nil }
 func (f *fakeCluster) SnapshotSave(w io.Writer, token string, stale bool, onIndex func(uint64)) error {
 	return nil
@@ -110,6 +115,7 @@ func TestClusterEndpoints_MembershipOutcomes(t *testing.T) {
 		{"force-leave that failed", fakeCluster{leaveErr: errors.New("force-leave \"s2\": broadcast failed")},
 			"/v1/agent/force-leave?node=s2", 500, "broadcast failed"},
 		{"force-leave", fakeCluster{}, "/v1/agent/force-leave?node=s2", 200, ""},
+		{"force-leave with prune", fakeCluster{}, "/v1/agent/force-leave?node=s2&prune=true", 200, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -122,6 +128,7 @@ func TestClusterEndpoints_MembershipOutcomes(t *testing.T) {
 			must.Eq(t, tc.code, resp.StatusCode, must.Sprint(body))
 			must.StrContains(t, body, tc.contains)
 			must.StrNotContains(t, body, "RPC Error")
+			must.Eq(t, strings.Contains(tc.path, "prune=true"), fc.pruned)
 		})
 	}
 }

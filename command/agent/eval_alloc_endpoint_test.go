@@ -81,7 +81,7 @@ func TestAllocs(t *testing.T) {
 		out.EvalID, out.Index = "e9", 11
 		return nil
 	})
-	resp, body = h.do("POST", "/v1/allocation/"+alloc.ID+"/stop?no_shutdown_delay=true", "")
+	resp, body = h.do("POST", "/v1/allocation/"+alloc.ID+"/stop?no_shutdown_delay=true&reschedule=true", "")
 	must.Eq(t, http.StatusOK, resp.StatusCode)
 	must.Eq(t, "11", resp.Header.Get("X-Nomad-Index"))
 	var stop api.AllocStopResponse
@@ -90,4 +90,32 @@ func TestAllocs(t *testing.T) {
 	args := h.rpc.lastCall(t, "Alloc.Stop").(*structs.AllocStopRequest)
 	must.Eq(t, alloc.ID, args.AllocID)
 	must.True(t, args.NoShutdownDelay)
+	must.True(t, args.Reschedule)
+}
+
+func TestEvalsDelete(t *testing.T) {
+	h := newTestHTTP(t)
+	h.rpc.onWrite("Eval.Delete", func(args, reply interface{}) error {
+		out := reply.(*structs.EvalUserDeleteResponse)
+		out.Count, out.Index = 1, 12
+		return nil
+	})
+	cases := []struct {
+		body string
+		code int
+		want string
+	}{
+		{`{}`, http.StatusBadRequest, "evals must be deleted by either ID or filter"},
+		{`{"EvalIDs":["a"],"Filter":"x"}`, http.StatusBadRequest, "evals cannot be deleted by both ID and filter"},
+		{`{"Filter":"x"}`, http.StatusNotImplemented, "deleting evaluations by filter is not supported"},
+	}
+	for _, tc := range cases {
+		resp, body := h.do("DELETE", "/v1/evaluations", tc.body)
+		must.Eq(t, tc.code, resp.StatusCode)
+		must.StrContains(t, body, tc.want)
+	}
+	resp, _ := h.do("DELETE", "/v1/evaluations", `{"EvalIDs":["a","b"]}`)
+	must.Eq(t, http.StatusOK, resp.StatusCode)
+	must.Eq(t, "12", resp.Header.Get("X-Nomad-Index"))
+	must.Eq(t, []string{"a", "b"}, h.rpc.lastCall(t, "Eval.Delete").(*structs.EvalUserDeleteRequest).EvalIDs)
 }

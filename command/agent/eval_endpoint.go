@@ -8,12 +8,13 @@ import (
 
 var evalSubresources = map[string]bool{"allocations": true, "timeline": true}
 
-// evalsRequest serves GET /v1/evaluations (?job=, ?status=).
+// evalsRequest serves GET /v1/evaluations (?job=, ?status=) and DELETE
+// (an operator's deletion by ID while the eval broker is paused).
 func (s *HTTPServer) evalsRequest(w http.ResponseWriter, r *http.Request) (interface{}, error) {
 	switch r.Method {
 	case http.MethodGet:
 	case http.MethodDelete:
-		return nil, codedError(http.StatusNotImplemented, "deleting evaluations is not supported by this server")
+		return s.evalsDelete(w, r)
 	default:
 		return nil, errInvalidMethod
 	}
@@ -97,4 +98,27 @@ func (s *HTTPServer) evalSpecificRequest(w http.ResponseWriter, r *http.Request)
 		return nil, codedError(http.StatusNotFound, structs.ErrUnknownEval.Error())
 	}
 	return out.Eval, nil
+}
+
+// evalsDelete serves DELETE /v1/evaluations with {"EvalIDs":[...]}.
+func (s *HTTPServer) evalsDelete(w http.ResponseWriter, r *http.Request) (interface{}, error) {
+	var args structs.EvalUserDeleteRequest
+	if err := decodeBody(r, &args); err != nil {
+		return nil, err
+	}
+	switch {
+	case args.Filter != "" && len(args.EvalIDs) > 0:
+		return nil, codedError(http.StatusBadRequest, "evals cannot be deleted by both ID and filter")
+	case args.Filter != "":
+		return nil, codedError(http.StatusNotImplemented, "deleting evaluations by filter is not supported by this server")
+	case len(args.EvalIDs) == 0:
+		return nil, codedError(http.StatusBadRequest, "evals must be deleted by either ID or filter")
+	}
+	s.parseWriteRequest(r, &args.WriteRequest)
+	var out structs.EvalUserDeleteResponse
+	if err := s.rpc.RPC("Eval.Delete", &args, &out); err != nil {
+		return nil, err
+	}
+	setIndex(w, out.Index)
+	return nil, nil
 }

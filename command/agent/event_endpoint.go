@@ -191,6 +191,9 @@ func parseEventRequest(r *http.Request) (*stream.SubscribeRequest, error) {
 	}
 	for _, t := range q["topic"] {
 		topic, key, hasKey := strings.Cut(t, ":")
+		if strings.Contains(key, ":") {
+			return nil, codedError(http.StatusBadRequest, fmt.Sprintf("Invalid key value pair for topic: %s", t))
+		}
 		if topic == "" || (hasKey && key == "") {
 			return nil, codedError(http.StatusBadRequest, fmt.Sprintf("Invalid topic %q (use Topic or Topic:key)", t))
 		}

@@ -176,6 +176,7 @@ func TestEventStream_Errors(t *testing.T) {
 		{"?topic=ACLToken", 400, `unsupported event topic "ACLToken" (supported: *, Allocation, Deployment, Evaluation, Job, Node, NodePool)`},
 		{"?topic=Job:", 400, `Invalid topic "Job:" (use Topic or Topic:key)`},
 		{"?topic=:x", 400, `Invalid topic ":x" (use Topic or Topic:key)`},
+		{"?topic=Evaluation:::*", 400, "Invalid key value pair for topic: Evaluation:::*"},
 	}
 	for _, tc := range cases {
 		resp, body := h.do("GET", "/v1/event/stream"+tc.query, "")

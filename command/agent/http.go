@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"net/http/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -174,6 +173,7 @@ func (s *HTTPServer) routes() {
 	h("/v1/agent/force-leave", agentWrite, s.agentForceLeaveRequest)
 	h("/v1/agent/keyring/", agentWrite, s.agentKeyringRequest)
 	h("/v1/agent/health", public, s.agentHealthRequest)
+	h("/v1/agent/monitor", agentRead, s.agentMonitorRequest)
 	h("/v1/agent/schedulers", agentRead, s.agentSchedulersRequest)
 	h("/v1/agent/schedulers/config", readWrite(agentRead, agentWrite), s.agentSchedulerConfigRequest)
 
@@ -204,6 +204,13 @@ func (s *HTTPServer) routes() {
 
 	h("/v1/client/fs/", fsNeed, s.fsRequest)
 	h("/v1/client/allocation/", clientAllocNeed, s.clientAllocRequest)
+	h("/v1/client/stats", nodeReadNeed, s.clientStatsRequest)
+
+	h("/v1/scaling/policies", viaRPC, s.scalingPoliciesRequest)
+	h("/v1/scaling/policy/", viaRPC, s.scalingPolicyRequest)
+
+	h("/v1/search", viaRPC, s.searchRequest)
+	h("/v1/search/fuzzy", viaRPC, s.fuzzySearchRequest)
 
 	h("/v1/system/gc", viaRPC, s.systemGCRequest)
 	h("/v1/metrics", public, s.metricsRequest)
@@ -211,11 +218,11 @@ func (s *HTTPServer) routes() {
 
 	// With ACLs on, a token with agent write may profile the agent;
 	// with ACLs off only an agent started with enable_debug serves them.
-	s.handle("/v1/agent/pprof/", pprofNeed, http.HandlerFunc(pprofProfile))
-	s.handle("/v1/agent/pprof/cmdline", pprofNeed, http.HandlerFunc(pprof.Cmdline))
-	s.handle("/v1/agent/pprof/profile", pprofNeed, http.HandlerFunc(pprof.Profile))
-	s.handle("/v1/agent/pprof/symbol", pprofNeed, http.HandlerFunc(pprof.Symbol))
-	s.handle("/v1/agent/pprof/trace", pprofNeed, http.HandlerFunc(pprof.Trace))
+	s.handle("/v1/agent/pprof/", pprofNeed, http.HandlerFunc(s.pprofRequest))
+	s.handle("/v1/agent/pprof/cmdline", pprofNeed, http.HandlerFunc(s.pprofRequest))
+	s.handle("/v1/agent/pprof/profile", pprofNeed, http.HandlerFunc(s.pprofRequest))
+	s.handle("/v1/agent/pprof/symbol", pprofNeed, http.HandlerFunc(s.pprofRequest))
+	s.handle("/v1/agent/pprof/trace", pprofNeed, http.HandlerFunc(s.pprofRequest))
 
 	// The web UI, and / sending browsers to it (API clients keep the
 	// redirect to /v1/agent/self).
@@ -233,19 +240,6 @@ func (s *HTTPServer) routes() {
 		}
 		writeError(w, http.StatusNotFound, "Invalid URL path")
 	}))
-}
-
-// pprofProfile serves the named runtime profiles (heap, goroutine,
-// allocs, block, mutex, threadcreate) under /v1/agent/pprof/<name>, and
-// their index at /v1/agent/pprof/. pprof.Index alone finds the name only
-// under /debug/pprof/ and would answer the index for every name here.
-func pprofProfile(w http.ResponseWriter, r *http.Request) {
-	name := strings.TrimPrefix(r.URL.Path, "/v1/agent/pprof/")
-	if name == "" {
-		pprof.Index(w, r)
-		return
-	}
-	pprof.Handler(name).ServeHTTP(w, r)
 }
 
 // handlerFunc is an API handler: it returns the object to encode as JSON,

@@ -103,6 +103,7 @@ var routeCases = map[string][]routeCase{
 		{method: "PUT", path: "/v1/node/" + noID + "/drain", body: `{"DrainSpec":{"Deadline":1000000000}}`, rules: `node { policy = "write" }`, allowed: allowRight},
 		{method: "PUT", path: "/v1/node/" + noID + "/eligibility", body: `{"Eligibility":"ineligible"}`, rules: `node { policy = "write" }`, allowed: allowRight},
 		{method: "PUT", path: "/v1/node/" + noID + "/evaluate", rules: `node { policy = "write" }`, allowed: allowRight},
+		{method: "PUT", path: "/v1/node/" + noID + "/purge", rules: `node { policy = "write" }`, allowed: allowRight},
 	},
 	// Listing node pools filters them by the token: without one, or
 	// without node_pool rules, the list is empty.
@@ -117,7 +118,15 @@ var routeCases = map[string][]routeCase{
 		{method: "GET", path: "/v1/node/pool/default/nodes", rules: poolRead + "\n" + nodeRead, allowed: allowRight},
 		{method: "GET", path: "/v1/node/pool/default/jobs", rules: poolRead + "\n" + nsRead, allowed: allowRight},
 	},
-	"/v1/evaluations": {{method: "GET", path: "/v1/evaluations", rules: nsRead, allowed: allowReaders}},
+	"/v1/scaling/policies": {{method: "GET", path: "/v1/scaling/policies", rules: nsCaps("list-scaling-policies"), allowed: allowReaders}},
+	"/v1/scaling/policy/":  {{method: "GET", path: "/v1/scaling/policy/" + noID, rules: nsCaps("read-scaling-policy"), allowed: allowReaders}},
+	// A search of one context the token cannot read is refused.
+	"/v1/search":       {{method: "PUT", path: "/v1/search", body: `{"Prefix":"a","Context":"jobs"}`, rules: nsRead, allowed: allowReaders}},
+	"/v1/search/fuzzy": {{method: "PUT", path: "/v1/search/fuzzy", body: `{"Text":"ab","Context":"jobs"}`, rules: nsRead, allowed: allowReaders}},
+	"/v1/evaluations": {
+		{method: "GET", path: "/v1/evaluations", rules: nsRead, allowed: allowReaders},
+		{method: "DELETE", path: "/v1/evaluations", body: `{"EvalIDs":["` + noID + `"]}`, rules: nsCaps("submit-job"), allowed: "m"},
+	},
 	"/v1/evaluation/": {
 		{method: "GET", path: "/v1/evaluation/" + noID, rules: nsRead, allowed: allowReaders},
 		{method: "GET", path: "/v1/evaluation/" + noID + "/allocations", rules: nsRead, allowed: allowReaders},
@@ -144,6 +153,8 @@ var routeCases = map[string][]routeCase{
 	"/v1/agent/join":        {{method: "PUT", path: "/v1/agent/join", rules: agentWr, allowed: allowRight}},
 	"/v1/agent/force-leave": {{method: "PUT", path: "/v1/agent/force-leave?node=nosuch", rules: agentWr, allowed: allowRight}},
 	"/v1/agent/health":      {{method: "GET", path: "/v1/agent/health", allowed: allowAll}},
+	"/v1/client/stats":      {{method: "GET", path: "/v1/client/stats", rules: nodeRead, allowed: allowReaders}},
+	"/v1/agent/monitor":     {{method: "GET", path: "/v1/agent/monitor?log_level=debug", rules: agentRd, allowed: allowReaders}},
 	"/v1/agent/schedulers":  {{method: "GET", path: "/v1/agent/schedulers", rules: agentRd, allowed: allowReaders}},
 	"/v1/agent/schedulers/config": {
 		{method: "GET", path: "/v1/agent/schedulers/config", rules: agentRd, allowed: allowReaders},

@@ -171,11 +171,9 @@ func setMeta(w http.ResponseWriter, m *structs.QueryMeta) {
 	}
 }
 
-// setIndex writes X-Nomad-Index.
+// setIndex writes X-Nomad-Index: 0 for a read of a table never written,
+// as Nomad answers.
 func setIndex(w http.ResponseWriter, index uint64) {
-	if index == 0 {
-		index = 1
-	}
 	w.Header().Set(headerIndex, strconv.FormatUint(index, 10))
 }
 

@@ -104,10 +104,10 @@ func TestHTTP_ReadHeaders(t *testing.T) {
 	must.StrContains(t, body, `"ID":"`+job.ID+`"`)
 	must.StrHasSuffix(t, "\n", body)
 
-	// An empty store still answers index 1, never 0.
+	// An empty table answers index 0, as Nomad's does.
 	h2 := newTestHTTP(t)
 	resp, body = h2.do("GET", "/v1/jobs", "")
-	must.Eq(t, "1", resp.Header.Get("X-Nomad-Index"))
+	must.Eq(t, "0", resp.Header.Get("X-Nomad-Index"))
 	must.Eq(t, "[]\n", body)
 
 	h.rpc.onWrite("Job.List", func(args, reply interface{}) error {
@@ -285,8 +285,7 @@ func TestHTTP_NotFoundAndMethods(t *testing.T) {
 		{"GET", "/v1/deployment/fail/x", 405, "Invalid method"},
 		{"POST", "/v1/deployment/unblock/x", 501, "unblocking a multiregion deployment is not supported by this server"},
 		{"POST", "/v1/deployments", 405, "Invalid method"},
-		{"POST", "/v1/node/x/purge", 501, "/v1/node/:id/purge is not supported by this server"},
-		{"DELETE", "/v1/evaluations", 501, "deleting evaluations is not supported by this server"},
+		{"GET", "/v1/node/x/purge", 405, "Invalid method"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.method+" "+tc.path, func(t *testing.T) {
@@ -408,6 +407,17 @@ func TestHTTP_PprofOnlyWithDebug(t *testing.T) {
 	must.StrContains(t, body, "Types of profiles available")
 	resp, _ = h.do("GET", "/v1/agent/pprof/nosuch", "")
 	must.Eq(t, http.StatusNotFound, resp.StatusCode)
+	// The api package sends seconds, debug and gc as 0 when unset, and
+	// names the agent to profile; this agent profiles only itself.
+	resp, body = h.do("GET", "/v1/agent/pprof/heap?seconds=0&debug=0&gc=1&node_id=&server_id=", "")
+	must.Eq(t, http.StatusOK, resp.StatusCode, must.Sprint(body))
+	resp, body = h.do("GET", "/v1/agent/pprof/profile?seconds=0.1", "")
+	must.Eq(t, http.StatusOK, resp.StatusCode, must.Sprint(body))
+	resp, body = h.do("GET", "/v1/agent/pprof/profile?seconds=1&server_id=unknown.global", "")
+	must.Eq(t, http.StatusInternalServerError, resp.StatusCode)
+	must.Eq(t, "unknown Nomad server unknown.global", body)
+	resp, _ = h.do("GET", "/v1/agent/pprof/heap?seconds=x", "")
+	must.Eq(t, http.StatusBadRequest, resp.StatusCode)
 
 	h = newTestHTTP(t, func(c *HTTPServerConfig) { c.Agent.EnableDebug = false })
 	resp, _ = h.do("GET", "/v1/agent/pprof/cmdline", "")

@@ -86,6 +86,8 @@ func (s *HTTPServer) jobRegister(w http.ResponseWriter, r *http.Request, pathID 
 		PolicyOverride: body.PolicyOverride,
 		PreserveCounts: body.PreserveCounts,
 		EvalPriority:   body.EvalPriority,
+
+		PreserveResources: body.PreserveResources,
 	}
 	s.parseWriteRequest(r, &args.WriteRequest)
 	job, warnings, err := s.jobFromBody(r, body.Job, &args.WriteRequest)
@@ -93,9 +95,6 @@ func (s *HTTPServer) jobRegister(w http.ResponseWriter, r *http.Request, pathID 
 		return nil, err
 	}
 	args.Job = job
-	if body.PreserveResources {
-		warnings = append(warnings, "PreserveResources is not supported by this server and was ignored")
-	}
 	var out structs.JobRegisterResponse
 	if err := s.rpc.RPC("Job.Register", &args, &out); err != nil {
 		return nil, err

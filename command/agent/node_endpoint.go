@@ -9,17 +9,16 @@ import (
 )
 
 var nodeSubresources = map[string]bool{
-	"allocations": true, "drain": true, "eligibility": true, "evaluate": true,
+	"allocations": true, "drain": true, "eligibility": true, "evaluate": true, "purge": true,
 }
-
-var nodeUnsupported = map[string]bool{"purge": true}
 
 // nodeJSON is how a node is served: without its secret, and with the
 // legacy top-level Drain flag that Nomad clients still read.
 type nodeJSON struct {
 	*structs.Node
-	// SecretID shadows the node's own and is always empty, hence omitted.
-	SecretID string `json:",omitempty"`
+	// SecretID shadows the node's own: always served, always empty, as
+	// Nomad serves it (clients check the key is there and blank).
+	SecretID string
 	Drain    bool
 }
 
@@ -69,7 +68,7 @@ func (s *HTTPServer) nodesRequest(w http.ResponseWriter, r *http.Request) (inter
 
 // nodeSpecificRequest serves /v1/node/:id and its subresources.
 func (s *HTTPServer) nodeSpecificRequest(w http.ResponseWriter, r *http.Request) (interface{}, error) {
-	id, sub := splitObjectPath(r, "/v1/node/", nodeSubresources, nodeUnsupported)
+	id, sub := splitObjectPath(r, "/v1/node/", nodeSubresources)
 	if id == "" {
 		return nil, codedError(http.StatusBadRequest, "Missing node ID")
 	}
@@ -84,6 +83,8 @@ func (s *HTTPServer) nodeSpecificRequest(w http.ResponseWriter, r *http.Request)
 		return s.nodeEligibility(w, r, id)
 	case "evaluate":
 		return s.nodeEvaluate(w, r, id)
+	case "purge":
+		return s.nodePurge(w, r, id)
 	}
 	return nil, codedError(http.StatusNotImplemented, fmt.Sprintf("/v1/node/:id/%s is not supported by this server", sub))
 }
@@ -202,6 +203,28 @@ func (s *HTTPServer) nodeEvaluate(w http.ResponseWriter, r *http.Request, id str
 	s.parseWriteRequest(r, &args.WriteRequest)
 	var out structs.NodeUpdateResponse
 	if err := s.rpc.RPC("Node.Evaluate", &args, &out); err != nil {
+		return nil, err
+	}
+	setIndex(w, out.Index)
+	return nodeEvaluateResponse{
+		NodeModifyIndex: out.NodeModifyIndex,
+		EvalIDs:         nonNil(out.EvalIDs),
+		EvalCreateIndex: out.EvalCreateIndex,
+		Index:           out.Index,
+	}, nil
+}
+
+// nodePurge serves PUT/POST /v1/node/:id/purge: the node is removed from
+// the cluster (Node.Deregister) and the jobs that had work on it are
+// evaluated again; the answer has the shape of a forced evaluation's.
+func (s *HTTPServer) nodePurge(w http.ResponseWriter, r *http.Request, id string) (interface{}, error) {
+	if err := requireMethod(r, http.MethodPut, http.MethodPost); err != nil {
+		return nil, err
+	}
+	args := structs.NodeDeregisterRequest{NodeIDs: []string{id}}
+	s.parseWriteRequest(r, &args.WriteRequest)
+	var out structs.NodeUpdateResponse
+	if err := s.rpc.RPC("Node.Deregister", &args, &out); err != nil {
 		return nil, err
 	}
 	setIndex(w, out.Index)

@@ -30,11 +30,12 @@ func TestNodes_ListAndGet(t *testing.T) {
 	must.Eq(t, &structs.NodeStubFields{Resources: true}, h.rpc.lastCall(t, "Node.List").(*structs.NodeListRequest).Fields)
 
 	_, body = h.do("GET", "/v1/node/"+node.ID, "")
-	// The secret never leaves the server; the legacy Drain flag is there.
-	must.StrNotContains(t, body, "SecretID")
+	// The secret never leaves the server (the key is there, blank, as
+	// Nomad serves it); the legacy Drain flag is there.
 	must.StrNotContains(t, body, node.SecretID)
 	var raw map[string]any
 	must.NoError(t, json.Unmarshal([]byte(body), &raw))
+	must.Eq[any](t, "", raw["SecretID"])
 	must.Eq[any](t, true, raw["Drain"])
 	var got api.Node
 	must.NoError(t, json.Unmarshal([]byte(body), &got))
@@ -111,4 +112,16 @@ func TestNodes_EligibilityAndEvaluate(t *testing.T) {
 	must.Eq(t, http.StatusOK, resp.StatusCode)
 	must.Eq(t, `{"NodeModifyIndex":3,"EvalIDs":["e1"],"EvalCreateIndex":9,"Index":9}`+"\n", body)
 	must.Eq(t, "n1", h.rpc.lastCall(t, "Node.Evaluate").(*structs.NodeEvaluateRequest).NodeID)
+
+	// Purge deregisters the node; the answer has the same shape.
+	h.rpc.onWrite("Node.Deregister", func(args, reply interface{}) error {
+		out := reply.(*structs.NodeUpdateResponse)
+		out.EvalIDs, out.EvalCreateIndex, out.NodeModifyIndex, out.Index = nil, 0, 10, 10
+		return nil
+	})
+	resp, body = h.do("PUT", "/v1/node/n1/purge", "")
+	must.Eq(t, http.StatusOK, resp.StatusCode)
+	must.Eq(t, "10", resp.Header.Get("X-Nomad-Index"))
+	must.Eq(t, `{"NodeModifyIndex":10,"EvalIDs":[],"EvalCreateIndex":0,"Index":10}`+"\n", body)
+	must.Eq(t, []string{"n1"}, h.rpc.lastCall(t, "Node.Deregister").(*structs.NodeDeregisterRequest).NodeIDs)
 }

@@ -146,7 +146,9 @@ func (s *HTTPServer) variableWrite(w http.ResponseWriter, r *http.Request, path 
 	if out.IsConflict() {
 		return nil, writeConflict(w, r, &out)
 	}
-	if op == structs.VarOpLockRenew && out.Output != nil {
+	// Renewing or releasing a lock answers with the metadata only, as
+	// Nomad does: the items are not the lock holder's to read back.
+	if (op == structs.VarOpLockRenew || op == structs.VarOpLockRelease) && out.Output != nil {
 		return out.Output.VariableMetadata, nil
 	}
 	return out.Output, nil

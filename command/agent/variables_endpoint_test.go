@@ -78,7 +78,9 @@ func TestHTTP_Variables(t *testing.T) {
 	resp, body = ra.do("PUT", "/v1/var/app/l?lock-release", `{"Lock":{"ID":"`+locked.Lock.ID+`"}}`)
 	must.Eq(t, http.StatusOK, resp.StatusCode, must.Sprint(body))
 	must.StrNotContains(t, body, "Lock")
-	must.StrContains(t, body, `"Items":{"k":"v"}`)
+	// As Nomad answers a release: the metadata, no items.
+	must.StrNotContains(t, body, "Items")
+	must.StrContains(t, body, `"Path":"app/l"`)
 
 	// Pages are keyed "<namespace>.<path>".
 	resp, body = ra.do("GET", "/v1/vars?namespace=*&per_page=1", "")
@@ -192,7 +194,7 @@ func TestRealServer_NomadAPIVariables(t *testing.T) {
 	got, _, err = nsv.ReleaseLock(lv, nil)
 	must.NoError(t, err)
 	must.Nil(t, got.Lock)
-	must.Eq(t, nomadapi.VariableItems{"k1": "v1"}, got.Items)
+	must.MapEmpty(t, got.Items) // a release answers the metadata only
 
 	_, err = nsv.Delete(sv2.Path, nil)
 	must.NoError(t, err)

@@ -123,7 +123,7 @@ func (a *ACL) ListRoles(args *structs.ACLRolesListRequest, reply *structs.ACLRol
 	if err := a.enabled(); err != nil {
 		return err
 	}
-	return blockingQuery(a.srv, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
+	return flooredBlockingQuery(a.srv, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
 		tok, err := a.caller(store, args.AuthToken)
 		if err != nil {
 			return 0, err
@@ -168,7 +168,7 @@ func (a *ACL) getRole(opts *structs.QueryOptions, reply *structs.ACLRoleByIDResp
 	if err := a.enabled(); err != nil {
 		return err
 	}
-	return blockingQuery(a.srv, opts, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
+	return flooredBlockingQuery(a.srv, opts, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
 		tok, err := a.caller(store, opts.AuthToken)
 		if err != nil {
 			return 0, err

@@ -157,8 +157,12 @@ func (a *Alloc) Stop(args *structs.AllocStopRequest, reply *structs.AllocStopRes
 	}
 	eval := newJobEval(job, structs.EvalTriggerAllocStop, 0, a.srv.Clock().Now())
 	yes, noDelay := true, args.NoShutdownDelay
+	transition := &structs.DesiredTransition{Migrate: &yes, NoShutdownDelay: &noDelay}
+	if args.Reschedule {
+		transition.Reschedule = &yes
+	}
 	req := &structs.AllocUpdateDesiredTransitionRequest{
-		Allocs: map[string]*structs.DesiredTransition{alloc.ID: {Migrate: &yes, NoShutdownDelay: &noDelay}},
+		Allocs: map[string]*structs.DesiredTransition{alloc.ID: transition},
 		Evals:  []*structs.Evaluation{eval},
 	}
 	_, index, err := a.srv.RaftApply(structs.AllocUpdateDesiredTransitionRequestType, req)

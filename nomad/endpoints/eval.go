@@ -42,6 +42,7 @@ var evalRules = Rules{
 	"Allocations": NamespaceAny(acl.NamespaceCapabilityReadJob),
 	"List":        NamespaceAny(acl.NamespaceCapabilityReadJob),
 	"Timeline":    NamespaceAny(acl.NamespaceCapabilityReadJob),
+	"Delete":      Management(),
 }
 
 // Dequeue hands a worker the highest-priority ready eval among the

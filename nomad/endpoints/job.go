@@ -86,7 +86,34 @@ func PrepareJob(job *structs.Job, requestNamespace string, evalPriority int, max
 	if len(problems) > 0 {
 		return nil, &structs.ValidationError{Problems: problems}
 	}
+	stampScalingPolicies(job, old)
 	return old, nil
+}
+
+// stampScalingPolicies gives each group's scaling policy its target and
+// an ID, the one its group's policy already had in the registered
+// version so that an autoscaler keeps following it across versions.
+func stampScalingPolicies(job, old *structs.Job) {
+	for _, tg := range job.TaskGroups {
+		if tg == nil || tg.Scaling == nil {
+			continue
+		}
+		p := tg.Scaling
+		p.Target = map[string]string{
+			structs.ScalingTargetNamespace: job.Namespace,
+			structs.ScalingTargetJob:       job.ID,
+			structs.ScalingTargetGroup:     tg.Name,
+		}
+		p.ID = ""
+		if old != nil {
+			if prev := old.LookupTaskGroup(tg.Name); prev != nil && prev.Scaling != nil {
+				p.ID = prev.Scaling.ID
+			}
+		}
+		if p.ID == "" {
+			p.ID = structs.GenerateUUID()
+		}
+	}
 }
 
 // jobUpdateProblems lists the changes a job may not make to its
@@ -198,6 +225,19 @@ func (j *Job) Register(args *structs.JobRegisterRequest, reply *structs.JobRegis
 			}
 		}
 	}
+	if args.PreserveResources && existing != nil {
+		for _, tg := range job.TaskGroups {
+			old := existing.LookupTaskGroup(tg.Name)
+			if old == nil {
+				continue
+			}
+			for _, task := range tg.Tasks {
+				if prev := old.LookupTask(task.Name); prev != nil {
+					task.Resources = prev.Resources.Copy()
+				}
+			}
+		}
+	}
 
 	now := j.srv.Clock().Now()
 	job.SubmitTime = now.UnixNano()
@@ -262,13 +302,17 @@ func (j *Job) Deregister(args *structs.JobDeregisterRequest, reply *structs.JobD
 	if err != nil {
 		return err
 	}
-	if job == nil {
-		return fmt.Errorf("job %q in namespace %q: %w", args.JobID, ns, structs.ErrUnknownJob)
-	}
 	now := j.srv.Clock().Now()
 	args.SubmitTime = now.UnixNano()
 	args.Eval = nil
-	if job.RequiresEval() {
+	switch {
+	case job == nil:
+		// Nothing to stop, yet Nomad answers with success and an eval
+		// (of a service job at the default priority) that the scheduler
+		// completes finding nothing: deregistering is idempotent.
+		args.Eval = newJobEval(&structs.Job{ID: args.JobID, Namespace: ns, Type: structs.JobTypeService,
+			Priority: structs.JobDefaultPriority}, structs.EvalTriggerJobDeregister, args.EvalPriority, now)
+	case job.RequiresEval():
 		args.Eval = newJobEval(job, structs.EvalTriggerJobDeregister, args.EvalPriority, now)
 	}
 	_, index, err := j.srv.RaftApply(structs.JobDeregisterRequestType, args)

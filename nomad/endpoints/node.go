@@ -569,7 +569,7 @@ func (n *Node) GetClientAllocs(args *structs.NodeSpecificRequest, reply *structs
 	if args.NodeID == "" {
 		return &structs.ValidationError{Problems: []string{"missing node ID"}}
 	}
-	return blockingQuery(n.srv, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
+	return flooredBlockingQuery(n.srv, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
 		node, err := store.NodeByID(ws, args.NodeID)
 		if err != nil {
 			return 0, err

@@ -42,7 +42,7 @@ func (o *Operator) SchedulerGetConfiguration(args *structs.GenericRequest, reply
 
 // SchedulerSetConfiguration replaces the scheduler configuration, with CAS
 // only if its ModifyIndex is still Config.ModifyIndex; Updated reports
-// whether a CAS write applied. Pausing or resuming the eval broker takes
+// whether the write applied (always for a plain write, as Nomad answers). Pausing or resuming the eval broker takes
 // effect on the leader at once.
 func (o *Operator) SchedulerSetConfiguration(args *structs.SchedulerSetConfigRequest, reply *structs.SchedulerSetConfigurationResponse) error {
 	if done, err := o.srv.Forward("Operator.SchedulerSetConfiguration", args, args, reply); done {
@@ -55,6 +55,7 @@ func (o *Operator) SchedulerSetConfiguration(args *structs.SchedulerSetConfigReq
 	if err != nil {
 		return err
 	}
+	reply.Updated = true
 	if args.CAS {
 		reply.Updated, _ = resp.(bool)
 	}

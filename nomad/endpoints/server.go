@@ -264,5 +264,7 @@ func All(srv Server) []Endpoint {
 		{"Namespace", &Namespace{srv: srv}, namespaceRules},
 		{"NodePool", &NodePool{srv: srv}, nodePoolRules},
 		{"Variables", &Variables{srv: srv}, variablesRules},
+		{"Search", &Search{srv: srv}, searchRules},
+		{"Scaling", &Scaling{srv: srv}, scalingRules},
 	}
 }

@@ -2,7 +2,6 @@ package fsm
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -260,10 +259,14 @@ func TestFSM_JobDeregister(t *testing.T) {
 		})
 	}
 
-	t.Run("unknown job is refused", func(t *testing.T) {
+	t.Run("unknown job is a no-op that still writes its eval", func(t *testing.T) {
 		f, _ := newTestFSM(t)
-		err := mustFail(t, f, 10, structs.JobDeregisterRequestType, &structs.JobDeregisterRequest{JobID: "nope"})
-		must.True(t, errors.Is(err, structs.ErrUnknownJob))
+		eval := mock.Eval(func(e *structs.Evaluation) { e.JobID = "nope" })
+		mustApply(t, f, 10, structs.JobDeregisterRequestType, &structs.JobDeregisterRequest{JobID: "nope", Eval: eval})
+		job, _ := f.State().JobByID(nil, structs.DefaultNamespace, "nope")
+		must.Nil(t, job)
+		evals, _ := f.State().EvalsByJob(nil, structs.DefaultNamespace, "nope")
+		must.Len(t, 1, evals)
 	})
 }
 

@@ -120,14 +120,16 @@ func (f *FSM) applyJobDeregister(body []byte, index uint64) interface{} {
 }
 
 // deregisterJob purges a job, or stops it by registering a stopped copy
-// (a new version, submitted at submitTime).
+// (a new version, submitted at submitTime). A job that is not there is
+// already what was asked for: Nomad answers its deregistration with
+// success (and an eval that finds nothing to stop).
 func deregisterJob(tx *state.Txn, namespace, id string, purge bool, submitTime int64) error {
 	job, err := tx.JobByID(namespace, id)
 	if err != nil {
 		return err
 	}
 	if job == nil {
-		return fmt.Errorf("deregister job %q in namespace %q: %w", id, namespace, structs.ErrUnknownJob)
+		return nil
 	}
 	if purge {
 		return tx.DeleteJob(namespace, id)

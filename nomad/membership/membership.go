@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -183,8 +185,14 @@ func (m *Membership) Join(addrs []string) (int, error) {
 // ForceLeave marks a failed member as left, so it is dropped from Raft
 // at the leader's next reconcile instead of after the grace period. name
 // is the member name ("<node>.<region>"); the region may be omitted.
-func (m *Membership) ForceLeave(name string) error {
-	if err := m.serf.RemoveFailedNode(m.qualify(name)); err != nil {
+// With prune the member is also forgotten at once, instead of being
+// listed as left until serf reaps it.
+func (m *Membership) ForceLeave(name string, prune bool) error {
+	remove := m.serf.RemoveFailedNode
+	if prune {
+		remove = m.serf.RemoveFailedNodePrune
+	}
+	if err := remove(m.qualify(name)); err != nil {
 		return fmt.Errorf("force-leave %q: %w", name, err)
 	}
 	return nil
@@ -200,9 +208,23 @@ func (m *Membership) qualify(name string) string {
 	return name + "." + m.cfg.Region
 }
 
-// Members returns every gossip member, for Status.Members.
+// Members returns every gossip member, for Status.Members: this server
+// first, then the others by name, so that the order does not change from
+// one call to the next (gossip keeps them in no order).
 func (m *Membership) Members() []*structs.ServerMember {
 	members := m.serf.Members()
+	self := m.serf.LocalMember().Name
+	slices.SortFunc(members, func(a, b serf.Member) int {
+		switch {
+		case a.Name == b.Name:
+			return 0
+		case a.Name == self:
+			return -1
+		case b.Name == self:
+			return 1
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
 	out := make([]*structs.ServerMember, 0, len(members))
 	for _, member := range members {
 		out = append(out, memberStruct(member))

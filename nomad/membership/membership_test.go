@@ -301,8 +301,17 @@ func TestForceLeave(t *testing.T) {
 		return false
 	})
 	// The bare node name is qualified with the region.
-	must.NoError(t, leader.m.ForceLeave(victim.name))
+	must.NoError(t, leader.m.ForceLeave(victim.name, true))
 	waitFor(t, func() bool { return !slices.Contains(voters(t, leader.raft), victim.m.cfg.ServerID) })
+	// Pruned: gone from the member list too, not listed as left.
+	waitFor(t, func() bool {
+		for _, m := range leader.m.Members() {
+			if m.Name == victim.name+"."+victim.m.cfg.Region {
+				return false
+			}
+		}
+		return true
+	})
 }
 
 // Members carry Nomad's name and tags; Servers lists the alive ones.
@@ -316,6 +325,9 @@ func TestMembersAndServers(t *testing.T) {
 
 	var self = a.m.LocalMember()
 	must.Eq(t, "a.global", self.Name)
+	// This server first, then the others by name, the same on every call.
+	must.Eq(t, "a.global", a.m.Members()[0].Name)
+	must.Eq(t, "b.global", b.m.Members()[0].Name)
 	must.Eq(t, "127.0.0.1", self.Addr)
 	must.Eq(t, uint16(a.serf), self.Port)
 	must.Eq(t, "alive", self.Status)

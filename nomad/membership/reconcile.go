@@ -93,6 +93,19 @@ func (m *Membership) reconcile() {
 			m.logger.Error("reconcile", "server", s.Name, "error", err)
 		}
 	}
+	// Servers gossip no longer lists (reaped, or pruned by a
+	// force-leave) left too.
+	for _, s := range m.servers.pendingReaped() {
+		if s.ID == m.cfg.ServerID {
+			m.servers.forgetReaped(s)
+			continue
+		}
+		if err := m.removePeer(configuration, s.ID, s.Name, "reaped"); err != nil {
+			m.logger.Error("reconcile", "server", s.Name, "error", err)
+			continue
+		}
+		m.servers.forgetReaped(s)
+	}
 }
 
 // addVoter makes s a voter unless it is one already. A configuration

@@ -17,6 +17,9 @@ type serverSet struct {
 
 	mu      sync.Mutex
 	servers map[string]*trackedServer
+	// reaped are servers gossip forgot (reaped, or pruned by a
+	// force-leave) whose Raft peer the leader has yet to remove.
+	reaped map[string]ServerInfo
 }
 
 type trackedServer struct {
@@ -27,7 +30,7 @@ type trackedServer struct {
 }
 
 func newServerSet(region string) *serverSet {
-	return &serverSet{region: region, servers: make(map[string]*trackedServer)}
+	return &serverSet{region: region, servers: make(map[string]*trackedServer), reaped: make(map[string]ServerInfo)}
 }
 
 // update applies one gossip event to a member; ok is false for members
@@ -43,8 +46,10 @@ func (s *serverSet) update(m serf.Member, event serf.EventType, now time.Time) (
 		delete(s.servers, m.Name)
 		// A reaped member counts as gone for reconciliation.
 		info.Status = serf.StatusLeft
+		s.reaped[m.Name] = info
 		return info, true
 	}
+	delete(s.reaped, m.Name)
 	t := s.servers[m.Name]
 	if t == nil {
 		t = &trackedServer{}
@@ -102,4 +107,27 @@ func (s *serverSet) byID(id string) (ServerInfo, time.Time, bool) {
 		return ServerInfo{}, time.Time{}, false
 	}
 	return found.info, found.failedSince, true
+}
+
+// pendingReaped returns the reaped servers whose Raft peer is still to
+// be removed.
+func (s *serverSet) pendingReaped() []ServerInfo {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]ServerInfo, 0, len(s.reaped))
+	for _, info := range s.reaped {
+		out = append(out, info)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// forgetReaped drops a reaped server once its peer is gone, unless it
+// came back meanwhile (then it is tracked again and not pending).
+func (s *serverSet) forgetReaped(info ServerInfo) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if cur, ok := s.reaped[info.Name]; ok && cur.ID == info.ID {
+		delete(s.reaped, info.Name)
+	}
 }

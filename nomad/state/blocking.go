@@ -27,8 +27,9 @@ type QueryFunc func(ws memdb.WatchSet, store *StateStore) (uint64, error)
 //     and the results query filled in on that run stand.
 //
 // current returns the store to read, and is called again on every run so
-// that a query survives a snapshot restore. The index returned is at
-// least 1, so a client that feeds it back never spins on index 0. query
+// that a query survives a snapshot restore. The index is returned as the
+// query reports it, 0 for a table never written, as Nomad does (the api
+// package's tests expect 0 from lists of empty tables). query
 // runs on the calling goroutine, possibly several times; each run must
 // overwrite (not append to) what the previous one filled in.
 func BlockingQuery(ctx context.Context, current func() *StateStore, minIndex uint64, query QueryFunc) (uint64, error) {
@@ -39,9 +40,6 @@ func BlockingQuery(ctx context.Context, current func() *StateStore, minIndex uin
 		index, err := query(ws, store)
 		if err != nil {
 			return 0, err
-		}
-		if index < 1 {
-			index = 1
 		}
 		if minIndex == 0 || index > minIndex {
 			return index, nil

@@ -160,6 +160,7 @@ func (tx *Txn) UpsertJob(job *structs.Job) error {
 	}
 	job.ModifyIndex = tx.index
 	job.JobModifyIndex = tx.index
+	setScalingPolicyIndexes(job, existing, tx.index)
 	// A new version starts untagged: a tag names one version only.
 	job.VersionTag = nil
 	if job.Status, err = jobStatus(tx.txn, job, false); err != nil {
@@ -343,4 +344,21 @@ func nilJobParts(job *structs.Job) error {
 		}
 	}
 	return nil
+}
+
+// setScalingPolicyIndexes stamps the groups' scaling policies: created
+// when their group's policy first appeared (same ID), modified now.
+func setScalingPolicyIndexes(job, existing *structs.Job, index uint64) {
+	for _, tg := range job.TaskGroups {
+		if tg == nil || tg.Scaling == nil {
+			continue
+		}
+		tg.Scaling.CreateIndex = index
+		if existing != nil {
+			if old := existing.LookupTaskGroup(tg.Name); old != nil && old.Scaling != nil && old.Scaling.ID == tg.Scaling.ID {
+				tg.Scaling.CreateIndex = old.Scaling.CreateIndex
+			}
+		}
+		tg.Scaling.ModifyIndex = index
+	}
 }
