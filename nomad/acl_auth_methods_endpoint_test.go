@@ -166,3 +166,32 @@ func TestACLEndpoint_ClientIntroductionToken(t *testing.T) {
 		Time: time.Now()}, 0))
 	must.Eq(t, time.Minute, claims.Expiry.Time().Sub(claims.IssuedAt.Time()))
 }
+
+// TestACLEndpoint_BlockingAuthMethodList: a blocking list wakes on the
+// write of a method.
+func TestACLEndpoint_BlockingAuthMethodList(t *testing.T) {
+	s, boot := newBootstrappedACLServer(t, nil)
+	var first structs.ACLAuthMethodsListResponse
+	must.NoError(t, s.RPC("ACL.ListAuthMethods", &structs.ACLAuthMethodsListRequest{}, &first))
+
+	done := make(chan structs.ACLAuthMethodsListResponse, 1)
+	errs := make(chan error, 1)
+	go func() {
+		var out structs.ACLAuthMethodsListResponse
+		q := structs.QueryOptions{MinQueryIndex: first.Index, MaxQueryTime: time.Minute}
+		errs <- s.RPC("ACL.ListAuthMethods", &structs.ACLAuthMethodsListRequest{QueryOptions: q}, &out)
+		done <- out
+	}()
+	var up structs.ACLAuthMethodsUpsertResponse
+	must.NoError(t, s.RPC("ACL.UpsertAuthMethods", &structs.ACLAuthMethodsUpsertRequest{
+		AuthMethods: []*structs.ACLAuthMethod{testOIDCAuthMethod("sso", false)}, WriteRequest: asTokenWrite(boot.SecretID)}, &up))
+	select {
+	case err := <-errs:
+		must.NoError(t, err)
+		out := <-done
+		must.Len(t, 1, out.AuthMethods)
+		must.Eq(t, up.Index, out.Index)
+	case <-time.After(30 * time.Second):
+		t.Fatal("the blocking list did not wake")
+	}
+}
