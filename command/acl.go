@@ -68,6 +68,35 @@ Usage: nomad acl role <subcommand> [options] [args]
       $ nomad acl role delete <role id>
 `
 
+const aclAuthMethodGroupHelp = `
+Usage: nomad acl auth-method <subcommand> [options] [args]
+
+  Create, list, read, update and delete ACL auth methods: the identity
+  providers (OIDC or JWT) single sign-on would go through. Logging in
+  through them is not supported by this server yet.
+
+      $ nomad acl auth-method create -name sso -type OIDC -token-locality local \
+          -max-token-ttl 1h -config @oidc.json
+      $ nomad acl auth-method list
+      $ nomad acl auth-method info sso
+      $ nomad acl auth-method update -default sso
+      $ nomad acl auth-method delete sso
+`
+
+const aclBindingRuleGroupHelp = `
+Usage: nomad acl binding-rule <subcommand> [options] [args]
+
+  Create, list, read, update and delete ACL binding rules: which logins
+  through an auth method get which role, policy, or management.
+
+      $ nomad acl binding-rule create -auth-method sso \
+          -selector 'engineering in list.groups' -bind-type role -bind-name eng
+      $ nomad acl binding-rule list
+      $ nomad acl binding-rule info <binding rule id>
+      $ nomad acl binding-rule update -description engineers <binding rule id>
+      $ nomad acl binding-rule delete <binding rule id>
+`
+
 // readFileOrStdin reads a file, or standard input for "-".
 func (m *Meta) readFileOrStdin(path string) ([]byte, error) {
 	if path == "-" {

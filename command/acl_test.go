@@ -112,6 +112,38 @@ func TestACLCommands(t *testing.T) {
 			wantCode: 1, errHas: []string{"403", "Permission denied"}},
 		{name: "role delete", args: []string{"acl", "role", "delete", "-token", "{mgmt}", "{role}"},
 			outHas: []string{"ACL role {role} successfully deleted"}},
+		{name: "auth-method create", args: []string{"acl", "auth-method", "create", "-token", "{mgmt}", "-name", "sso",
+			"-type", "oidc", "-token-locality", "local", "-max-token-ttl", "1h", "-default",
+			"-config", `{"OIDCDiscoveryURL":"https://idp.example.com","OIDCClientID":"nomad"}`},
+			outHas: []string{"Name              = sso", "Type              = OIDC", "Default           = true",
+				`"OIDCClientID": "nomad"`}},
+		{name: "auth-method create invalid", args: []string{"acl", "auth-method", "create", "-token", "{mgmt}", "-name", "bad",
+			"-type", "OIDC", "-token-locality", "moon", "-max-token-ttl", "1h", "-config", `{}`},
+			wantCode: 1, errHas: []string{"invalid token locality 'moon'"}},
+		{name: "auth-method update", args: []string{"acl", "auth-method", "update", "-token", "{mgmt}",
+			"-token-locality", "global", "sso"}, outHas: []string{"Locality          = global"}},
+		{name: "auth-method list", args: []string{"acl", "auth-method", "list"}, outHas: []string{"Name  Type  Default", "sso   OIDC  true"}},
+		{name: "binding-rule create", args: []string{"acl", "binding-rule", "create", "-token", "{mgmt}", "-json",
+			"-auth-method", "sso", "-selector", "engineering in list.groups", "-bind-type", "role", "-bind-name", "ops"},
+			after: func(t *testing.T, out string) {
+				var r api.ACLBindingRule
+				if err := json.Unmarshal([]byte(out), &r); err != nil || r.ID == "" {
+					t.Fatalf("binding rule: %v %s", err, out)
+				}
+				vars["{rule}"] = r.ID
+			}},
+		{name: "binding-rule update", args: []string{"acl", "binding-rule", "update", "-token", "{mgmt}",
+			"-description", "engineers", "{rule}"}, outHas: []string{"Description  = engineers", "Bind Name    = ops"}},
+		{name: "binding-rule info", args: []string{"acl", "binding-rule", "info", "-token", "{mgmt}", "{rule}"},
+			outHas: []string{"ID           = {rule}", `Selector     = "engineering in list.groups"`}},
+		{name: "binding-rule list", args: []string{"acl", "binding-rule", "list", "-token", "{mgmt}"},
+			outHas: []string{"{rule}  engineers    sso"}},
+		{name: "binding-rule delete", args: []string{"acl", "binding-rule", "delete", "-token", "{mgmt}", "{rule}"},
+			outHas: []string{"ACL binding rule {rule} successfully deleted"}},
+		{name: "auth-method delete", args: []string{"acl", "auth-method", "delete", "-token", "{mgmt}", "sso"},
+			outHas: []string{"ACL auth method sso successfully deleted"}},
+		{name: "auth-method info of a missing method", args: []string{"acl", "auth-method", "info", "-token", "{mgmt}", "sso"},
+			wantCode: 1, errHas: []string{"404", "ACL auth-method not found"}},
 		{name: "policy delete", args: []string{"acl", "policy", "delete", "-token", "{mgmt}", "readnode"},
 			outHas: []string{`Successfully deleted "readnode" ACL policy!`}},
 		{name: "policy list empty", args: []string{"acl", "policy", "list", "-token", "{mgmt}"},

@@ -50,6 +50,8 @@ var groupSynopses = map[string]string{
 	"acl policy":            "Interact with ACL policies",
 	"acl token":             "Interact with ACL tokens",
 	"acl role":              "Interact with ACL roles",
+	"acl auth-method":       "Interact with ACL auth methods",
+	"acl binding-rule":      "Interact with ACL binding rules",
 	"operator scheduler":    "Inspect and tune the schedulers",
 	"operator gossip":       "Manage the encryption of the servers' gossip",
 	"system":                "Interact with the system API",

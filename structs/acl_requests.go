@@ -1,5 +1,7 @@
 package structs
 
+import "time"
+
 // Requests and responses of the ACL.* RPCs, and the Raft entries they
 // write.
 
@@ -222,3 +224,116 @@ type OneTimeTokenDeleteRequest struct {
 type ACLReapExpiredRequest struct {
 	WriteRequest
 }
+
+// ACLAuthMethodsUpsertRequest writes auth methods: ACL.UpsertAuthMethods,
+// and its Raft entry.
+type ACLAuthMethodsUpsertRequest struct {
+	AuthMethods []*ACLAuthMethod
+	WriteRequest
+}
+
+// ACLAuthMethodsUpsertResponse answers ACL.UpsertAuthMethods with the
+// methods as stored.
+type ACLAuthMethodsUpsertResponse struct {
+	AuthMethods []*ACLAuthMethod
+	WriteMeta
+}
+
+// ACLAuthMethodsDeleteRequest removes auth methods by name, and the
+// binding rules that name them.
+type ACLAuthMethodsDeleteRequest struct {
+	Names []string
+	WriteRequest
+}
+
+// ACLAuthMethodsListRequest lists auth methods.
+type ACLAuthMethodsListRequest struct {
+	QueryOptions
+}
+
+// ACLAuthMethodsListResponse answers ACL.ListAuthMethods.
+type ACLAuthMethodsListResponse struct {
+	AuthMethods []*ACLAuthMethodListStub
+	QueryMeta
+}
+
+// ACLAuthMethodGetRequest names one auth method: ACL.GetAuthMethod.
+type ACLAuthMethodGetRequest struct {
+	MethodName string
+	QueryOptions
+}
+
+// ACLAuthMethodGetResponse answers ACL.GetAuthMethod; AuthMethod is nil
+// when it does not exist.
+type ACLAuthMethodGetResponse struct {
+	AuthMethod *ACLAuthMethod
+	QueryMeta
+}
+
+// ACLBindingRulesUpsertRequest writes binding rules:
+// ACL.UpsertBindingRules, and its Raft entry.
+type ACLBindingRulesUpsertRequest struct {
+	ACLBindingRules []*ACLBindingRule
+	WriteRequest
+}
+
+// ACLBindingRulesUpsertResponse answers ACL.UpsertBindingRules with the
+// rules as stored.
+type ACLBindingRulesUpsertResponse struct {
+	ACLBindingRules []*ACLBindingRule
+	WriteMeta
+}
+
+// ACLBindingRulesDeleteRequest removes binding rules by ID.
+type ACLBindingRulesDeleteRequest struct {
+	ACLBindingRuleIDs []string
+	WriteRequest
+}
+
+// ACLBindingRulesListRequest lists binding rules; Prefix filters IDs and
+// AuthMethod, when set, keeps the rules of that method.
+type ACLBindingRulesListRequest struct {
+	AuthMethod string
+	QueryOptions
+}
+
+// ACLBindingRulesListResponse answers ACL.ListBindingRules.
+type ACLBindingRulesListResponse struct {
+	ACLBindingRules []*ACLBindingRuleListStub
+	QueryMeta
+}
+
+// ACLBindingRuleRequest names one binding rule: ACL.GetBindingRule.
+type ACLBindingRuleRequest struct {
+	ACLBindingRuleID string
+	QueryOptions
+}
+
+// ACLBindingRuleResponse answers ACL.GetBindingRule; ACLBindingRule is
+// nil when it does not exist.
+type ACLBindingRuleResponse struct {
+	ACLBindingRule *ACLBindingRule
+	QueryMeta
+}
+
+// ACLCreateClientIntroductionTokenRequest asks for a token a new client
+// node presents when it first registers: ACL.CreateClientIntroductionToken.
+// TTL 0 is the default; NodeName is optional; NodePool "" is "default".
+type ACLCreateClientIntroductionTokenRequest struct {
+	TTL      time.Duration
+	NodeName string
+	NodePool string
+	WriteRequest
+}
+
+// ACLCreateClientIntroductionTokenResponse carries the signed JWT.
+type ACLCreateClientIntroductionTokenResponse struct {
+	JWT string
+}
+
+// Bounds of a client introduction token's time to live, as Nomad's
+// defaults.
+const (
+	DefaultClientIntroductionTTL = 5 * time.Minute
+	MaxClientIntroductionTTL     = 30 * time.Minute
+)

@@ -115,6 +115,10 @@ var (
 	// does not exist; of kind ErrNotFound.
 	ErrACLPolicyNotFound error = &kindedSentinel{msg: "ACL policy not found", kind: ErrNotFound}
 	ErrACLRoleNotFound   error = &kindedSentinel{msg: "ACL role not found", kind: ErrNotFound}
+	// ErrACLAuthMethodNotFound, ErrACLBindingRuleNotFound: the auth
+	// method or binding rule named does not exist; of kind ErrNotFound.
+	ErrACLAuthMethodNotFound  error = &kindedSentinel{msg: "ACL auth-method not found", kind: ErrNotFound}
+	ErrACLBindingRuleNotFound error = &kindedSentinel{msg: "ACL binding rule not found", kind: ErrNotFound}
 	// ErrACLBootstrapDone: the one bootstrap was made and no reset file
 	// allows another; of kind ErrInvalid. Its text opens the message,
 	// "ACL bootstrap already done (reset index: 7)".
@@ -134,8 +138,8 @@ var recognised = []error{
 	ErrNotOutstanding, ErrTokenMismatch, ErrNackTimeoutReached, ErrUnknownMethod, ErrBackpressure,
 	ErrJobRegistrationOff, ErrJobModifyIndex, ErrUnknownNode, ErrUnknownJob, ErrUnknownEval, ErrUnknownAlloc,
 	ErrUnknownDeployment, ErrRootKeyNotFound, ErrRootKeyActive, ErrACLDisabled, ErrACLTokenNotFound,
-	ErrACLTokenExpired, ErrACLPolicyNotFound, ErrACLRoleNotFound, ErrACLBootstrapDone, ErrNamespaceNotFound,
-	ErrNodePoolNotFound, ErrPermissionDenied,
+	ErrACLTokenExpired, ErrACLPolicyNotFound, ErrACLRoleNotFound, ErrACLAuthMethodNotFound,
+	ErrACLBindingRuleNotFound, ErrACLBootstrapDone, ErrNamespaceNotFound, ErrNodePoolNotFound, ErrPermissionDenied,
 }
 
 // kinds is every kind, most specific first: KindOf returns the first err

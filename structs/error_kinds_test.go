@@ -47,6 +47,8 @@ func TestErrorKinds(t *testing.T) {
 		{kind: ErrACLTokenExpired, status: http.StatusForbidden},
 		{kind: ErrACLPolicyNotFound, status: http.StatusNotFound},
 		{kind: ErrACLRoleNotFound, status: http.StatusNotFound},
+		{kind: ErrACLAuthMethodNotFound, status: http.StatusNotFound},
+		{kind: ErrACLBindingRuleNotFound, status: http.StatusNotFound},
 		{kind: ErrACLBootstrapDone, status: http.StatusBadRequest},
 		{kind: ErrNamespaceNotFound, status: http.StatusNotFound},
 		{kind: ErrNodePoolNotFound, status: http.StatusNotFound},

@@ -59,6 +59,11 @@ const (
 	// Job scaling events and version tags: ours, after the namespaces'.
 	ScalingEventRegisterRequestType MessageType = 117
 	JobVersionTagRequestType        MessageType = 118
+	// Auth methods and binding rules: ours, after the job entries.
+	ACLAuthMethodsUpsertRequestType  MessageType = 119
+	ACLAuthMethodsDeleteRequestType  MessageType = 120
+	ACLBindingRulesUpsertRequestType MessageType = 121
+	ACLBindingRulesDeleteRequestType MessageType = 122
 )
 
 // IgnoreUnknownTypeFlag marks a message type that an older server may skip
@@ -108,6 +113,10 @@ var messageTypeNames = map[MessageType]string{
 	VarApplyStateRequestType:                "VarApplyState",
 	ScalingEventRegisterRequestType:         "ScalingEventRegister",
 	JobVersionTagRequestType:                "JobVersionTag",
+	ACLAuthMethodsUpsertRequestType:         "ACLAuthMethodsUpsert",
+	ACLAuthMethodsDeleteRequestType:         "ACLAuthMethodsDelete",
+	ACLBindingRulesUpsertRequestType:        "ACLBindingRulesUpsert",
+	ACLBindingRulesDeleteRequestType:        "ACLBindingRulesDelete",
 }
 
 // String names the message type for logs and metrics.

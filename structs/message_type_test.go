@@ -58,6 +58,10 @@ func TestMessageTypeNumbers(t *testing.T) {
 		{structs.VarApplyStateRequestType, 115, "VarApplyState"},
 		{structs.ScalingEventRegisterRequestType, 117, "ScalingEventRegister"},
 		{structs.JobVersionTagRequestType, 118, "JobVersionTag"},
+		{structs.ACLAuthMethodsUpsertRequestType, 119, "ACLAuthMethodsUpsert"},
+		{structs.ACLAuthMethodsDeleteRequestType, 120, "ACLAuthMethodsDelete"},
+		{structs.ACLBindingRulesUpsertRequestType, 121, "ACLBindingRulesUpsert"},
+		{structs.ACLBindingRulesDeleteRequestType, 122, "ACLBindingRulesDelete"},
 	}
 	seen := map[uint8]string{}
 	for _, p := range pinned {

@@ -11,9 +11,10 @@ import (
 )
 
 // The ACL API: /v1/acl/bootstrap, policies, tokens and roles, served by
-// the ACL.* RPCs with Nomad's paths, statuses and texts. Auth methods,
-// binding rules, OIDC, login and identity tokens are not implemented and
-// answer 501.
+// the ACL.* RPCs with Nomad's paths, statuses and texts; auth methods,
+// binding rules and client introduction tokens in
+// acl_auth_method_endpoint.go. The OIDC and JWT login routes are not
+// implemented and answer 501.
 
 // aclRoutes registers the ACL routes with h.
 func (s *HTTPServer) aclRoutes(h func(string, need, handlerFunc)) {
@@ -26,9 +27,14 @@ func (s *HTTPServer) aclRoutes(h func(string, need, handlerFunc)) {
 	h("/v1/acl/roles", viaRPC, s.aclRolesRequest)
 	h("/v1/acl/role", viaRPC, s.aclRoleCreateRequest)
 	h("/v1/acl/role/", viaRPC, s.aclRoleSpecificRequest)
-	for _, p := range []string{"/v1/acl/auth-methods", "/v1/acl/auth-method", "/v1/acl/auth-method/",
-		"/v1/acl/binding-rules", "/v1/acl/binding-rule", "/v1/acl/binding-rule/", "/v1/acl/oidc/",
-		"/v1/acl/login", "/v1/acl/identity/"} {
+	h("/v1/acl/auth-methods", viaRPC, s.aclAuthMethodsRequest)
+	h("/v1/acl/auth-method", viaRPC, s.aclAuthMethodCreateRequest)
+	h("/v1/acl/auth-method/", viaRPC, s.aclAuthMethodSpecificRequest)
+	h("/v1/acl/binding-rules", viaRPC, s.aclBindingRulesRequest)
+	h("/v1/acl/binding-rule", viaRPC, s.aclBindingRuleCreateRequest)
+	h("/v1/acl/binding-rule/", viaRPC, s.aclBindingRuleSpecificRequest)
+	h("/v1/acl/identity/client-introduction-token", viaRPC, s.aclClientIntroductionTokenRequest)
+	for _, p := range []string{"/v1/acl/oidc/", "/v1/acl/login", "/v1/acl/identity/"} {
 		h(p, notServed, aclNotSupported)
 	}
 }

@@ -165,7 +165,7 @@ func TestACLHTTP_Routes(t *testing.T) {
 	resp, _ = ra.doWithHeaders("DELETE", "/v1/acl/role/"+role.ID, "", mgmt)
 	must.Eq(t, http.StatusOK, resp.StatusCode)
 
-	for _, p := range []string{"/v1/acl/auth-methods", "/v1/acl/binding-rules", "/v1/acl/login", "/v1/acl/oidc/auth-url"} {
+	for _, p := range []string{"/v1/acl/login", "/v1/acl/oidc/auth-url", "/v1/acl/oidc/complete-auth"} {
 		resp, body = ra.doWithHeaders("PUT", p, "", mgmt)
 		must.Eq(t, http.StatusNotImplemented, resp.StatusCode, must.Sprint(p))
 		must.StrContains(t, body, "not supported by this server")

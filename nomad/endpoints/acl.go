@@ -22,7 +22,8 @@ const ACLBootstrapResetFile = "acl-bootstrap-reset"
 
 // ACL serves the ACL.* RPCs: the bootstrap and policies (this file),
 // tokens, one-time tokens and the removal of expired ones
-// (acl_tokens.go), roles (acl_roles.go). While ACLs are off every method
+// (acl_tokens.go), roles (acl_roles.go), auth methods and binding rules
+// (acl_auth_methods.go). While ACLs are off every method
 // but WhoAmI answers structs.ErrACLDisabled.
 //
 // Who may call what: writes, token lists and token reads of other tokens
@@ -43,26 +44,36 @@ type ACL struct {
 // the exchange of a one-time token are open to anyone: they hand out a
 // token only to whoever holds the secret that earns it.
 var aclRules = Rules{
-	"Bootstrap":            Public(),
-	"UpsertPolicies":       Self("a management token"),
-	"DeletePolicies":       Self("a management token"),
-	"ListPolicies":         Self("a management token, or lists the caller's own policies"),
-	"GetPolicy":            Self("a management token, a token holding the policy, or the anonymous policy"),
-	"GetPolicies":          Self("a management token, or the caller's own policies"),
-	"UpsertRoles":          Self("a management token"),
-	"DeleteRoles":          Self("a management token"),
-	"ListRoles":            Self("a management token, or lists the caller's own roles"),
-	"GetRole":              Self("a management token, or a token linked to the role"),
-	"GetRoleByName":        Self("a management token, or a token linked to the role"),
-	"UpsertTokens":         Self("a management token"),
-	"DeleteTokens":         Self("a management token"),
-	"ListTokens":           Self("a management token"),
-	"GetToken":             Self("a management token, or the token's own secret"),
-	"ResolveToken":         Self("the token's own secret"),
-	"WhoAmI":               Self("any token"),
-	"UpsertOneTimeToken":   Self("a token stored in state"),
-	"ExchangeOneTimeToken": Public(),
-	"ReapExpired":          Internal(),
+	"Bootstrap":          Public(),
+	"UpsertPolicies":     Self("a management token"),
+	"DeletePolicies":     Self("a management token"),
+	"ListPolicies":       Self("a management token, or lists the caller's own policies"),
+	"GetPolicy":          Self("a management token, a token holding the policy, or the anonymous policy"),
+	"GetPolicies":        Self("a management token, or the caller's own policies"),
+	"UpsertRoles":        Self("a management token"),
+	"DeleteRoles":        Self("a management token"),
+	"ListRoles":          Self("a management token, or lists the caller's own roles"),
+	"GetRole":            Self("a management token, or a token linked to the role"),
+	"GetRoleByName":      Self("a management token, or a token linked to the role"),
+	"UpsertAuthMethods":  Self("a management token"),
+	"DeleteAuthMethods":  Self("a management token"),
+	"ListAuthMethods":    Self("any caller, ACLs on"),
+	"GetAuthMethod":      Self("a management token"),
+	"UpsertBindingRules": Self("a management token"),
+	"DeleteBindingRules": Self("a management token"),
+	"ListBindingRules":   Self("a management token"),
+	"GetBindingRule":     Self("a management token"),
+	// Introducing a node is a node write, as registering one is.
+	"CreateClientIntroductionToken": NodeWrite(),
+	"UpsertTokens":                  Self("a management token"),
+	"DeleteTokens":                  Self("a management token"),
+	"ListTokens":                    Self("a management token"),
+	"GetToken":                      Self("a management token, or the token's own secret"),
+	"ResolveToken":                  Self("the token's own secret"),
+	"WhoAmI":                        Self("any token"),
+	"UpsertOneTimeToken":            Self("a token stored in state"),
+	"ExchangeOneTimeToken":          Public(),
+	"ReapExpired":                   Internal(),
 }
 
 // enabled refuses calls while ACLs are off.

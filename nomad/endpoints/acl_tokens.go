@@ -30,14 +30,7 @@ func (a *ACL) UpsertTokens(args *structs.ACLTokenUpsertRequest, reply *structs.A
 	if len(args.Tokens) == 0 {
 		return structs.KindErrorf(structs.ErrInvalid, "must specify as least one token")
 	}
-	settings := a.srv.Settings()
-	minTTL, maxTTL := settings.ACLTokenMinExpirationTTL, settings.ACLTokenMaxExpirationTTL
-	if minTTL <= 0 {
-		minTTL = structs.DefaultACLTokenMinExpirationTTL
-	}
-	if maxTTL <= 0 {
-		maxTTL = structs.DefaultACLTokenMaxExpirationTTL
-	}
+	minTTL, maxTTL := a.tokenTTLBounds()
 	store := a.srv.State()
 	now := a.srv.Clock().Now()
 	tokens := make([]*structs.ACLToken, 0, len(args.Tokens))

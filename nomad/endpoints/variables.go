@@ -84,7 +84,7 @@ func (v *Variables) Apply(args *structs.VariablesApplyRequest, reply *structs.Va
 	sealed := &structs.VariableEncrypted{VariableMetadata: in.VariableMetadata.Copy()}
 	switch args.Op {
 	case structs.VarOpSet, structs.VarOpCAS, structs.VarOpLockAcquire:
-		key, err := v.activeRootKey(store)
+		key, err := activeRootKey(v.srv, store, "sealing variable")
 		if err != nil {
 			return err
 		}
@@ -296,10 +296,11 @@ func (v *Variables) List(args *structs.VariablesListRequest, reply *structs.Vari
 // leader of a new cluster makes it just after taking office.
 const keyringWait = 10 * time.Second
 
-// activeRootKey is the key new variables are sealed with, waited for up
-// to keyringWait.
-func (v *Variables) activeRootKey(store *state.StateStore) (*structs.RootKey, error) {
-	ctx, cancel := clock.WithTimeout(v.srv.ShutdownContext(), v.srv.Clock(), keyringWait)
+// activeRootKey is the key new variables are sealed and identities
+// signed with, waited for up to keyringWait; purpose opens the error when
+// there is none.
+func activeRootKey(srv Server, store *state.StateStore, purpose string) (*structs.RootKey, error) {
+	ctx, cancel := clock.WithTimeout(srv.ShutdownContext(), srv.Clock(), keyringWait)
 	defer cancel()
 	for {
 		ws := memdb.NewWatchSet()
@@ -313,7 +314,7 @@ func (v *Variables) activeRootKey(store *state.StateStore) (*structs.RootKey, er
 			}
 		}
 		if err := ws.WatchCtx(ctx); err != nil {
-			return nil, fmt.Errorf("sealing variable: no active root key")
+			return nil, fmt.Errorf("%s: no active root key", purpose)
 		}
 	}
 }

@@ -54,6 +54,9 @@ const (
 	VariablesSnapshot SnapshotType = 108
 	// ScalingEventsSnapshot is ours too: a job's scaling events.
 	ScalingEventsSnapshot SnapshotType = 109
+	// Auth methods and binding rules are ours too.
+	ACLAuthMethodSnapshot  SnapshotType = 110
+	ACLBindingRuleSnapshot SnapshotType = 111
 )
 
 // SnapshotHeader opens a persisted store. It is empty today; fields may
@@ -83,6 +86,8 @@ var persistOrder = []struct {
 	{TableACLPolicies, ACLPolicySnapshot},
 	{TableACLTokens, ACLTokenSnapshot},
 	{TableACLRoles, ACLRoleSnapshot},
+	{TableACLAuthMethods, ACLAuthMethodSnapshot},
+	{TableACLBindingRules, ACLBindingRuleSnapshot},
 	{TableOneTimeTokens, OneTimeTokenSnapshot},
 	{TableNamespaces, NamespaceSnapshot},
 	{TableNodePools, NodePoolSnapshot},
@@ -237,6 +242,10 @@ func (rs *restorer) restore(dec *codec.Decoder, typ SnapshotType) error {
 		table, obj = TableACLTokens, new(structs.ACLToken)
 	case ACLRoleSnapshot:
 		table, obj = TableACLRoles, new(structs.ACLRole)
+	case ACLAuthMethodSnapshot:
+		table, obj = TableACLAuthMethods, new(structs.ACLAuthMethod)
+	case ACLBindingRuleSnapshot:
+		table, obj = TableACLBindingRules, new(structs.ACLBindingRule)
 	case OneTimeTokenSnapshot:
 		table, obj = TableOneTimeTokens, new(structs.OneTimeToken)
 	case NamespaceSnapshot:

@@ -157,6 +157,8 @@ func populatedStore(t testing.TB, numAllocs int) *StateStore {
 	must.NoError(t, s.UpsertACLTokens(next(), []*structs.ACLToken{expiring}))
 	must.NoError(t, s.UpsertACLRoles(next(), []*structs.ACLRole{{ID: structs.GenerateUUID(), Name: "ops",
 		Policies: []*structs.ACLRolePolicyLink{{Name: "ops"}}}}))
+	must.NoError(t, s.UpsertACLAuthMethods(next(), []*structs.ACLAuthMethod{mockAuthMethod("sso", true)}))
+	must.NoError(t, s.UpsertACLBindingRules(next(), []*structs.ACLBindingRule{mockBindingRule("sso")}))
 	must.NoError(t, s.UpsertOneTimeToken(next(), &structs.OneTimeToken{OneTimeSecretID: structs.GenerateUUID(),
 		AccessorID: expiring.AccessorID, ExpiresAt: time.Unix(1_700_000_600, 0).UTC()}))
 	return s

@@ -27,6 +27,8 @@ const (
 	TableACLPolicies     = "acl_policy"
 	TableACLTokens       = "acl_token"
 	TableACLRoles        = "acl_role"
+	TableACLAuthMethods  = "acl_auth_methods"
+	TableACLBindingRules = "acl_binding_rules"
 	TableOneTimeTokens   = "one_time_token"
 	TableNamespaces      = "namespaces"
 	TableNodePools       = "node_pools"
@@ -70,6 +72,8 @@ func stateSchema() *memdb.DBSchema {
 		aclPolicyTableSchema(),
 		aclTokenTableSchema(),
 		aclRoleTableSchema(),
+		aclAuthMethodTableSchema(),
+		aclBindingRuleTableSchema(),
 		oneTimeTokenTableSchema(),
 		namespacesTableSchema(),
 		nodePoolsTableSchema(),
