@@ -176,9 +176,12 @@ func TestACLEndpoint_BlockingAuthMethodList(t *testing.T) {
 
 	done := make(chan structs.ACLAuthMethodsListResponse, 1)
 	errs := make(chan error, 1)
+	// An empty list answers index 0 (as Nomad's), which would not block:
+	// wait past the store's latest index instead.
+	minIndex := max(first.Index, latestIndex(t, s))
 	go func() {
 		var out structs.ACLAuthMethodsListResponse
-		q := structs.QueryOptions{MinQueryIndex: first.Index, MaxQueryTime: time.Minute}
+		q := structs.QueryOptions{MinQueryIndex: minIndex, MaxQueryTime: time.Minute}
 		errs <- s.RPC("ACL.ListAuthMethods", &structs.ACLAuthMethodsListRequest{QueryOptions: q}, &out)
 		done <- out
 	}()
