@@ -54,13 +54,21 @@ acl {
 	cli := ca.Issue(t, "cli.global.nomad")
 	s := secureCLI{t: t, addr: fmt.Sprintf("https://127.0.0.1:%d", c.servers[0].ports.HTTP), ca: ca.File, cert: cli}
 
+	// One client per token, as a program would keep: each new client
+	// opens its own connections, and the servers allow one address 100
+	// (limits.http_max_conns_per_client).
+	clients := map[string]*api.Client{}
 	apiClient := func(token string) *api.Client {
+		if cl := clients[token]; cl != nil {
+			return cl
+		}
 		cfg := &api.Config{Address: s.addr, SecretID: token, TLSConfig: &api.TLSConfig{
 			CACert: ca.File, ClientCert: cli.CertFile, ClientKey: cli.KeyFile}}
 		cl, err := api.NewClient(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
+		clients[token] = cl
 		return cl
 	}
 	waitFor(t, 60*time.Second, "a leader", func() bool {
