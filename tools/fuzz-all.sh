@@ -63,12 +63,27 @@ for dir in "${dirs[@]}"; do
 		# The binary runs in the package directory, as go test runs it,
 		# so that it reads and writes testdata/fuzz there; the cache of
 		# interesting inputs is the one go test -fuzz keeps.
-		if ! (cd "$dir" && "$bin" -test.run '^$' -test.fuzz "^${name}\$" -test.fuzztime "$fuzztime" \
-			-test.fuzzminimizetime "$minimize" -test.fuzzcachedir "$cache/$pkg" >"$work/log" 2>&1); then
+		fuzz() {
+			(cd "$dir" && "$bin" -test.run '^$' -test.fuzz "^${name}\$" -test.fuzztime "$fuzztime" \
+				-test.fuzzminimizetime "$minimize" -test.fuzzcachedir "$cache/$pkg" >"$work/log" 2>&1)
+		}
+		ok=true
+		if ! fuzz; then
+			ok=false
+			# Go's fuzzer sometimes ends a run that found nothing with
+			# "context deadline exceeded" when the time is up while a
+			# worker is busy: no failing input was written. Such a run is
+			# repeated once; a real crash always writes its input.
+			if ! grep -q 'Failing input written to' "$work/log" && grep -q 'context deadline exceeded' "$work/log"; then
+				echo "   (the fuzzer stopped on its deadline without a failing input; running it again)"
+				fuzz && ok=true
+			fi
+		fi
+		if $ok; then
+			grep -E '^fuzz: elapsed' "$work/log" | tail -n 1 || true
+		else
 			cat "$work/log"
 			failed+=("$pkg $name")
-		else
-			grep -E '^fuzz: elapsed' "$work/log" | tail -n 1 || true
 		fi
 	done
 done
