@@ -130,7 +130,7 @@ func (a *ACL) ListAuthMethods(args *structs.ACLAuthMethodsListRequest, reply *st
 	if err := a.enabled(); err != nil {
 		return err
 	}
-	return blockingQuery(a.srv, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
+	return flooredBlockingQuery(a.srv, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
 		methods, err := store.ACLAuthMethods(ws)
 		if err != nil {
 			return 0, err
@@ -152,7 +152,7 @@ func (a *ACL) GetAuthMethod(args *structs.ACLAuthMethodGetRequest, reply *struct
 	if err := a.enabled(); err != nil {
 		return err
 	}
-	return blockingQuery(a.srv, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
+	return flooredBlockingQuery(a.srv, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
 		if err := a.managementIn(store, args.AuthToken); err != nil {
 			return 0, err
 		}
@@ -286,7 +286,7 @@ func (a *ACL) ListBindingRules(args *structs.ACLBindingRulesListRequest, reply *
 	if err := a.enabled(); err != nil {
 		return err
 	}
-	return blockingQuery(a.srv, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
+	return flooredBlockingQuery(a.srv, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
 		if err := a.managementIn(store, args.AuthToken); err != nil {
 			return 0, err
 		}
@@ -313,7 +313,7 @@ func (a *ACL) GetBindingRule(args *structs.ACLBindingRuleRequest, reply *structs
 	if err := a.enabled(); err != nil {
 		return err
 	}
-	return blockingQuery(a.srv, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
+	return flooredBlockingQuery(a.srv, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
 		if err := a.managementIn(store, args.AuthToken); err != nil {
 			return 0, err
 		}

@@ -56,7 +56,7 @@ func maxTableIndex(store *state.StateStore, tables ...string) (uint64, error) {
 	return max, nil
 }
 
-// aclBlockingQuery is blockingQuery for the ACL reads, whose index is
+// flooredBlockingQuery is blockingQuery for the ACL reads, whose index is
 // never below 1, as Nomad floors it there (an empty policy list answers
 // index 1), while other reads of an empty table answer 0.
 func flooredBlockingQuery(srv Server, opts *structs.QueryOptions, meta *structs.QueryMeta, query state.QueryFunc) error {
