@@ -139,64 +139,44 @@ func (s *Search) PrefixSearch(args *structs.SearchRequest, reply *structs.Search
 // prefixMatches returns the readable IDs of one context beginning with
 // prefix, and the table they come from.
 func prefixMatches(store *state.StateStore, access searchAccess, context, ns, prefix string) ([]string, string, error) {
-	var ids []string
 	switch context {
 	case structs.SearchContextJobs:
 		jobs, err := store.JobsByIDPrefix(nil, ns, prefix)
-		for _, j := range jobs {
-			if access.readsNamespace(j.Namespace) {
-				ids = append(ids, j.ID)
-			}
-		}
-		return ids, state.TableJobs, err
+		return visibleIDs(jobs, func(j *structs.Job) (string, bool) { return j.ID, access.readsNamespace(j.Namespace) }), state.TableJobs, err
 	case structs.SearchContextEvals:
 		evals, err := store.EvalsByIDPrefix(nil, ns, uuidPrefix(prefix))
-		for _, e := range evals {
-			if access.readsNamespace(e.Namespace) {
-				ids = append(ids, e.ID)
-			}
-		}
-		return ids, state.TableEvals, err
+		return visibleIDs(evals, func(e *structs.Evaluation) (string, bool) { return e.ID, access.readsNamespace(e.Namespace) }), state.TableEvals, err
 	case structs.SearchContextAllocs:
 		allocs, err := store.AllocsByIDPrefix(nil, ns, uuidPrefix(prefix))
-		for _, a := range allocs {
-			if access.readsNamespace(a.Namespace) {
-				ids = append(ids, a.ID)
-			}
-		}
-		return ids, state.TableAllocs, err
+		return visibleIDs(allocs, func(a *structs.Allocation) (string, bool) { return a.ID, access.readsNamespace(a.Namespace) }), state.TableAllocs, err
 	case structs.SearchContextDeployments:
 		deps, err := store.DeploymentsByIDPrefix(nil, ns, uuidPrefix(prefix))
-		for _, d := range deps {
-			if access.readsNamespace(d.Namespace) {
-				ids = append(ids, d.ID)
-			}
-		}
-		return ids, state.TableDeployment, err
+		return visibleIDs(deps, func(d *structs.Deployment) (string, bool) { return d.ID, access.readsNamespace(d.Namespace) }), state.TableDeployment, err
 	case structs.SearchContextNodes:
 		nodes, err := store.NodesByIDPrefix(nil, uuidPrefix(prefix))
-		for _, n := range nodes {
-			ids = append(ids, n.ID)
-		}
-		return ids, state.TableNodes, err
+		return visibleIDs(nodes, func(n *structs.Node) (string, bool) { return n.ID, true }), state.TableNodes, err
 	case structs.SearchContextNodePools:
 		pools, err := store.NodePools(nil, prefix)
-		for _, p := range pools {
-			if access.acl.AllowNodePoolOperation(p.Name, acl.NodePoolCapabilityRead) {
-				ids = append(ids, p.Name)
-			}
-		}
-		return ids, state.TableNodePools, err
+		return visibleIDs(pools, func(p *structs.NodePool) (string, bool) {
+			return p.Name, access.acl.AllowNodePoolOperation(p.Name, acl.NodePoolCapabilityRead)
+		}), state.TableNodePools, err
 	case structs.SearchContextNamespaces:
 		nss, err := store.Namespaces(nil, prefix)
-		for _, n := range nss {
-			if access.acl.AllowNamespace(n.Name) {
-				ids = append(ids, n.Name)
-			}
-		}
-		return ids, state.TableNamespaces, err
+		return visibleIDs(nss, func(n *structs.Namespace) (string, bool) { return n.Name, access.acl.AllowNamespace(n.Name) }), state.TableNamespaces, err
 	}
 	return nil, "", fmt.Errorf("search context %q: %w", context, structs.ErrInvalid)
+}
+
+// visibleIDs returns the IDs of the objects the token may see; key gives
+// an object's ID and whether it may.
+func visibleIDs[T any](objs []T, key func(T) (string, bool)) []string {
+	var ids []string
+	for _, o := range objs {
+		if id, ok := key(o); ok {
+			ids = append(ids, id)
+		}
+	}
+	return ids
 }
 
 // FuzzySearch returns, by context, the names that contain Text
