@@ -236,6 +236,9 @@ func (l *localServer) ResolveACL(secret string) (*acl.ACL, error) { return l.srv
 // Shutdown stops the server.
 func (l *localServer) Shutdown() error { return l.srv.Shutdown() }
 
+// Leave leaves the region for good (a graceful leave before Shutdown).
+func (l *localServer) Leave() error { return l.srv.Leave() }
+
 // Join joins the server's gossip to the members at addrs.
 func (l *localServer) Join(addrs []string) (int, error) { return l.srv.Join(addrs) }
 

@@ -35,6 +35,13 @@ type Config struct {
 	// contacts anyone to check for updates, so there is nothing to turn
 	// off.
 	DisableUpdateCheck bool `hcl:"disable_update_check"`
+	// LeaveOnInt and LeaveOnTerm make a server leave the region
+	// gracefully (gossip leave, removal from Raft) on SIGINT or SIGTERM
+	// before it shuts down. Off by default, as Nomad's: a server that
+	// only stops is seen as failed and keeps its place in the Raft
+	// configuration, so it rejoins as the same peer when it restarts.
+	LeaveOnInt  bool `hcl:"leave_on_interrupt"`
+	LeaveOnTerm bool `hcl:"leave_on_terminate"`
 
 	Ports     Ports     `hcl:"ports,block"`
 	Addresses Addresses `hcl:"addresses,block"`
