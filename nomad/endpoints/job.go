@@ -412,6 +412,15 @@ func (j *Job) Validate(args *structs.JobValidateRequest, reply *structs.JobValid
 		reply.Error = v.Error()
 	case err != nil:
 		return err
+	default:
+		// Driver blocks are checked once the job itself is sound (the
+		// tasks and their drivers are known to be there).
+		problems, all := checkDriverConfigs(args.Job)
+		reply.DriverConfigValidated = all
+		if len(problems) > 0 {
+			reply.ValidationErrors = problems
+			reply.Error = (&structs.ValidationError{Problems: problems}).Error()
+		}
 	}
 	return nil
 }

@@ -67,6 +67,13 @@ type TaskConfig struct {
 	ExecCommand           *ExecCommand     `json:"exec_command"`
 }
 
+// ValidateConfig checks a task's config block as Start decodes it, so a
+// server can report a bad block when a job is validated.
+func ValidateConfig(raw map[string]interface{}) error {
+	var tc TaskConfig
+	return driver.DecodeConfig(raw, &tc)
+}
+
 // Driver is mock_driver.
 type Driver struct{}
 
