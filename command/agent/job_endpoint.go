@@ -48,10 +48,7 @@ func (s *HTTPServer) jobList(w http.ResponseWriter, r *http.Request) (interface{
 	if meta {
 		args.Fields = &structs.JobStubFields{Meta: true}
 	}
-	lo, err := takeListOptions(&args.QueryOptions)
-	if err != nil {
-		return nil, err
-	}
+	lo := takePagingOptions(&args.QueryOptions)
 	var out structs.JobListResponse
 	if err := s.rpc.RPC("Job.List", &args, &out); err != nil {
 		return nil, err

@@ -451,6 +451,10 @@ func (j *Job) List(args *structs.JobListRequest, reply *structs.JobListResponse)
 		return err
 	}
 	ns := args.RequestNamespace()
+	filter, err := newListFilter(args.Filter)
+	if err != nil {
+		return err
+	}
 	return blockingQuery(j.srv, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
 		jobs, err := store.JobsByIDPrefix(ws, ns, args.Prefix)
 		if err != nil {
@@ -458,6 +462,13 @@ func (j *Job) List(args *structs.JobListRequest, reply *structs.JobListResponse)
 		}
 		stubs := make([]*structs.JobListStub, 0, len(jobs))
 		for _, job := range jobs {
+			keep, err := filter.match(job)
+			if err != nil {
+				return 0, err
+			}
+			if !keep {
+				continue
+			}
 			summary, err := store.JobSummaryByID(ws, job.Namespace, job.ID)
 			if err != nil {
 				return 0, err
