@@ -147,6 +147,9 @@ func (a *Agent) startHTTP() error {
 		Prometheus: a.telemetry.prometheus,
 		Logger:     a.logger,
 	}
+	if a.tls != nil && a.config.TLS.HTTP {
+		cfg.ForwardTLS = a.tls.HTTPClientConfig
+	}
 	if a.server != nil {
 		cfg.RPC = a.server
 		cfg.Server = a.server

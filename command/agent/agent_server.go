@@ -236,6 +236,21 @@ func (l *localServer) ResolveACL(secret string) (*acl.ACL, error) { return l.srv
 // Shutdown stops the server.
 func (l *localServer) Shutdown() error { return l.srv.Shutdown() }
 
+// AllocNode is the node the allocation runs on, nil when either is
+// unknown (client requests forwarded from this agent).
+func (l *localServer) AllocNode(allocID string) (*structs.Node, error) {
+	alloc, err := l.srv.State().AllocByID(nil, allocID)
+	if err != nil || alloc == nil {
+		return nil, err
+	}
+	return l.srv.State().NodeByID(nil, alloc.NodeID)
+}
+
+// NodeByID is the node, nil when it is unknown.
+func (l *localServer) NodeByID(nodeID string) (*structs.Node, error) {
+	return l.srv.State().NodeByID(nil, nodeID)
+}
+
 // Leave leaves the region for good (a graceful leave before Shutdown).
 func (l *localServer) Leave() error { return l.srv.Leave() }
 

@@ -3,6 +3,7 @@ package agent
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -43,6 +44,10 @@ type HTTPServerConfig struct {
 	Metrics *metrics.InmemSink
 	// Prometheus serves /v1/metrics?format=prometheus; nil answers 415.
 	Prometheus http.Handler
+	// ForwardTLS gives the TLS of requests forwarded to another agent's
+	// HTTPS API (client requests for allocations that run elsewhere);
+	// nil when the API is plain HTTP.
+	ForwardTLS func() *tls.Config
 	// EventHeartbeat is how often an idle event stream sends "{}";
 	// zero means DefaultEventHeartbeat.
 	EventHeartbeat time.Duration
@@ -202,9 +207,11 @@ func (s *HTTPServer) routes() {
 	h("/v1/vars", viaRPC, s.variablesListRequest)
 	h("/v1/var/", viaRPC, s.variableSpecificRequest)
 
-	h("/v1/client/fs/", fsNeed, s.fsRequest)
-	h("/v1/client/allocation/", clientAllocNeed, s.clientAllocRequest)
-	h("/v1/client/stats", nodeReadNeed, s.clientStatsRequest)
+	// Answered by the agent running the allocation or node; any other
+	// agent forwards them there (client_forward.go).
+	h("/v1/client/fs/", fsNeed, s.forwardClient(s.fsRequest))
+	h("/v1/client/allocation/", clientAllocNeed, s.forwardClient(s.clientAllocRequest))
+	h("/v1/client/stats", nodeReadNeed, s.forwardClient(s.clientStatsRequest))
 
 	h("/v1/scaling/policies", viaRPC, s.scalingPoliciesRequest)
 	h("/v1/scaling/policy/", viaRPC, s.scalingPolicyRequest)
