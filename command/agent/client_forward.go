@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/gorilla/websocket"
 	"github.com/opennomad/nomad/client"
 	"github.com/opennomad/nomad/structs"
 )
@@ -56,6 +57,9 @@ func (s *HTTPServer) forwardClient(fn handlerFunc) handlerFunc {
 			return nil, err
 		}
 		if node == nil {
+			if allocID != "" && strings.HasSuffix(r.URL.Path, "/exec") && websocket.IsWebSocketUpgrade(r) {
+				return nil, refuseExecUpgrade(w, r, fmt.Sprintf("Unknown allocation %q", allocID))
+			}
 			if allocID != "" {
 				return nil, codedError(http.StatusNotFound, fmt.Sprintf("Unknown allocation %q", allocID))
 			}

@@ -2,6 +2,8 @@ package agent
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -94,6 +96,18 @@ func TestForwardClient(t *testing.T) {
 	_, msg, err := conn.ReadMessage()
 	must.NoError(t, err)
 	must.Eq(t, "echo:hi", string(msg))
+
+	// Exec into an allocation no server knows: upgraded, then closed
+	// with the reason, as Nomad's agents answer.
+	unknownURL := "ws" + strings.TrimPrefix(h.srv.URL, "http") + "/v1/client/allocation/" + mock.IDFor(97) + "/exec?task=web&command=%5B%22sh%22%5D"
+	unknown, _, err := websocket.DefaultDialer.Dial(unknownURL, nil)
+	must.NoError(t, err)
+	_, _, err = unknown.ReadMessage()
+	var closed *websocket.CloseError
+	must.True(t, errors.As(err, &closed), must.Sprintf("%v", err))
+	must.Eq(t, websocket.ClosePolicyViolation, closed.Code)
+	must.Eq(t, fmt.Sprintf("Unknown allocation %q", mock.IDFor(97)), closed.Text)
+	unknown.Close()
 
 	// A node whose agent is gone answers 502, naming the node.
 	target.Close()
