@@ -56,7 +56,7 @@ func (e *endpointServer) Settings() endpoints.Settings {
 	c := e.s.config
 	return endpoints.Settings{
 		Region: c.Region, Datacenter: c.Datacenter, NodeName: c.NodeName,
-		JobMaxCount: c.JobMaxCount, Schedulers: c.Schedulers,
+		JobMaxCount: c.JobMaxCount, JobMaxSourceSize: c.JobMaxSourceSize, Schedulers: c.Schedulers,
 		ACLEnabled: c.ACLEnabled, ACLTokenMinExpirationTTL: c.ACLTokenMinExpirationTTL,
 		ACLTokenMaxExpirationTTL: c.ACLTokenMaxExpirationTTL, DataDir: c.DataDir,
 	}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/dustin/go-humanize"
 	"github.com/opennomad/nomad/acl"
 	"github.com/opennomad/nomad/api"
 	"github.com/opennomad/nomad/nomad"
@@ -73,6 +74,10 @@ func serverConfig(c *Config) *nomad.Config {
 	sc.MinHeartbeatTTL = s.MinHeartbeatTTL
 	sc.MaxHeartbeatsPerSecond = s.MaxHeartbeatsPerSecond
 	sc.JobMaxCount = s.JobMaxCount
+	// Validated with the configuration.
+	if size, err := humanize.ParseBytes(s.JobMaxSourceSize); err == nil {
+		sc.JobMaxSourceSize = int(size)
+	}
 	sc.HeartbeatGrace = s.HeartbeatGrace
 	sc.FailoverHeartbeatTTL = s.FailoverHeartbeatTTL
 	sc.EvalGCThreshold = s.EvalGCThreshold

@@ -3,6 +3,7 @@ package endpoints
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/go-memdb"
@@ -31,6 +32,7 @@ var jobRules = Rules{
 	"Validate":         NamespaceAny(acl.NamespaceCapabilityReadJob),
 	"GetJob":           NamespaceAny(acl.NamespaceCapabilityReadJob),
 	"GetJobVersions":   NamespaceAny(acl.NamespaceCapabilityReadJob),
+	"GetJobSubmission": NamespaceAny(acl.NamespaceCapabilityReadJob),
 	"Summary":          NamespaceAny(acl.NamespaceCapabilityReadJob),
 	"Allocations":      NamespaceAny(acl.NamespaceCapabilityReadJob),
 	"Evaluations":      NamespaceAny(acl.NamespaceCapabilityReadJob),
@@ -260,10 +262,24 @@ func (j *Job) Register(args *structs.JobRegisterRequest, reply *structs.JobRegis
 		}
 	}
 
+	var warnings []string
+	if limit := j.srv.Settings().JobMaxSourceSize; args.Submission != nil {
+		if limit <= 0 {
+			limit = structs.DefaultJobMaxSourceSize
+		}
+		if size := args.Submission.Size(); size > limit {
+			// Nomad's answer too: the job registers, its source is
+			// not kept.
+			warnings = append(warnings, fmt.Sprintf("job source size of %d bytes exceeds maximum of %d bytes and will be discarded", size, limit))
+			args.Submission = nil
+		}
+	}
+
 	_, index, err := j.srv.RaftApply(structs.JobRegisterRequestType, args)
 	if err != nil {
 		return err
 	}
+	reply.Warnings = strings.Join(warnings, "\n")
 	stored, err := j.srv.State().JobByID(nil, job.Namespace, job.ID)
 	if err != nil {
 		return err

@@ -179,6 +179,8 @@ type Settings struct {
 	NodeName   string
 	// JobMaxCount bounds the allocations of a job (0: the default).
 	JobMaxCount int
+	// JobMaxSourceSize bounds a kept job source (0: the default).
+	JobMaxSourceSize int
 	// Schedulers build the scheduler of each job type (Job.Plan's dry
 	// runs).
 	Schedulers scheduler.Factories

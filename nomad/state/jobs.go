@@ -218,12 +218,15 @@ func (tx *Txn) trimJobVersions(namespace, id string) error {
 		if err := tx.delete(TableJobVersion, old); err != nil {
 			return fmt.Errorf("job %q version %d: %w", old.ID, old.Version, err)
 		}
+		if err := tx.deleteJobSubmission(namespace, id, old.Version); err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
-// DeleteJob purges a job: the job, its versions, its summary, its
-// periodic launch record and its scaling events. Its evaluations and allocations stay until
+// DeleteJob purges a job: the job, its versions and their sources, its
+// summary, its periodic launch record and its scaling events. Its evaluations and allocations stay until
 // garbage collected.
 func (tx *Txn) DeleteJob(namespace, id string) error {
 	tx.touch(TableJobs)
@@ -263,6 +266,9 @@ func (tx *Txn) DeleteJob(namespace, id string) error {
 		return err
 	}
 	if err := tx.deleteScalingEvents(namespace, id); err != nil {
+		return err
+	}
+	if err := tx.deleteJobSubmissions(namespace, id); err != nil {
 		return err
 	}
 	tx.emitJob(structs.TypeJobDeregistered, job)

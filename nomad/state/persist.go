@@ -57,6 +57,9 @@ const (
 	// Auth methods and binding rules are ours too.
 	ACLAuthMethodSnapshot  SnapshotType = 110
 	ACLBindingRuleSnapshot SnapshotType = 111
+	// JobSubmissionSnapshot holds the sources of job versions (Nomad has
+	// a record for them too, numbered in its own range).
+	JobSubmissionSnapshot SnapshotType = 114
 )
 
 // SnapshotHeader opens a persisted store. It is empty today; fields may
@@ -93,6 +96,7 @@ var persistOrder = []struct {
 	{TableNodePools, NodePoolSnapshot},
 	{TableVariables, VariablesSnapshot},
 	{TableScalingEvents, ScalingEventsSnapshot},
+	{TableJobSubmissions, JobSubmissionSnapshot},
 }
 
 // Persist writes the whole snapshot to w: a msgpack SnapshotHeader, then
@@ -256,6 +260,8 @@ func (rs *restorer) restore(dec *codec.Decoder, typ SnapshotType) error {
 		table, obj = TableVariables, new(structs.VariableEncrypted)
 	case ScalingEventsSnapshot:
 		table, obj = TableScalingEvents, new(structs.JobScalingEvents)
+	case JobSubmissionSnapshot:
+		table, obj = TableJobSubmissions, new(structs.JobSubmission)
 	default:
 		return fmt.Errorf("unknown snapshot record type %d", typ)
 	}
