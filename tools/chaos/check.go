@@ -38,9 +38,12 @@ func (v violation) String() string {
 type verdict struct {
 	checked    map[string]int
 	violations []violation
+	// short counts, per explanation, the jobs the final checks found
+	// with fewer live allocations than their count, and accepted.
+	short map[string]int
 }
 
-func newVerdict() *verdict { return &verdict{checked: map[string]int{}} }
+func newVerdict() *verdict { return &verdict{checked: map[string]int{}, short: map[string]int{}} }
 
 // check counts one check of inv; when ok is false it records a
 // violation described by the format.
@@ -91,6 +94,13 @@ func (vd *verdict) checkAllocs(v *view) {
 		}
 		wanted += want
 		ok := len(allocs) == want || (len(allocs) < want && (blocked[id] || failed[id]))
+		switch {
+		case len(allocs) >= want:
+		case blocked[id]:
+			vd.short["blocked evaluation"]++
+		case failed[id]:
+			vd.short["failed deployment"]++
+		}
 		vd.check(invAllocCount, v.server, ok, "job %s: %d live allocations, count %d, blocked evaluation %t, failed deployment %t",
 			id, len(allocs), want, blocked[id], failed[id])
 	}
