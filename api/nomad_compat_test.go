@@ -18,6 +18,8 @@ func TestWireFieldsMatchNomadAPI(t *testing.T) {
 	pairs := []struct{ ours, theirs any }{
 		{Job{}, nomadapi.Job{}},
 		{Namespace{}, nomadapi.Namespace{}},
+		{NodeMetaApplyRequest{}, nomadapi.NodeMetaApplyRequest{}},
+		{NodeMetaResponse{}, nomadapi.NodeMetaResponse{}},
 		{NodePool{}, nomadapi.NodePool{}},
 		{NodePoolSchedulerConfiguration{}, nomadapi.NodePoolSchedulerConfiguration{}},
 		{Variable{}, nomadapi.Variable{}},

@@ -35,6 +35,7 @@ var groupSynopses = map[string]string{
 	"job tag":               "Tag and untag job versions",
 	"node":                  "Interact with nodes",
 	"node pool":             "Interact with node pools",
+	"node meta":             "Interact with node metadata",
 	"alloc":                 "Interact with allocations",
 	"eval":                  "Interact with evaluations",
 	"deployment":            "Interact with deployments",
@@ -94,6 +95,19 @@ Usage: nomad node <subcommand> [options] [args]
       $ nomad node pool list
 
   Run 'nomad node <subcommand> -help' for a subcommand's flags.
+`
+
+const nodeMetaGroupHelp = `
+Usage: nomad node meta <subcommand> [options] [args]
+
+  Read and change a node's dynamic metadata: values set at run time over
+  the static meta of the client's configuration, seen by constraints on
+  ${meta.<key>}. The commands talk to the client agent running the node.
+
+      $ nomad node meta read
+      $ nomad node meta apply -unset=zone rack=r2
+
+  Run 'nomad node meta <subcommand> -help' for a subcommand's flags.
 `
 
 const allocGroupHelp = `

@@ -205,6 +205,7 @@ func (s *HTTPServer) routes() {
 	h("/v1/client/fs/", fsNeed, s.fsRequest)
 	h("/v1/client/allocation/", clientAllocNeed, s.clientAllocRequest)
 	h("/v1/client/stats", nodeReadNeed, s.clientStatsRequest)
+	h("/v1/client/metadata", nodeMetaNeed, s.clientMetadataRequest)
 
 	h("/v1/scaling/policies", viaRPC, s.scalingPoliciesRequest)
 	h("/v1/scaling/policy/", viaRPC, s.scalingPolicyRequest)

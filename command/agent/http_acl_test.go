@@ -154,8 +154,12 @@ var routeCases = map[string][]routeCase{
 	"/v1/agent/force-leave": {{method: "PUT", path: "/v1/agent/force-leave?node=nosuch", rules: agentWr, allowed: allowRight}},
 	"/v1/agent/health":      {{method: "GET", path: "/v1/agent/health", allowed: allowAll}},
 	"/v1/client/stats":      {{method: "GET", path: "/v1/client/stats", rules: nodeRead, allowed: allowReaders}},
-	"/v1/agent/monitor":     {{method: "GET", path: "/v1/agent/monitor?log_level=debug", rules: agentRd, allowed: allowReaders}},
-	"/v1/agent/schedulers":  {{method: "GET", path: "/v1/agent/schedulers", rules: agentRd, allowed: allowReaders}},
+	"/v1/client/metadata": {
+		{method: "GET", path: "/v1/client/metadata", rules: nodeRead, allowed: allowReaders},
+		{method: "POST", path: "/v1/client/metadata", body: `{"Meta":{"a":"b"}}`, rules: `node { policy = "write" }`, allowed: allowRight},
+	},
+	"/v1/agent/monitor":    {{method: "GET", path: "/v1/agent/monitor?log_level=debug", rules: agentRd, allowed: allowReaders}},
+	"/v1/agent/schedulers": {{method: "GET", path: "/v1/agent/schedulers", rules: agentRd, allowed: allowReaders}},
 	"/v1/agent/schedulers/config": {
 		{method: "GET", path: "/v1/agent/schedulers/config", rules: agentRd, allowed: allowReaders},
 		{method: "POST", path: "/v1/agent/schedulers/config", body: `{"num_schedulers":-1}`, rules: agentWr, allowed: allowRight},
