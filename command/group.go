@@ -42,6 +42,7 @@ var groupSynopses = map[string]string{
 	"server":                "Interact with servers",
 	"operator":              "Cluster operator commands",
 	"operator raft":         "Inspect and change the Raft configuration",
+	"operator autopilot":    "Inspect and change the servers' Autopilot",
 	"operator snapshot":     "Save and restore snapshots of the cluster state",
 	"operator root":         "Manage the cluster's root keys",
 	"operator root keyring": "List, rotate and remove the root keys",

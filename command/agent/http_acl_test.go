@@ -178,6 +178,16 @@ var routeCases = map[string][]routeCase{
 	},
 	"/v1/operator/raft/configuration": {{method: "GET", path: "/v1/operator/raft/configuration", allowed: allowRight}},
 	"/v1/operator/raft/peer":          {{method: "DELETE", path: "/v1/operator/raft/peer?id=nosuch", allowed: allowRight}},
+	"/v1/operator/raft/transfer-leadership": {
+		{method: "PUT", path: "/v1/operator/raft/transfer-leadership?id=nosuch", rules: `operator { policy = "write" }`, allowed: allowRight},
+	},
+	"/v1/operator/autopilot/configuration": {
+		{method: "GET", path: "/v1/operator/autopilot/configuration", rules: `operator { policy = "read" }`, allowed: allowRight},
+		{method: "PUT", path: "/v1/operator/autopilot/configuration", body: `{"CleanupDeadServers":true}`, rules: `operator { policy = "write" }`, allowed: allowRight},
+	},
+	"/v1/operator/autopilot/health": {
+		{method: "GET", path: "/v1/operator/autopilot/health", rules: `operator { policy = "read" }`, allowed: allowRight},
+	},
 	"/v1/operator/snapshot": {
 		{method: "GET", path: "/v1/operator/snapshot", rules: operatorCaps("snapshot-save"), allowed: allowRight},
 		{method: "PUT", path: "/v1/operator/snapshot", body: "not an archive", allowed: allowRight},
