@@ -91,6 +91,7 @@ func Commands(meta Meta) map[string]cli.CommandFactory {
 
 		"operator":                      func(m Meta) cli.Command { return newGroup(m, "operator", operatorGroupHelp) },
 		"operator raft":                 func(m Meta) cli.Command { return newGroup(m, "operator raft", operatorRaftGroupHelp) },
+		"operator api":                  func(m Meta) cli.Command { return &OperatorAPICommand{Meta: m} },
 		"operator autopilot":            func(m Meta) cli.Command { return newGroup(m, "operator autopilot", operatorAutopilotGroupHelp) },
 		"operator autopilot get-config": func(m Meta) cli.Command { return &OperatorAutopilotGetCommand{Meta: m} },
 		"operator autopilot set-config": func(m Meta) cli.Command { return &OperatorAutopilotSetCommand{Meta: m} },
