@@ -61,3 +61,23 @@ EnableCustomUpgrades    = false
 		must.Eq(t, 1, res.code, must.Sprintf("%v", args))
 	}
 }
+
+func TestOperatorRaftTransferLeadership(t *testing.T) {
+	ra := newRealAgent(t)
+	run := func(args ...string) cmdResult {
+		return runCommand(t, ra.Addr(), runOpts{}, append([]string{"operator", "raft", "transfer-leadership"}, args...)...)
+	}
+	res := run("-peer-id", "nosuch")
+	must.Eq(t, 1, res.code)
+	must.StrContains(t, res.stderr, `Error transferring leadership to peer with id "nosuch"`)
+	must.StrContains(t, res.stderr, `id "nosuch" was not found in the Raft configuration`)
+
+	res = run("-peer-address", "10.9.9.9:4647")
+	must.Eq(t, 1, res.code)
+	must.StrContains(t, res.stderr, `address "10.9.9.9:4647" was not found`)
+
+	for _, args := range [][]string{{}, {"-peer-id", "a", "-peer-address", "b"}, {"x"}} {
+		res := run(args...)
+		must.Eq(t, 1, res.code, must.Sprintf("%v", args))
+	}
+}
