@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/shoenig/test/must"
 
@@ -83,5 +84,40 @@ func TestClientMetadata(t *testing.T) {
 			must.Eq(t, tc.code, resp.StatusCode, must.Sprint(body))
 			must.StrContains(t, body, tc.msg)
 		})
+	}
+}
+
+// Through a dev agent's own client, the change reaches the servers' copy
+// of the node, where constraints read it.
+func TestRealAgent_NodeMetaReachesTheServers(t *testing.T) {
+	ra := startDevAgentWith(t, func(c *Config) { c.Client.Meta = map[string]string{"rack": "r1", "zone": "z1"} })
+	var got api.NodeMetaResponse
+	resp, body := ra.do("GET", "/v1/client/metadata", "")
+	must.Eq(t, http.StatusOK, resp.StatusCode, must.Sprint(body))
+	must.NoError(t, json.Unmarshal([]byte(body), &got))
+	must.Eq(t, map[string]string{"rack": "r1", "zone": "z1"}, got.Static)
+	must.Eq(t, got.Static, got.Meta)
+
+	resp, body = ra.do("POST", "/v1/client/metadata", `{"Meta":{"color":"blue","zone":null}}`)
+	must.Eq(t, http.StatusOK, resp.StatusCode, must.Sprint(body))
+
+	nodeID := ra.agent.client.NodeID()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var node api.Node
+		// The node may not have registered yet: 404 until it has.
+		resp, body := ra.do("GET", "/v1/node/"+nodeID, "")
+		if resp.StatusCode == http.StatusOK {
+			must.NoError(t, json.Unmarshal([]byte(body), &node))
+		}
+		if node.Meta["color"] == "blue" {
+			_, zone := node.Meta["zone"]
+			must.False(t, zone, must.Sprint("a removed static key is gone at the servers too"))
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the servers never saw the new meta: %v", node.Meta)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
