@@ -119,4 +119,3 @@ func TestStore_InfoLogsState(t *testing.T) {
 
 	must.Eq(t, was, listing(), must.Sprint("reading changes none of the server's files"))
 }
-
