@@ -1,11 +1,13 @@
 package nomad
 
 import (
+	"context"
 	"testing"
 	"time"
 
 	"github.com/shoenig/test/must"
 
+	"github.com/opennomad/nomad/nomad/metricstest"
 	"github.com/opennomad/nomad/structs"
 )
 
@@ -115,4 +117,27 @@ func TestRaftTransferLeadership(t *testing.T) {
 	must.NoError(t, leader.RPC("Operator.RaftTransferLeadership",
 		&structs.LeadershipTransferRequest{ID: target.ID()}, &reply))
 	waitFor(t, target.isEstablishedLeader)
+}
+
+// The leader publishes the health it judges at every tick.
+func TestWatchServerHealth_Gauges(t *testing.T) {
+	sink := metricstest.WithInmem(t)
+	s := newTestServer(t, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	ticks := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.watchServerHealth(ctx, ticks)
+	}()
+	ticks <- struct{}{}
+	ticks <- struct{}{} // the first tick's judgement is complete
+	cancel()
+	<-done
+	healthy, ok := metricstest.Gauge(t, sink, "nomad.nomad.autopilot.healthy")
+	must.True(t, ok)
+	must.Eq(t, float32(1), healthy)
+	tolerance, ok := metricstest.Gauge(t, sink, "nomad.nomad.autopilot.failure_tolerance")
+	must.True(t, ok)
+	must.Eq(t, float32(0), tolerance)
 }

@@ -1,16 +1,23 @@
 package nomad
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"time"
 
+	"github.com/hashicorp/go-metrics"
 	"github.com/hashicorp/raft"
 
 	"github.com/opennomad/nomad/nomad/autopilot"
 	"github.com/opennomad/nomad/structs"
 	"github.com/opennomad/nomad/version"
 )
+
+// autopilotInterval is how often the leader judges the servers' health
+// on its own, so that StableSince follows changes between reports and
+// the health gauges stay current.
+const autopilotInterval = 10 * time.Second
 
 // raftStatsTimeout bounds the wait for the other servers' Raft stats in a
 // health report: a server slower than that is judged unhealthy.
@@ -139,4 +146,28 @@ func (s *Server) gossipMembers(peers []autopilot.Peer) map[string]autopilot.Memb
 		out[m.ID] = autopilot.Member{Name: m.Name, Status: m.Status.String(), Version: m.Build}
 	}
 	return out
+}
+
+// watchServerHealth judges the servers' health at every tick while this
+// server leads and publishes it as the nomad.autopilot.healthy (1 or 0)
+// and nomad.autopilot.failure_tolerance gauges.
+func (s *Server) watchServerHealth(ctx context.Context, ticks <-chan struct{}) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticks:
+		}
+		health, err := s.serverHealth()
+		if err != nil {
+			s.logger.Debug("judging server health", "error", err)
+			continue
+		}
+		healthy := float32(0)
+		if health.Healthy {
+			healthy = 1
+		}
+		metrics.SetGauge([]string{"nomad", "autopilot", "healthy"}, healthy)
+		metrics.SetGauge([]string{"nomad", "autopilot", "failure_tolerance"}, float32(health.FailureTolerance))
+	}
 }
