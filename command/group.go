@@ -35,12 +35,14 @@ var groupSynopses = map[string]string{
 	"job tag":               "Tag and untag job versions",
 	"node":                  "Interact with nodes",
 	"node pool":             "Interact with node pools",
+	"node meta":             "Interact with node metadata",
 	"alloc":                 "Interact with allocations",
 	"eval":                  "Interact with evaluations",
 	"deployment":            "Interact with deployments",
 	"server":                "Interact with servers",
 	"operator":              "Cluster operator commands",
 	"operator raft":         "Inspect and change the Raft configuration",
+	"operator autopilot":    "Inspect and change the servers' Autopilot",
 	"operator snapshot":     "Save and restore snapshots of the cluster state",
 	"operator root":         "Manage the cluster's root keys",
 	"operator root keyring": "List, rotate and remove the root keys",
@@ -94,6 +96,19 @@ Usage: nomad node <subcommand> [options] [args]
       $ nomad node pool list
 
   Run 'nomad node <subcommand> -help' for a subcommand's flags.
+`
+
+const nodeMetaGroupHelp = `
+Usage: nomad node meta <subcommand> [options] [args]
+
+  Read and change a node's dynamic metadata: values set at run time over
+  the static meta of the client's configuration, seen by constraints on
+  ${meta.<key>}. The commands talk to the client agent running the node.
+
+      $ nomad node meta read
+      $ nomad node meta apply -unset=zone rack=r2
+
+  Run 'nomad node meta <subcommand> -help' for a subcommand's flags.
 `
 
 const allocGroupHelp = `

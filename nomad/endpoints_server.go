@@ -48,6 +48,16 @@ func (e *endpointServer) RaftPeers() ([]string, error)             { return e.s.
 func (e *endpointServer) RemoveRaftPeer(id string) (uint64, error) { return e.s.removeRaftPeer(id) }
 func (e *endpointServer) Members() []*structs.ServerMember         { return e.s.members() }
 
+func (e *endpointServer) ServerHealth() (*structs.OperatorHealthReply, error) {
+	return e.s.serverHealth()
+}
+
+func (e *endpointServer) LocalRaftStats() structs.RaftStats { return e.s.localRaftStats() }
+
+func (e *endpointServer) TransferLeadership(id, address string) error {
+	return e.s.transferLeadership(id, address)
+}
+
 func (e *endpointServer) ResolveACL(secretID string) (*acl.ACL, error) {
 	return e.s.ResolveACL(secretID)
 }

@@ -189,6 +189,9 @@ func (s *HTTPServer) routes() {
 	h("/v1/operator/scheduler/configuration", viaRPC, s.operatorSchedulerConfigRequest)
 	h("/v1/operator/raft/configuration", viaRPC, s.operatorRaftConfigRequest)
 	h("/v1/operator/raft/peer", viaRPC, s.operatorRaftPeerRequest)
+	h("/v1/operator/raft/transfer-leadership", viaRPC, s.operatorTransferLeadershipRequest)
+	h("/v1/operator/autopilot/configuration", viaRPC, s.operatorAutopilotConfigRequest)
+	h("/v1/operator/autopilot/health", viaRPC, s.operatorServerHealthRequest)
 	// The snapshot streams bypass the RPC registry; the servers check
 	// the token again (nomad.Server.SnapshotSave, SnapshotRestore).
 	h("/v1/operator/snapshot", readWrite(operatorCapability(acl.OperatorCapabilitySnapshotSave), management), s.operatorSnapshotRequest)
@@ -212,6 +215,7 @@ func (s *HTTPServer) routes() {
 	h("/v1/client/fs/", fsNeed, s.forwardClient(s.fsRequest))
 	h("/v1/client/allocation/", clientAllocNeed, s.forwardClient(s.clientAllocRequest))
 	h("/v1/client/stats", nodeReadNeed, s.forwardClient(s.clientStatsRequest))
+	h("/v1/client/metadata", nodeMetaNeed, s.forwardClient(s.clientMetadataRequest))
 
 	h("/v1/scaling/policies", viaRPC, s.scalingPoliciesRequest)
 	h("/v1/scaling/policy/", viaRPC, s.scalingPolicyRequest)

@@ -154,8 +154,12 @@ var routeCases = map[string][]routeCase{
 	"/v1/agent/force-leave": {{method: "PUT", path: "/v1/agent/force-leave?node=nosuch", rules: agentWr, allowed: allowRight}},
 	"/v1/agent/health":      {{method: "GET", path: "/v1/agent/health", allowed: allowAll}},
 	"/v1/client/stats":      {{method: "GET", path: "/v1/client/stats", rules: nodeRead, allowed: allowReaders}},
-	"/v1/agent/monitor":     {{method: "GET", path: "/v1/agent/monitor?log_level=debug", rules: agentRd, allowed: allowReaders}},
-	"/v1/agent/schedulers":  {{method: "GET", path: "/v1/agent/schedulers", rules: agentRd, allowed: allowReaders}},
+	"/v1/client/metadata": {
+		{method: "GET", path: "/v1/client/metadata", rules: nodeRead, allowed: allowReaders},
+		{method: "POST", path: "/v1/client/metadata", body: `{"Meta":{"a":"b"}}`, rules: `node { policy = "write" }`, allowed: allowRight},
+	},
+	"/v1/agent/monitor":    {{method: "GET", path: "/v1/agent/monitor?log_level=debug", rules: agentRd, allowed: allowReaders}},
+	"/v1/agent/schedulers": {{method: "GET", path: "/v1/agent/schedulers", rules: agentRd, allowed: allowReaders}},
 	"/v1/agent/schedulers/config": {
 		{method: "GET", path: "/v1/agent/schedulers/config", rules: agentRd, allowed: allowReaders},
 		{method: "POST", path: "/v1/agent/schedulers/config", body: `{"num_schedulers":-1}`, rules: agentWr, allowed: allowRight},
@@ -174,6 +178,16 @@ var routeCases = map[string][]routeCase{
 	},
 	"/v1/operator/raft/configuration": {{method: "GET", path: "/v1/operator/raft/configuration", allowed: allowRight}},
 	"/v1/operator/raft/peer":          {{method: "DELETE", path: "/v1/operator/raft/peer?id=nosuch", allowed: allowRight}},
+	"/v1/operator/raft/transfer-leadership": {
+		{method: "PUT", path: "/v1/operator/raft/transfer-leadership?id=nosuch", rules: `operator { policy = "write" }`, allowed: allowRight},
+	},
+	"/v1/operator/autopilot/configuration": {
+		{method: "GET", path: "/v1/operator/autopilot/configuration", rules: `operator { policy = "read" }`, allowed: allowRight},
+		{method: "PUT", path: "/v1/operator/autopilot/configuration", body: `{"CleanupDeadServers":true}`, rules: `operator { policy = "write" }`, allowed: allowRight},
+	},
+	"/v1/operator/autopilot/health": {
+		{method: "GET", path: "/v1/operator/autopilot/health", rules: `operator { policy = "read" }`, allowed: allowRight},
+	},
 	"/v1/operator/snapshot": {
 		{method: "GET", path: "/v1/operator/snapshot", rules: operatorCaps("snapshot-save"), allowed: allowRight},
 		{method: "PUT", path: "/v1/operator/snapshot", body: "not an archive", allowed: allowRight},

@@ -57,6 +57,8 @@ const (
 	// Auth methods and binding rules are ours too.
 	ACLAuthMethodSnapshot  SnapshotType = 110
 	ACLBindingRuleSnapshot SnapshotType = 111
+	// AutopilotConfigSnapshot is ours too (Nomad keeps it elsewhere).
+	AutopilotConfigSnapshot SnapshotType = 113
 	// JobSubmissionSnapshot holds the sources of job versions (Nomad has
 	// a record for them too, numbered in its own range).
 	JobSubmissionSnapshot SnapshotType = 114
@@ -84,6 +86,7 @@ var persistOrder = []struct {
 	{TableDeployment, DeploymentSnapshot},
 	{TableSchedulerConfig, SchedulerConfigSnapshot},
 	{TableClusterMeta, ClusterMetadataSnapshot},
+	{TableAutopilotConfig, AutopilotConfigSnapshot},
 	{TableNodeAllocIndex, NodeAllocIndexSnapshot},
 	{TableRootKeys, RootKeySnapshot},
 	{TableACLPolicies, ACLPolicySnapshot},
@@ -234,6 +237,8 @@ func (rs *restorer) restore(dec *codec.Decoder, typ SnapshotType) error {
 		table, obj = TableDeployment, new(structs.Deployment)
 	case SchedulerConfigSnapshot:
 		table, obj = TableSchedulerConfig, new(structs.SchedulerConfiguration)
+	case AutopilotConfigSnapshot:
+		table, obj = TableAutopilotConfig, new(structs.AutopilotConfig)
 	case ClusterMetadataSnapshot:
 		table, obj = TableClusterMeta, new(structs.ClusterMetadata)
 	case NodeAllocIndexSnapshot:

@@ -133,6 +133,9 @@ func populatedStore(t testing.TB, numAllocs int) *StateStore {
 		SchedulerAlgorithm: structs.SchedulerAlgorithmSpread, PauseEvalBroker: true,
 		PreemptionConfig: structs.PreemptionConfig{SystemSchedulerEnabled: true}}))
 	must.NoError(t, s.ClusterSetMetadata(next(), &structs.ClusterMetadata{ClusterID: "cluster-1", CreateTime: 12345}))
+	must.NoError(t, s.AutopilotSetConfig(next(), &structs.AutopilotConfig{
+		CleanupDeadServers: false, LastContactThreshold: time.Second, MaxTrailingLogs: 99, MinQuorum: 3,
+		ServerStabilizationTime: 7 * time.Second, EnableRedundancyZones: true}))
 	must.NoError(t, s.UpsertRootKeys(next(), []*structs.RootKey{
 		mockRootKey(structs.RootKeyStateInactive, 1), mockRootKey(structs.RootKeyStateActive, 2)}))
 	must.NoError(t, s.UpsertACLPolicies(next(), []*structs.ACLPolicy{mockACLPolicy("readonly"), mockACLPolicy("ops")}))

@@ -21,6 +21,7 @@ const (
 	TableDeployment      = "deployment"
 	TableSchedulerConfig = "scheduler_config"
 	TableClusterMeta     = "cluster_meta"
+	TableAutopilotConfig = "autopilot-config"
 	TablePeriodicLaunch  = "periodic_launch"
 	TableNodeAllocIndex  = "node_alloc_index"
 	TableRootKeys        = "root_keys"
@@ -66,6 +67,7 @@ func stateSchema() *memdb.DBSchema {
 		deploymentTableSchema(),
 		singletonTableSchema[*structs.SchedulerConfiguration](TableSchedulerConfig),
 		singletonTableSchema[*structs.ClusterMetadata](TableClusterMeta),
+		singletonTableSchema[*structs.AutopilotConfig](TableAutopilotConfig),
 		periodicLaunchTableSchema(),
 		nodeAllocIndexTableSchema(),
 		rootKeysTableSchema(),
