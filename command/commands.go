@@ -45,6 +45,9 @@ func Commands(meta Meta) map[string]cli.CommandFactory {
 		"job tag":            func(m Meta) cli.Command { return newGroup(m, "job tag", jobTagGroupHelp) },
 		"job tag apply":      func(m Meta) cli.Command { return &JobTagApplyCommand{Meta: m} },
 		"job tag unset":      func(m Meta) cli.Command { return &JobTagUnsetCommand{Meta: m} },
+		"job allocs":         func(m Meta) cli.Command { return &JobAllocsCommand{Meta: m} },
+		"job start":          func(m Meta) cli.Command { return &JobStartCommand{Meta: m} },
+		"job restart":        func(m Meta) cli.Command { return &JobRestartCommand{Meta: m} },
 
 		"node":             func(m Meta) cli.Command { return newGroup(m, "node", nodeGroupHelp) },
 		"node status":      func(m Meta) cli.Command { return &NodeStatusCommand{Meta: m} },
@@ -80,6 +83,7 @@ func Commands(meta Meta) map[string]cli.CommandFactory {
 		"eval":        func(m Meta) cli.Command { return newGroup(m, "eval", evalGroupHelp) },
 		"eval list":   func(m Meta) cli.Command { return &EvalListCommand{Meta: m} },
 		"eval status": func(m Meta) cli.Command { return &EvalStatusCommand{Meta: m} },
+		"eval delete": func(m Meta) cli.Command { return &EvalDeleteCommand{Meta: m} },
 
 		"server":             func(m Meta) cli.Command { return newGroup(m, "server", serverGroupHelp) },
 		"server members":     func(m Meta) cli.Command { return &ServerMembersCommand{Meta: m} },
@@ -170,6 +174,11 @@ func Commands(meta Meta) map[string]cli.CommandFactory {
 
 		"system":    func(m Meta) cli.Command { return newGroup(m, "system", systemGroupHelp) },
 		"system gc": func(m Meta) cli.Command { return &SystemGCCommand{Meta: m} },
+		"system reconcile": func(m Meta) cli.Command {
+			return newGroup(m, "system reconcile", systemReconcileGroupHelp)
+		},
+		"system reconcile summaries": func(m Meta) cli.Command { return &SystemReconcileSummariesCommand{Meta: m} },
+		"operator metrics":           func(m Meta) cli.Command { return &OperatorMetricsCommand{Meta: m} },
 
 		"tls":             func(m Meta) cli.Command { return newGroup(m, "tls", tlsGroupHelp) },
 		"tls ca":          func(m Meta) cli.Command { return newGroup(m, "tls ca", tlsCAGroupHelp) },

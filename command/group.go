@@ -55,6 +55,7 @@ var groupSynopses = map[string]string{
 	"operator scheduler":    "Inspect and tune the schedulers",
 	"operator gossip":       "Manage the encryption of the servers' gossip",
 	"system":                "Interact with the system API",
+	"system reconcile":      "Repair what the servers derive from their state",
 	"tls":                   "Generate self-signed TLS certificates for Nomad",
 	"tls ca":                "Create or inspect the certificate authority",
 	"tls cert":              "Create or inspect server, client and CLI certificates",
@@ -235,4 +236,13 @@ Usage: nomad system <subcommand> [options]
   Cluster-wide maintenance.
 
       $ nomad system gc
+      $ nomad system reconcile summaries
+`
+
+const systemReconcileGroupHelp = `
+Usage: nomad system reconcile <subcommand> [options]
+
+  Recompute what the servers derive from their state.
+
+      $ nomad system reconcile summaries
 `
