@@ -169,6 +169,10 @@ func Commands(meta Meta) map[string]cli.CommandFactory {
 			return &OperatorGossipKeyringGenerateCommand{Meta: m, name: "operator keygen"}
 		},
 
+		"fmt":             func(m Meta) cli.Command { return &FormatCommand{Meta: m} },
+		"config":          func(m Meta) cli.Command { return newGroup(m, "config", configGroupHelp) },
+		"config validate": func(m Meta) cli.Command { return &ConfigValidateCommand{Meta: m} },
+
 		"nodesim": func(m Meta) cli.Command { return &NodeSimCommand{Meta: m} },
 		"loadgen": func(m Meta) cli.Command { return &LoadGenCommand{Meta: m} },
 

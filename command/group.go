@@ -55,6 +55,7 @@ var groupSynopses = map[string]string{
 	"operator scheduler":    "Inspect and tune the schedulers",
 	"operator gossip":       "Manage the encryption of the servers' gossip",
 	"system":                "Interact with the system API",
+	"config":                "Interact with configurations",
 	"system reconcile":      "Repair what the servers derive from their state",
 	"tls":                   "Generate self-signed TLS certificates for Nomad",
 	"tls ca":                "Create or inspect the certificate authority",
@@ -245,4 +246,12 @@ Usage: nomad system reconcile <subcommand> [options]
   Recompute what the servers derive from their state.
 
       $ nomad system reconcile summaries
+`
+
+const configGroupHelp = `
+Usage: nomad config <subcommand> [options]
+
+  Check agent configuration files without starting an agent.
+
+      $ nomad config validate /etc/nomad.d
 `
