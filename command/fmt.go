@@ -51,7 +51,9 @@ Format Options:
 }
 
 // Synopsis implements cli.Command.
-func (c *FormatCommand) Synopsis() string { return "Rewrites Nomad config and job files to canonical format" }
+func (c *FormatCommand) Synopsis() string {
+	return "Rewrites Nomad config and job files to canonical format"
+}
 
 // Run implements cli.Command.
 func (c *FormatCommand) Run(args []string) int {
