@@ -183,6 +183,7 @@ func Commands(meta Meta) map[string]cli.CommandFactory {
 		},
 		"system reconcile summaries": func(m Meta) cli.Command { return &SystemReconcileSummariesCommand{Meta: m} },
 		"operator metrics":           func(m Meta) cli.Command { return &OperatorMetricsCommand{Meta: m} },
+		"operator debug":             func(m Meta) cli.Command { return &OperatorDebugCommand{Meta: m} },
 
 		"tls":             func(m Meta) cli.Command { return newGroup(m, "tls", tlsGroupHelp) },
 		"tls ca":          func(m Meta) cli.Command { return newGroup(m, "tls ca", tlsCAGroupHelp) },
