@@ -38,6 +38,7 @@ func Commands(meta Meta) map[string]cli.CommandFactory {
 		"job eval":           func(m Meta) cli.Command { return &JobEvalCommand{Meta: m} },
 		"job validate":       func(m Meta) cli.Command { return &JobValidateCommand{Meta: m} },
 		"job dispatch":       func(m Meta) cli.Command { return &JobDispatchCommand{Meta: m} },
+		"job periodic":       func(m Meta) cli.Command { return newGroup(m, "job periodic", jobPeriodicGroupHelp) },
 		"job periodic force": func(m Meta) cli.Command { return &JobPeriodicForceCommand{Meta: m} },
 		"job revert":         func(m Meta) cli.Command { return &JobRevertCommand{Meta: m} },
 		"job scale":          func(m Meta) cli.Command { return &JobScaleCommand{Meta: m} },
@@ -193,9 +194,12 @@ func Commands(meta Meta) map[string]cli.CommandFactory {
 		"tls cert create": func(m Meta) cli.Command { return &TLSCertCreateCommand{Meta: m} },
 		"tls cert info":   func(m Meta) cli.Command { return &TLSCertInfoCommand{Meta: m} },
 	}
-	// Nomad's short forms of the most used job commands.
+	// Nomad's short forms of the most used commands.
 	for alias, target := range topLevelAliases {
 		all[alias] = all[target]
+	}
+	for name, feature := range unsupportedCommands {
+		all[name] = func(m Meta) cli.Command { return &UnsupportedCommand{Meta: m, name: name, feature: feature} }
 	}
 
 	out := make(map[string]cli.CommandFactory, len(all))
@@ -205,16 +209,29 @@ func Commands(meta Meta) map[string]cli.CommandFactory {
 	return out
 }
 
-// topLevelAliases maps Nomad's top-level shortcuts to their commands.
+// topLevelAliases maps Nomad's top-level shortcuts, and the one-word
+// forms older Nomad versions had, to their commands.
 var topLevelAliases = map[string]string{
-	"run":      "job run",
-	"plan":     "job plan",
-	"status":   "job status",
-	"stop":     "job stop",
-	"init":     "job init",
-	"validate": "job validate",
-	"inspect":  "job inspect",
-	"logs":     "alloc logs",
+	"run":                "job run",
+	"plan":               "job plan",
+	"status":             "job status",
+	"stop":               "job stop",
+	"start":              "job start",
+	"init":               "job init",
+	"validate":           "job validate",
+	"inspect":            "job inspect",
+	"logs":               "alloc logs",
+	"exec":               "alloc exec",
+	"alloc-status":       "alloc status",
+	"eval-status":        "eval status",
+	"node-status":        "node status",
+	"node-drain":         "node drain",
+	"server-members":     "server members",
+	"server-join":        "server join",
+	"server-force-leave": "server force-leave",
+	"debug":              "operator debug",
+	"keygen":             "operator gossip keyring generate",
+	"keyring":            "operator keyring",
 }
 
 // Main runs the CLI with args (without the program name) and returns the

@@ -33,6 +33,7 @@ func (c *groupCommand) Run([]string) int { return cli.RunResultHelp }
 var groupSynopses = map[string]string{
 	"job":                   "Interact with jobs",
 	"job tag":               "Tag and untag job versions",
+	"job periodic":          "Interact with periodic jobs",
 	"node":                  "Interact with nodes",
 	"node pool":             "Interact with node pools",
 	"alloc":                 "Interact with allocations",
@@ -254,4 +255,12 @@ Usage: nomad config <subcommand> [options]
   Check agent configuration files without starting an agent.
 
       $ nomad config validate /etc/nomad.d
+`
+
+const jobPeriodicGroupHelp = `
+Usage: nomad job periodic <subcommand> [options]
+
+  Interact with periodic jobs.
+
+      $ nomad job periodic force <job>
 `
