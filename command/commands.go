@@ -170,9 +170,17 @@ func Commands(meta Meta) map[string]cli.CommandFactory {
 			return &OperatorGossipKeyringGenerateCommand{Meta: m, name: "operator keygen"}
 		},
 
-		"fmt":             func(m Meta) cli.Command { return &FormatCommand{Meta: m} },
-		"config":          func(m Meta) cli.Command { return newGroup(m, "config", configGroupHelp) },
-		"config validate": func(m Meta) cli.Command { return &ConfigValidateCommand{Meta: m} },
+		"fmt":                 func(m Meta) cli.Command { return &FormatCommand{Meta: m} },
+		"agent-info":          func(m Meta) cli.Command { return &AgentInfoCommand{Meta: m} },
+		"check":               func(m Meta) cli.Command { return &AgentCheckCommand{Meta: m} },
+		"monitor":             func(m Meta) cli.Command { return &MonitorCommand{Meta: m} },
+		"node config":         func(m Meta) cli.Command { return &NodeConfigCommand{Meta: m} },
+		"scaling":             func(m Meta) cli.Command { return newGroup(m, "scaling", scalingGroupHelp) },
+		"scaling policy":      func(m Meta) cli.Command { return newGroup(m, "scaling policy", scalingPolicyGroupHelp) },
+		"scaling policy list": func(m Meta) cli.Command { return &ScalingPolicyListCommand{Meta: m} },
+		"scaling policy info": func(m Meta) cli.Command { return &ScalingPolicyInfoCommand{Meta: m} },
+		"config":              func(m Meta) cli.Command { return newGroup(m, "config", configGroupHelp) },
+		"config validate":     func(m Meta) cli.Command { return &ConfigValidateCommand{Meta: m} },
 
 		"nodesim": func(m Meta) cli.Command { return &NodeSimCommand{Meta: m} },
 		"loadgen": func(m Meta) cli.Command { return &LoadGenCommand{Meta: m} },

@@ -56,6 +56,8 @@ var groupSynopses = map[string]string{
 	"operator scheduler":    "Inspect and tune the schedulers",
 	"operator gossip":       "Manage the encryption of the servers' gossip",
 	"system":                "Interact with the system API",
+	"scaling":               "Interact with the Nomad scaling endpoint",
+	"scaling policy":        "Interact with Nomad scaling policies",
 	"config":                "Interact with configurations",
 	"system reconcile":      "Repair what the servers derive from their state",
 	"tls":                   "Generate self-signed TLS certificates for Nomad",
@@ -263,4 +265,21 @@ Usage: nomad job periodic <subcommand> [options]
   Interact with periodic jobs.
 
       $ nomad job periodic force <job>
+`
+
+const scalingGroupHelp = `
+Usage: nomad scaling <subcommand> [options]
+
+  Interact with the scaling policies of jobs.
+
+      $ nomad scaling policy list
+`
+
+const scalingPolicyGroupHelp = `
+Usage: nomad scaling policy <subcommand> [options]
+
+  List and read the scaling policies of jobs.
+
+      $ nomad scaling policy list
+      $ nomad scaling policy info <policy>
 `
