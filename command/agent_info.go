@@ -34,7 +34,9 @@ Agent Info Options:
 }
 
 // Synopsis implements cli.Command.
-func (c *AgentInfoCommand) Synopsis() string { return "Display status information about the local agent" }
+func (c *AgentInfoCommand) Synopsis() string {
+	return "Display status information about the local agent"
+}
 
 // Run implements cli.Command.
 func (c *AgentInfoCommand) Run(args []string) int {

@@ -150,7 +150,9 @@ Policy Info Options:
 }
 
 // Synopsis implements cli.Command.
-func (c *ScalingPolicyInfoCommand) Synopsis() string { return "Display an individual Nomad scaling policy" }
+func (c *ScalingPolicyInfoCommand) Synopsis() string {
+	return "Display an individual Nomad scaling policy"
+}
 
 // Run implements cli.Command.
 func (c *ScalingPolicyInfoCommand) Run(args []string) int {
