@@ -137,8 +137,12 @@ func commandTable() string {
 // note that goes with it.
 func commandStatus(registered map[string]cli.CommandFactory, name string) (string, string) {
 	var notes []string
+	difference := commandDifferences[name]
 	if target, alias := topLevelAliases[name]; alias {
 		notes = append(notes, "alias of `nomad "+target+"`")
+		if difference == "" {
+			difference = commandDifferences[target]
+		}
 	}
 	switch {
 	case unsupportedCommands[name] != "":
@@ -149,8 +153,8 @@ func commandStatus(registered map[string]cli.CommandFactory, name string) (strin
 			why = "not built yet (unknown command, exit code 127)"
 		}
 		return "not supported", why
-	case commandDifferences[name] != "":
-		return "differs", strings.Join(append(notes, commandDifferences[name]), "; ")
+	case difference != "":
+		return "differs", strings.Join(append(notes, difference), "; ")
 	}
 	return "supported", strings.Join(notes, "; ")
 }

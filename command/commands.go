@@ -70,6 +70,7 @@ func Commands(meta Meta) map[string]cli.CommandFactory {
 		"alloc logs":    func(m Meta) cli.Command { return &AllocLogsCommand{Meta: m} },
 		"alloc restart": func(m Meta) cli.Command { return &AllocRestartCommand{Meta: m} },
 		"alloc signal":  func(m Meta) cli.Command { return &AllocSignalCommand{Meta: m} },
+		"alloc fs":      func(m Meta) cli.Command { return &AllocFSCommand{Meta: m} },
 
 		"deployment":         func(m Meta) cli.Command { return newGroup(m, "deployment", deploymentGroupHelp) },
 		"deployment list":    func(m Meta) cli.Command { return &DeploymentListCommand{Meta: m} },
@@ -230,6 +231,8 @@ var topLevelAliases = map[string]string{
 	"inspect":            "job inspect",
 	"logs":               "alloc logs",
 	"exec":               "alloc exec",
+	"fs":                 "alloc fs",
+	"client-config":      "node config",
 	"alloc-status":       "alloc status",
 	"eval-status":        "eval status",
 	"node-status":        "node status",

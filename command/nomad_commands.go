@@ -95,6 +95,9 @@ var commandDifferences = map[string]string{
 	"eval delete":    "`-filter` is refused (the server does not delete by filter)",
 	"operator debug": "logs and profiles of the agent addressed only (others are listed in the capture's errors.txt); no event stream, no Consul or Vault data",
 	"fmt":            "files are parsed with HCL2 only (as Nomad does since 1.5)",
+	"alloc fs":       "`-f` (follow) is refused: files are read once",
+	"node config":    "`-update-servers` is refused by the agent: a client's servers come from its configuration",
+	"monitor":        "streams the agent addressed only; `-log-include-location` is accepted and ignored",
 	"keygen":         "Nomad removed the one-word form",
 	"keyring":        "Nomad removed the one-word form",
 }
