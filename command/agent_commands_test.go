@@ -81,3 +81,35 @@ func TestAgentAndScalingCommands(t *testing.T) {
 		})
 	}
 }
+
+// TestUi: the pages of a job, an allocation and a node, and the home page.
+func TestUi(t *testing.T) {
+	c := newRealAgent(t)
+	nodeID := c.AddNode(t, &api.Node{Name: "n1"})
+	registerJob(t, c, testJob("web", 1, 64))
+	c.Settle(t)
+	client, _ := api.NewClient(&api.Config{Address: c.Addr()})
+	allocs, _, err := client.Jobs().Allocations("web", false, nil)
+	if err != nil || len(allocs) != 1 {
+		t.Fatalf("allocs: %v %v", allocs, err)
+	}
+	cases := []struct {
+		args     []string
+		wantCode int
+		stdout   string
+		errHas   string
+	}{
+		{args: []string{"ui", "-show-url"}, stdout: c.Addr() + "/ui/\n"},
+		{args: []string{"ui", "-show-url", "web"}, stdout: c.Addr() + "/ui/jobs/web@default\n"},
+		{args: []string{"ui", "-show-url", allocs[0].ID[:7]}, stdout: c.Addr() + "/ui/allocations/" + allocs[0].ID + "\n"},
+		{args: []string{"ui", "-show-url", nodeID[:8]}, stdout: c.Addr() + "/ui/clients/" + nodeID + "\n"},
+		{args: []string{"ui", "-show-url", "zz"}, wantCode: 1, errHas: `No job, allocation or node found for "zz"`},
+		{args: []string{"ui", "-authenticate"}, wantCode: 1, errHas: "-authenticate option is not supported"},
+	}
+	for _, tc := range cases {
+		res := runCommand(t, c.Addr(), runOpts{}, tc.args...)
+		if res.code != tc.wantCode || (tc.stdout != "" && res.stdout != tc.stdout) || !strings.Contains(res.stderr, tc.errHas) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", tc.args, res.code, res.stdout, res.stderr)
+		}
+	}
+}

@@ -96,6 +96,7 @@ var commandDifferences = map[string]string{
 	"operator debug": "logs and profiles of the agent addressed only (others are listed in the capture's errors.txt); no event stream, no Consul or Vault data",
 	"fmt":            "files are parsed with HCL2 only (as Nomad does since 1.5)",
 	"alloc fs":       "`-f` (follow) is refused: files are read once",
+	"ui":             "`-authenticate` is refused (no one-time tokens)",
 	"node config":    "`-update-servers` is refused by the agent: a client's servers come from its configuration",
 	"monitor":        "streams the agent addressed only; `-log-include-location` is accepted and ignored",
 	"keygen":         "Nomad removed the one-word form",
