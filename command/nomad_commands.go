@@ -106,14 +106,16 @@ var commandDifferences = map[string]string{
 // missingCommandReasons says why a Nomad command is not registered, when
 // there is more to say than that it is not built yet.
 var missingCommandReasons = map[string]string{
-	"action":                "task actions are not supported by the server",
-	"job action":            "task actions are not supported by the server",
-	"login":                 "no OIDC or JWT login flow (auth methods can be managed)",
-	"node identity":         "node identities are not issued",
-	"node identity get":     "node identities are not issued",
-	"node identity renew":   "node identities are not issued",
-	"node intro":            "client introduction tokens are not issued",
-	"node intro create":     "client introduction tokens are not issued",
-	"monitor export":        "no export of agent log files",
-	"operator client-state": "reads a client's local state database, which this client does not keep in Nomad's format",
+	"action":                                "task actions are not supported by the server",
+	"job action":                            "task actions are not supported by the server",
+	"login":                                 "no OIDC or JWT login flow (auth methods can be managed)",
+	"node identity":                         "node identities are not issued",
+	"node identity get":                     "node identities are not issued",
+	"node identity renew":                   "node identities are not issued",
+	"node intro":                            "client introduction tokens are not issued",
+	"node intro create":                     "client introduction tokens are not issued",
+	"monitor export":                        "no export of agent log files",
+	"operator client-state":                 "reads a client's local state database, which this client does not keep in Nomad's format",
+	"operator scheduler get-num-schedulers": "not built; `nomad operator scheduler workers` reads the agent's scheduler workers",
+	"operator scheduler set-num-schedulers": "not built; `nomad operator scheduler workers -num` sets the agent's scheduler workers",
 }
