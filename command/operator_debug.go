@@ -177,7 +177,7 @@ func (c *OperatorDebugCommand) Run(args []string) int {
 	c.Ui.Output("Starting debugger...\n")
 	c.Ui.Output(formatKV([]string{
 		"Nomad CLI Version|" + version.String(),
-		"Region|" + c.clientConfig().Region,
+		"Region|" + d.region(),
 		"Namespace|" + c.namespaceOrDefault(),
 		fmt.Sprintf("Servers|(%d/%d) %v", len(servers), allServers, targetIDs(servers)),
 		fmt.Sprintf("Clients|(%d/%d) %v", len(nodes), allNodes, targetIDs(nodes)),
@@ -290,6 +290,18 @@ func (d *debugCapture) nodes(spec string, max int) ([]debugTarget, int, error) {
 		}
 	}
 	return out, len(stubs), nil
+}
+
+// region is the region the command targets: -region, or the agent's.
+func (d *debugCapture) region() string {
+	if r := d.meta.clientConfig().Region; r != "" {
+		return r
+	}
+	self, err := d.client.Agent().Self()
+	if err != nil {
+		return "<unknown>"
+	}
+	return self.Member.Tags["region"]
 }
 
 // idListed reports whether id matches (by prefix) one of a comma list.
