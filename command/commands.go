@@ -179,6 +179,8 @@ func Commands(meta Meta) map[string]cli.CommandFactory {
 		"monitor":             func(m Meta) cli.Command { return &MonitorCommand{Meta: m} },
 		"ui":                  func(m Meta) cli.Command { return &UiCommand{Meta: m} },
 		"node config":         func(m Meta) cli.Command { return &NodeConfigCommand{Meta: m} },
+		"node intro":          func(m Meta) cli.Command { return newGroup(m, "node intro", nodeIntroGroupHelp) },
+		"node intro create":   func(m Meta) cli.Command { return &NodeIntroCreateCommand{Meta: m} },
 		"scaling":             func(m Meta) cli.Command { return newGroup(m, "scaling", scalingGroupHelp) },
 		"scaling policy":      func(m Meta) cli.Command { return newGroup(m, "scaling policy", scalingPolicyGroupHelp) },
 		"scaling policy list": func(m Meta) cli.Command { return &ScalingPolicyListCommand{Meta: m} },

@@ -36,6 +36,7 @@ var groupSynopses = map[string]string{
 	"job periodic":          "Interact with periodic jobs",
 	"node":                  "Interact with nodes",
 	"node pool":             "Interact with node pools",
+	"node intro":            "Manage node introduction tokens",
 	"alloc":                 "Interact with allocations",
 	"eval":                  "Interact with evaluations",
 	"deployment":            "Interact with deployments",
@@ -282,4 +283,12 @@ Usage: nomad scaling policy <subcommand> [options]
 
       $ nomad scaling policy list
       $ nomad scaling policy info <policy>
+`
+
+const nodeIntroGroupHelp = `
+Usage: nomad node intro <subcommand> [options]
+
+  Manage the tokens new client nodes present when they first register.
+
+      $ nomad node intro create -node-name=node-1 -ttl=15m
 `
