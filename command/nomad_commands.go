@@ -98,6 +98,7 @@ var commandDifferences = map[string]string{
 	"alloc fs":                  "`-f` (follow) is refused: files are read once",
 	"ui":                        "`-authenticate` is refused (no one-time tokens)",
 	"operator snapshot inspect": "prints the Raft metadata only, not the count of each object type",
+	"operator snapshot state":   "namespaces, node pools, nodes, jobs, evaluations, allocations and deployments; no secrets (node secret IDs blanked, no ACL tokens, keys or variables)",
 	"node config":               "`-update-servers` is refused by the agent: a client's servers come from its configuration",
 	"monitor":                   "streams the agent addressed only; `-log-include-location` is accepted and ignored",
 	"keygen":                    "Nomad removed the one-word form",

@@ -1,15 +1,20 @@
 package command
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/opennomad/nomad/api"
 )
 
-func TestOperatorSnapshotInspect(t *testing.T) {
+func TestOperatorSnapshotInspectAndState(t *testing.T) {
 	c := newRealAgent(t)
+	nodeID := c.AddNode(t, &api.Node{Name: "n1"})
 	registerJob(t, c, testJob("web", 1, 64))
+	c.Settle(t)
 	dir := t.TempDir()
 	snap := filepath.Join(dir, "a.snap")
 	if res := runCommand(t, c.Addr(), runOpts{}, "operator", "snapshot", "save", snap); res.code != 0 {
@@ -41,5 +46,29 @@ func TestOperatorSnapshotInspect(t *testing.T) {
 				t.Errorf("%v: stdout lacks %q:\n%s", tc.args, want, res.stdout)
 			}
 		}
+	}
+
+	res := runCommand(t, c.Addr(), runOpts{}, "operator", "snapshot", "state", snap)
+	if res.code != 0 {
+		t.Fatalf("state: exit %d: %s", res.code, res.stderr)
+	}
+	var st struct {
+		Namespaces []struct{ Name string }
+		Nodes      []struct{ ID, SecretID string }
+		Jobs       []struct{ ID string }
+		Evals      []struct{ ID string }
+		Allocs     []struct{ ID, JobID string }
+	}
+	if err := json.Unmarshal([]byte(res.stdout), &st); err != nil {
+		t.Fatalf("state: %v\n%s", err, res.stdout)
+	}
+	if len(st.Nodes) != 1 || st.Nodes[0].ID != nodeID || st.Nodes[0].SecretID != "" {
+		t.Errorf("nodes: %+v", st.Nodes)
+	}
+	if len(st.Jobs) != 1 || len(st.Evals) == 0 || len(st.Allocs) != 1 || st.Allocs[0].JobID != "web" || len(st.Namespaces) == 0 {
+		t.Errorf("state: %+v", st)
+	}
+	if res := runCommand(t, c.Addr(), runOpts{}, "operator", "snapshot", "state", damaged); res.code != 1 {
+		t.Errorf("state of a damaged file: exit %d", res.code)
 	}
 }
