@@ -334,8 +334,9 @@ func helpFunc(commands map[string]cli.CommandFactory) string {
 		fmt.Fprintf(&b, "    %s    %s\n", pad(name, width), cmd.Synopsis())
 	}
 	b.WriteString("\nRun 'nomad <command> -help' for a command's usage and flags.\n")
-	b.WriteString("Shortcuts: nomad run, plan, status, stop, init, validate and inspect\n")
-	b.WriteString("are the job commands of the same name.")
+	b.WriteString("Shortcuts: nomad run, plan, status, stop, start, init, validate and inspect\n")
+	b.WriteString("are the job commands of the same name; logs, exec and fs the alloc ones;\n")
+	b.WriteString("debug is operator debug.")
 	return b.String()
 }
 
