@@ -175,6 +175,7 @@ func Commands(meta Meta) map[string]cli.CommandFactory {
 		},
 
 		"fmt":                 func(m Meta) cli.Command { return &FormatCommand{Meta: m} },
+		"status":              func(m Meta) cli.Command { return &StatusCommand{Meta: m} },
 		"agent-info":          func(m Meta) cli.Command { return &AgentInfoCommand{Meta: m} },
 		"check":               func(m Meta) cli.Command { return &AgentCheckCommand{Meta: m} },
 		"monitor":             func(m Meta) cli.Command { return &MonitorCommand{Meta: m} },
@@ -229,7 +230,6 @@ func Commands(meta Meta) map[string]cli.CommandFactory {
 var topLevelAliases = map[string]string{
 	"run":                "job run",
 	"plan":               "job plan",
-	"status":             "job status",
 	"stop":               "job stop",
 	"start":              "job start",
 	"init":               "job init",
@@ -334,7 +334,7 @@ func helpFunc(commands map[string]cli.CommandFactory) string {
 		fmt.Fprintf(&b, "    %s    %s\n", pad(name, width), cmd.Synopsis())
 	}
 	b.WriteString("\nRun 'nomad <command> -help' for a command's usage and flags.\n")
-	b.WriteString("Shortcuts: nomad run, plan, status, stop, start, init, validate and inspect\n")
+	b.WriteString("Shortcuts: nomad run, plan, stop, start, init, validate and inspect\n")
 	b.WriteString("are the job commands of the same name; logs, exec and fs the alloc ones;\n")
 	b.WriteString("debug is operator debug.")
 	return b.String()

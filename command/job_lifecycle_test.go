@@ -125,3 +125,40 @@ func TestSystemReconcileAndOperatorMetrics(t *testing.T) {
 		})
 	}
 }
+
+// TestStatus: nomad status finds what kind of object an identifier names.
+func TestStatus(t *testing.T) {
+	c := newRealAgent(t)
+	nodeID := c.AddNode(t, &api.Node{Name: "n1"})
+	reg := registerJob(t, c, testJob("web", 1, 64))
+	c.Settle(t)
+	client, _ := api.NewClient(&api.Config{Address: c.Addr()})
+	allocs, _, _ := client.Jobs().Allocations("web", false, nil)
+	if len(allocs) != 1 {
+		t.Fatalf("allocs: %v", allocs)
+	}
+	cases := []struct {
+		name     string
+		args     []string
+		wantCode int
+		outHas   string
+		errHas   string
+	}{
+		{name: "no identifier lists the jobs", args: []string{"status"}, outHas: "ID   Type     Priority  Status"},
+		{name: "a job", args: []string{"status", "web"}, outHas: "ID            = web"},
+		{name: "a node by prefix", args: []string{"status", nodeID[:8]}, outHas: "Name               = n1"},
+		{name: "an allocation, verbose", args: []string{"status", "-verbose", allocs[0].ID[:8]}, outHas: "ID                  = " + allocs[0].ID},
+		{name: "an evaluation", args: []string{"status", reg.EvalID}, outHas: "ID                 = " + reg.EvalID[:8]},
+		{name: "a namespace", args: []string{"status", "default"}, outHas: "Name        = default"},
+		{name: "nothing", args: []string{"status", "zzzz"}, wantCode: 1, errHas: `No matches returned for query: "zzzz"`},
+		{name: "two arguments", args: []string{"status", "a", "b"}, wantCode: 1, errHas: "at most one argument"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			res := runCommand(t, c.Addr(), runOpts{}, tc.args...)
+			if res.code != tc.wantCode || !strings.Contains(res.stdout, tc.outHas) || !strings.Contains(res.stderr, tc.errHas) {
+				t.Errorf("exit %d\nstdout:%s\nstderr:%s", res.code, res.stdout, res.stderr)
+			}
+		})
+	}
+}

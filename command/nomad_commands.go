@@ -89,7 +89,6 @@ var ownCommands = map[string]string{
 // commandDifferences says how a registered command differs from Nomad's,
 // for the compatibility page. A command not listed behaves as Nomad's.
 var commandDifferences = map[string]string{
-	"status":                    "the job status command; Nomad's looks up any object (job, node, allocation, evaluation, deployment, namespace) by ID prefix",
 	"job restart":               "in-place restarts are not waited on until the tasks run again; rescheduled allocations are",
 	"job allocs":                "times are absolute, not relative",
 	"eval delete":               "`-filter` is refused (the server does not delete by filter)",
