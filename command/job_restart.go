@@ -267,6 +267,7 @@ type jobRestart struct {
 // errRestartStopped is the answer "no" to "go on?".
 var errRestartStopped = errors.New("job restart stopped by the user")
 
+// run restarts the targets batch by batch and returns the exit code.
 func (r *jobRestart) run(targets []*api.AllocationListStub) int {
 	verb := "Restarting"
 	if r.plan.reschedule {
