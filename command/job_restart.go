@@ -29,8 +29,9 @@ Usage: nomad job restart [options] <job>
 
   By default the tasks of each allocation are restarted in place by their
   client (the running ones, or those -task names, or with -all-tasks all
-  of them). With -reschedule each allocation is stopped instead and the
-  command waits until the scheduler's replacement runs before going on.
+  of them), and the command waits until they run again before going on.
+  With -reschedule each allocation is stopped instead and the command
+  waits until the scheduler's replacement runs.
   -group and -task choose the allocations (and tasks) to restart.
 
   Between batches the command waits -batch-wait, or asks with
@@ -357,12 +358,45 @@ func (r *jobRestart) restartBatch(batch []*api.AllocationListStub) ([]string, []
 	return notes, errs
 }
 
-// restartInPlace asks the allocation's client to restart its tasks.
+// restartInPlace asks the allocation's client to restart its tasks, then
+// waits until each chosen task that was running has restarted and runs
+// again.
 func (r *jobRestart) restartInPlace(stub *api.AllocationListStub) error {
 	alloc, _, err := r.client.Allocations().Info(stub.ID, r.meta.query())
 	if err != nil {
 		return err
 	}
+	// The restart counts of the tasks to wait for, before the restart.
+	before := map[string]uint64{}
+	for task, st := range alloc.TaskStates {
+		if st != nil && st.State == "running" && (len(r.plan.tasks) == 0 || slices.Contains(r.plan.tasks, task)) {
+			before[task] = st.Restarts
+		}
+	}
+	if err := r.requestRestart(alloc); err != nil {
+		return err
+	}
+	_, err = r.waitAlloc(alloc.ID, func(a *api.Allocation) (bool, error) {
+		switch a.ClientStatus {
+		case "complete", "failed", "lost":
+			return false, fmt.Errorf("allocation is %s", a.ClientStatus)
+		}
+		for task, n := range before {
+			st := a.TaskStates[task]
+			if st == nil || st.Restarts <= n || st.State != "running" {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	if err != nil {
+		return fmt.Errorf("waiting for the tasks to run again: %w", err)
+	}
+	return nil
+}
+
+// requestRestart makes the restart calls the flags ask for.
+func (r *jobRestart) requestRestart(alloc *api.Allocation) error {
 	q := r.meta.query()
 	switch {
 	case r.plan.allTasks:

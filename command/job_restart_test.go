@@ -68,6 +68,7 @@ func newRestartAgent(t *testing.T, jobType string, allocs ...*api.Allocation) *r
 			http.Error(w, "task not running", http.StatusBadRequest)
 			return
 		}
+		a.restarted(id, string(body))
 		a.reply(w, map[string]any{})
 	})
 	mux.HandleFunc("PUT /v1/allocation/{id}/stop", func(w http.ResponseWriter, r *http.Request) {
@@ -87,6 +88,26 @@ func newRestartAgent(t *testing.T, jobType string, allocs ...*api.Allocation) *r
 	return a
 }
 
+// restarted records the restart the client made: the tasks it names (or
+// all of them) count one more restart and run. The allocation is
+// replaced, not changed, so a reply being encoded never sees a write.
+func (a *restartAgent) restarted(id, body string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	old := a.allocs[id]
+	next := *old
+	next.TaskStates = map[string]*api.TaskState{}
+	for task, st := range old.TaskStates {
+		cp := *st
+		if !strings.Contains(body, `"TaskName":"`) || strings.Contains(body, `"TaskName":""`) || strings.Contains(body, `"TaskName":"`+task+`"`) {
+			cp.Restarts++
+			cp.State = "running"
+		}
+		next.TaskStates[task] = &cp
+	}
+	a.allocs[id] = &next
+}
+
 func (a *restartAgent) job() *api.Job {
 	return &api.Job{ID: new("web"), Name: new("web"), Type: new(a.jobType), TaskGroups: []*api.TaskGroup{
 		{Name: new("web"), Tasks: []*api.Task{{Name: "server"}}},
@@ -102,7 +123,9 @@ func (a *restartAgent) reply(w http.ResponseWriter, v any) {
 
 // restartAlloc is a running allocation of group in the restart agent.
 func restartAlloc(id, group string, createIndex uint64) *api.Allocation {
+	task := map[string]string{"web": "server", "db": "pg"}[group]
 	return &api.Allocation{ID: id, TaskGroup: group, DesiredStatus: "run", ClientStatus: "running", CreateIndex: createIndex,
+		TaskStates: map[string]*api.TaskState{task: {State: "running"}},
 		Job: &api.Job{TaskGroups: []*api.TaskGroup{
 			{Name: new("web"), Tasks: []*api.Task{{Name: "server"}}},
 			{Name: new("db"), Tasks: []*api.Task{{Name: "pg"}}},

@@ -89,7 +89,7 @@ var ownCommands = map[string]string{
 // commandDifferences says how a registered command differs from Nomad's,
 // for the compatibility page. A command not listed behaves as Nomad's.
 var commandDifferences = map[string]string{
-	"job restart":               "in-place restarts are not waited on until the tasks run again; rescheduled allocations are",
+	"job restart":               "the progress lines may be worded differently from Nomad's",
 	"job allocs":                "times are absolute, not relative",
 	"eval delete":               "`-filter` is refused (the server does not delete by filter)",
 	"operator debug":            "logs and profiles of the agent addressed only (others are listed in the capture's errors.txt); no event stream, no Consul or Vault data",
