@@ -38,6 +38,7 @@ func Commands(meta Meta) map[string]cli.CommandFactory {
 		"job eval":           func(m Meta) cli.Command { return &JobEvalCommand{Meta: m} },
 		"job validate":       func(m Meta) cli.Command { return &JobValidateCommand{Meta: m} },
 		"job dispatch":       func(m Meta) cli.Command { return &JobDispatchCommand{Meta: m} },
+		"job periodic":       func(m Meta) cli.Command { return newGroup(m, "job periodic", jobPeriodicGroupHelp) },
 		"job periodic force": func(m Meta) cli.Command { return &JobPeriodicForceCommand{Meta: m} },
 		"job revert":         func(m Meta) cli.Command { return &JobRevertCommand{Meta: m} },
 		"job scale":          func(m Meta) cli.Command { return &JobScaleCommand{Meta: m} },
@@ -45,6 +46,9 @@ func Commands(meta Meta) map[string]cli.CommandFactory {
 		"job tag":            func(m Meta) cli.Command { return newGroup(m, "job tag", jobTagGroupHelp) },
 		"job tag apply":      func(m Meta) cli.Command { return &JobTagApplyCommand{Meta: m} },
 		"job tag unset":      func(m Meta) cli.Command { return &JobTagUnsetCommand{Meta: m} },
+		"job allocs":         func(m Meta) cli.Command { return &JobAllocsCommand{Meta: m} },
+		"job start":          func(m Meta) cli.Command { return &JobStartCommand{Meta: m} },
+		"job restart":        func(m Meta) cli.Command { return &JobRestartCommand{Meta: m} },
 
 		"node":             func(m Meta) cli.Command { return newGroup(m, "node", nodeGroupHelp) },
 		"node status":      func(m Meta) cli.Command { return &NodeStatusCommand{Meta: m} },
@@ -69,6 +73,7 @@ func Commands(meta Meta) map[string]cli.CommandFactory {
 		"alloc logs":    func(m Meta) cli.Command { return &AllocLogsCommand{Meta: m} },
 		"alloc restart": func(m Meta) cli.Command { return &AllocRestartCommand{Meta: m} },
 		"alloc signal":  func(m Meta) cli.Command { return &AllocSignalCommand{Meta: m} },
+		"alloc fs":      func(m Meta) cli.Command { return &AllocFSCommand{Meta: m} },
 
 		"deployment":         func(m Meta) cli.Command { return newGroup(m, "deployment", deploymentGroupHelp) },
 		"deployment list":    func(m Meta) cli.Command { return &DeploymentListCommand{Meta: m} },
@@ -83,6 +88,7 @@ func Commands(meta Meta) map[string]cli.CommandFactory {
 		"eval":        func(m Meta) cli.Command { return newGroup(m, "eval", evalGroupHelp) },
 		"eval list":   func(m Meta) cli.Command { return &EvalListCommand{Meta: m} },
 		"eval status": func(m Meta) cli.Command { return &EvalStatusCommand{Meta: m} },
+		"eval delete": func(m Meta) cli.Command { return &EvalDeleteCommand{Meta: m} },
 
 		"server":             func(m Meta) cli.Command { return newGroup(m, "server", serverGroupHelp) },
 		"server members":     func(m Meta) cli.Command { return &ServerMembersCommand{Meta: m} },
@@ -110,6 +116,7 @@ func Commands(meta Meta) map[string]cli.CommandFactory {
 		"acl policy list":                   func(m Meta) cli.Command { return &ACLPolicyListCommand{Meta: m} },
 		"acl policy info":                   func(m Meta) cli.Command { return &ACLPolicyInfoCommand{Meta: m} },
 		"acl policy delete":                 func(m Meta) cli.Command { return &ACLPolicyDeleteCommand{Meta: m} },
+		"acl policy self":                   func(m Meta) cli.Command { return &ACLPolicySelfCommand{Meta: m} },
 		"acl token":                         func(m Meta) cli.Command { return newGroup(m, "acl token", aclTokenGroupHelp) },
 		"acl token create":                  func(m Meta) cli.Command { return &ACLTokenCreateCommand{Meta: m} },
 		"acl token update":                  func(m Meta) cli.Command { return &ACLTokenUpdateCommand{Meta: m} },
@@ -156,6 +163,8 @@ func Commands(meta Meta) map[string]cli.CommandFactory {
 		"operator snapshot":             func(m Meta) cli.Command { return newGroup(m, "operator snapshot", operatorSnapshotGroupHelp) },
 		"operator snapshot save":        func(m Meta) cli.Command { return &OperatorSnapshotSaveCommand{Meta: m} },
 		"operator snapshot restore":     func(m Meta) cli.Command { return &OperatorSnapshotRestoreCommand{Meta: m} },
+		"operator snapshot inspect":     func(m Meta) cli.Command { return &OperatorSnapshotInspectCommand{Meta: m} },
+		"operator snapshot state":       func(m Meta) cli.Command { return &OperatorSnapshotStateCommand{Meta: m} },
 		"operator scheduler":            func(m Meta) cli.Command { return newGroup(m, "operator scheduler", operatorSchedulerGroupHelp) },
 		"operator scheduler get-config": func(m Meta) cli.Command { return &OperatorSchedulerGetConfigCommand{Meta: m} },
 		"operator scheduler set-config": func(m Meta) cli.Command { return &OperatorSchedulerSetConfigCommand{Meta: m} },
@@ -177,11 +186,33 @@ func Commands(meta Meta) map[string]cli.CommandFactory {
 			return &OperatorGossipKeyringGenerateCommand{Meta: m, name: "operator keygen"}
 		},
 
+		"fmt":                 func(m Meta) cli.Command { return &FormatCommand{Meta: m} },
+		"status":              func(m Meta) cli.Command { return &StatusCommand{Meta: m} },
+		"agent-info":          func(m Meta) cli.Command { return &AgentInfoCommand{Meta: m} },
+		"check":               func(m Meta) cli.Command { return &AgentCheckCommand{Meta: m} },
+		"monitor":             func(m Meta) cli.Command { return &MonitorCommand{Meta: m} },
+		"ui":                  func(m Meta) cli.Command { return &UiCommand{Meta: m} },
+		"node config":         func(m Meta) cli.Command { return &NodeConfigCommand{Meta: m} },
+		"node intro":          func(m Meta) cli.Command { return newGroup(m, "node intro", nodeIntroGroupHelp) },
+		"node intro create":   func(m Meta) cli.Command { return &NodeIntroCreateCommand{Meta: m} },
+		"scaling":             func(m Meta) cli.Command { return newGroup(m, "scaling", scalingGroupHelp) },
+		"scaling policy":      func(m Meta) cli.Command { return newGroup(m, "scaling policy", scalingPolicyGroupHelp) },
+		"scaling policy list": func(m Meta) cli.Command { return &ScalingPolicyListCommand{Meta: m} },
+		"scaling policy info": func(m Meta) cli.Command { return &ScalingPolicyInfoCommand{Meta: m} },
+		"config":              func(m Meta) cli.Command { return newGroup(m, "config", configGroupHelp) },
+		"config validate":     func(m Meta) cli.Command { return &ConfigValidateCommand{Meta: m} },
+
 		"nodesim": func(m Meta) cli.Command { return &NodeSimCommand{Meta: m} },
 		"loadgen": func(m Meta) cli.Command { return &LoadGenCommand{Meta: m} },
 
 		"system":    func(m Meta) cli.Command { return newGroup(m, "system", systemGroupHelp) },
 		"system gc": func(m Meta) cli.Command { return &SystemGCCommand{Meta: m} },
+		"system reconcile": func(m Meta) cli.Command {
+			return newGroup(m, "system reconcile", systemReconcileGroupHelp)
+		},
+		"system reconcile summaries": func(m Meta) cli.Command { return &SystemReconcileSummariesCommand{Meta: m} },
+		"operator metrics":           func(m Meta) cli.Command { return &OperatorMetricsCommand{Meta: m} },
+		"operator debug":             func(m Meta) cli.Command { return &OperatorDebugCommand{Meta: m} },
 
 		"tls":             func(m Meta) cli.Command { return newGroup(m, "tls", tlsGroupHelp) },
 		"tls ca":          func(m Meta) cli.Command { return newGroup(m, "tls ca", tlsCAGroupHelp) },
@@ -191,9 +222,12 @@ func Commands(meta Meta) map[string]cli.CommandFactory {
 		"tls cert create": func(m Meta) cli.Command { return &TLSCertCreateCommand{Meta: m} },
 		"tls cert info":   func(m Meta) cli.Command { return &TLSCertInfoCommand{Meta: m} },
 	}
-	// Nomad's short forms of the most used job commands.
+	// Nomad's short forms of the most used commands.
 	for alias, target := range topLevelAliases {
 		all[alias] = all[target]
+	}
+	for name, feature := range unsupportedCommands {
+		all[name] = func(m Meta) cli.Command { return &UnsupportedCommand{Meta: m, name: name, feature: feature} }
 	}
 
 	out := make(map[string]cli.CommandFactory, len(all))
@@ -203,16 +237,30 @@ func Commands(meta Meta) map[string]cli.CommandFactory {
 	return out
 }
 
-// topLevelAliases maps Nomad's top-level shortcuts to their commands.
+// topLevelAliases maps Nomad's top-level shortcuts, and the one-word
+// forms older Nomad versions had, to their commands.
 var topLevelAliases = map[string]string{
-	"run":      "job run",
-	"plan":     "job plan",
-	"status":   "job status",
-	"stop":     "job stop",
-	"init":     "job init",
-	"validate": "job validate",
-	"inspect":  "job inspect",
-	"logs":     "alloc logs",
+	"run":                "job run",
+	"plan":               "job plan",
+	"stop":               "job stop",
+	"start":              "job start",
+	"init":               "job init",
+	"validate":           "job validate",
+	"inspect":            "job inspect",
+	"logs":               "alloc logs",
+	"exec":               "alloc exec",
+	"fs":                 "alloc fs",
+	"client-config":      "node config",
+	"alloc-status":       "alloc status",
+	"eval-status":        "eval status",
+	"node-status":        "node status",
+	"node-drain":         "node drain",
+	"server-members":     "server members",
+	"server-join":        "server join",
+	"server-force-leave": "server force-leave",
+	"debug":              "operator debug",
+	"keygen":             "operator gossip keyring generate",
+	"keyring":            "operator keyring",
 }
 
 // Main runs the CLI with args (without the program name) and returns the
@@ -298,8 +346,9 @@ func helpFunc(commands map[string]cli.CommandFactory) string {
 		fmt.Fprintf(&b, "    %s    %s\n", pad(name, width), cmd.Synopsis())
 	}
 	b.WriteString("\nRun 'nomad <command> -help' for a command's usage and flags.\n")
-	b.WriteString("Shortcuts: nomad run, plan, status, stop, init, validate and inspect\n")
-	b.WriteString("are the job commands of the same name.")
+	b.WriteString("Shortcuts: nomad run, plan, stop, start, init, validate and inspect\n")
+	b.WriteString("are the job commands of the same name; logs, exec and fs the alloc ones;\n")
+	b.WriteString("debug is operator debug.")
 	return b.String()
 }
 

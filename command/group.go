@@ -33,9 +33,11 @@ func (c *groupCommand) Run([]string) int { return cli.RunResultHelp }
 var groupSynopses = map[string]string{
 	"job":                   "Interact with jobs",
 	"job tag":               "Tag and untag job versions",
+	"job periodic":          "Interact with periodic jobs",
 	"node":                  "Interact with nodes",
 	"node pool":             "Interact with node pools",
 	"node meta":             "Interact with node metadata",
+	"node intro":            "Manage node introduction tokens",
 	"alloc":                 "Interact with allocations",
 	"eval":                  "Interact with evaluations",
 	"deployment":            "Interact with deployments",
@@ -57,6 +59,10 @@ var groupSynopses = map[string]string{
 	"operator scheduler":    "Inspect and tune the schedulers",
 	"operator gossip":       "Manage the encryption of the servers' gossip",
 	"system":                "Interact with the system API",
+	"scaling":               "Interact with the Nomad scaling endpoint",
+	"scaling policy":        "Interact with Nomad scaling policies",
+	"config":                "Interact with configurations",
+	"system reconcile":      "Repair what the servers derive from their state",
 	"tls":                   "Generate self-signed TLS certificates for Nomad",
 	"tls ca":                "Create or inspect the certificate authority",
 	"tls cert":              "Create or inspect server, client and CLI certificates",
@@ -250,4 +256,54 @@ Usage: nomad system <subcommand> [options]
   Cluster-wide maintenance.
 
       $ nomad system gc
+      $ nomad system reconcile summaries
+`
+
+const systemReconcileGroupHelp = `
+Usage: nomad system reconcile <subcommand> [options]
+
+  Recompute what the servers derive from their state.
+
+      $ nomad system reconcile summaries
+`
+
+const configGroupHelp = `
+Usage: nomad config <subcommand> [options]
+
+  Check agent configuration files without starting an agent.
+
+      $ nomad config validate /etc/nomad.d
+`
+
+const jobPeriodicGroupHelp = `
+Usage: nomad job periodic <subcommand> [options]
+
+  Interact with periodic jobs.
+
+      $ nomad job periodic force <job>
+`
+
+const scalingGroupHelp = `
+Usage: nomad scaling <subcommand> [options]
+
+  Interact with the scaling policies of jobs.
+
+      $ nomad scaling policy list
+`
+
+const scalingPolicyGroupHelp = `
+Usage: nomad scaling policy <subcommand> [options]
+
+  List and read the scaling policies of jobs.
+
+      $ nomad scaling policy list
+      $ nomad scaling policy info <policy>
+`
+
+const nodeIntroGroupHelp = `
+Usage: nomad node intro <subcommand> [options]
+
+  Manage the tokens new client nodes present when they first register.
+
+      $ nomad node intro create -node-name=node-1 -ttl=15m
 `

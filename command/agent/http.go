@@ -224,6 +224,7 @@ func (s *HTTPServer) routes() {
 	h("/v1/search/fuzzy", viaRPC, s.fuzzySearchRequest)
 
 	h("/v1/system/gc", viaRPC, s.systemGCRequest)
+	h("/v1/system/reconcile/summaries", viaRPC, s.systemReconcileSummariesRequest)
 	h("/v1/metrics", public, s.metricsRequest)
 	s.handle("/v1/event/stream", eventStreamNeed, http.HandlerFunc(s.eventStream))
 

@@ -233,7 +233,8 @@ var routeCases = map[string][]routeCase{
 		// raw_exec tasks needs alloc-node-exec too (TestAllocExec_ACL).
 		{method: "GET", path: "/v1/client/allocation/" + noID + "/exec?task=web&command=%5B%22ls%22%5D", rules: nsCaps("alloc-exec"), allowed: allowRight},
 	},
-	"/v1/system/gc": {{method: "PUT", path: "/v1/system/gc", allowed: allowRight}},
+	"/v1/system/gc":                  {{method: "PUT", path: "/v1/system/gc", allowed: allowRight}},
+	"/v1/system/reconcile/summaries": {{method: "PUT", path: "/v1/system/reconcile/summaries", allowed: allowRight}},
 	// Listing namespaces filters them by the token: without one the list
 	// is empty, not refused.
 	"/v1/namespaces": {{method: "GET", path: "/v1/namespaces", rules: nsRead, allowed: "nrRm"}},

@@ -271,6 +271,7 @@ func TestHTTP_NotFoundAndMethods(t *testing.T) {
 		{"POST", "/v1/status/leader", 405, "Invalid method"},
 		{"DELETE", "/v1/operator/scheduler/configuration", 405, "Invalid method"},
 		{"GET", "/v1/system/gc", 405, "Invalid method"},
+		{"GET", "/v1/system/reconcile/summaries", 405, "Invalid method"},
 		{"POST", "/v1/metrics", 405, "Invalid method"},
 		{"POST", "/v1/event/stream", 405, "Invalid method"},
 		{"POST", "/v1/agent/self", 405, "Invalid method"},
