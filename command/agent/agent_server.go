@@ -13,6 +13,7 @@ import (
 	"github.com/opennomad/nomad/acl"
 	"github.com/opennomad/nomad/api"
 	"github.com/opennomad/nomad/nomad"
+	"github.com/opennomad/nomad/nomad/clock"
 	"github.com/opennomad/nomad/nomad/stream"
 	"github.com/opennomad/nomad/nomad/worker"
 	"github.com/opennomad/nomad/structs"
@@ -28,6 +29,13 @@ func (a *Agent) startServer() (serverBackend, error) {
 		// Only a non-nil broker: a typed nil would be called.
 		cfg.EventPublisher = a.broker
 	}
+	var skew *clock.Skewed
+	if a.config.EnableDebug {
+		// Fault injection: /v1/agent/debug/clock moves this server's
+		// clock (agent_debug_clock.go).
+		skew = clock.NewSkewed(clock.Real{})
+		cfg.Clock = skew
+	}
 	srv, err := nomad.NewServer(cfg)
 	if err != nil {
 		return nil, err
@@ -36,7 +44,7 @@ func (a *Agent) startServer() (serverBackend, error) {
 		srv.Shutdown()
 		return nil, err
 	}
-	return &localServer{srv: srv, broker: a.broker, agent: a.config}, nil
+	return &localServer{srv: srv, broker: a.broker, agent: a.config, skew: skew}, nil
 }
 
 // serverConfig maps the agent's configuration onto the server's; what the
@@ -103,7 +111,12 @@ type localServer struct {
 	srv    *nomad.Server
 	broker *stream.EventBroker
 	agent  *Config
+	// skew is the server's clock when enable_debug lets it be moved.
+	skew *clock.Skewed
 }
+
+// ClockSkew is the server's movable clock, nil when it cannot be moved.
+func (l *localServer) ClockSkew() *clock.Skewed { return l.skew }
 
 // RPC calls the server.
 func (l *localServer) RPC(method string, args, reply interface{}) error {

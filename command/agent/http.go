@@ -230,6 +230,7 @@ func (s *HTTPServer) routes() {
 
 	// With ACLs on, a token with agent write may profile the agent;
 	// with ACLs off only an agent started with enable_debug serves them.
+	h("/v1/agent/debug/clock", debugClockNeed, s.agentDebugClockRequest)
 	s.handle("/v1/agent/pprof/", pprofNeed, http.HandlerFunc(s.pprofRequest))
 	s.handle("/v1/agent/pprof/cmdline", pprofNeed, http.HandlerFunc(s.pprofRequest))
 	s.handle("/v1/agent/pprof/profile", pprofNeed, http.HandlerFunc(s.pprofRequest))

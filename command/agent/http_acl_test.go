@@ -259,6 +259,7 @@ var routeCases = map[string][]routeCase{
 		{method: "GET", path: "/v1/event/stream?topic=NodePool", rules: poolRead, allowed: "m"},
 		{method: "GET", path: "/v1/event/stream", allowed: allowRight},
 	},
+	"/v1/agent/debug/clock":   {{method: "GET", path: "/v1/agent/debug/clock", rules: agentWr, allowed: allowRight}},
 	"/v1/agent/pprof/":        {{method: "GET", path: "/v1/agent/pprof/heap", rules: agentWr, allowed: allowRight}},
 	"/v1/agent/pprof/cmdline": {{method: "GET", path: "/v1/agent/pprof/cmdline", rules: agentWr, allowed: allowRight}},
 	"/v1/agent/pprof/profile": {{method: "GET", path: "/v1/agent/pprof/profile?seconds=1", rules: agentWr, allowed: allowRight}},

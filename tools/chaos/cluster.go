@@ -84,10 +84,12 @@ func serverConfig(s *server, n int, serfAddrs []string) string {
 	for i, a := range serfAddrs {
 		quoted[i] = strconv.Quote(a)
 	}
-	return fmt.Sprintf(`name      = %q
-data_dir  = %q
-bind_addr = "127.0.0.1"
-log_level = "INFO"
+	return fmt.Sprintf(`name         = %q
+data_dir     = %q
+bind_addr    = "127.0.0.1"
+log_level    = "INFO"
+# Serves /v1/agent/debug/clock, which the clock-jump fault uses.
+enable_debug = true
 
 ports {
   http = %d
