@@ -39,15 +39,16 @@ func testMain(m *testing.M) int {
 
 // A short chaos run: three servers, two leader kills and a follower
 // kill, a stall, a partition of the leader, the flaky nodes gone and
-// back, and (as root) a full Raft disk, under load; every invariant is
+// back, a server's clock jump, and (as root) a full Raft disk, under
+// load; every invariant is
 // checked and holds.
 func TestShortRun(t *testing.T) {
 	o := &options{
 		bin: nomadBin, servers: 3, seed: 1,
-		sched:    scheduleConfig{Kills: 3, Partitions: 1, Stops: 1, Flaps: 1, FlapHold: 12 * time.Second},
+		sched:    scheduleConfig{Kills: 3, Partitions: 1, Stops: 1, Flaps: 1, ClockJumps: 1, FlapHold: 12 * time.Second},
 		duration: 5 * time.Minute, nodes: 6, flakyNodes: 2, workers: 2, settle: 60 * time.Second,
 	}
-	want := map[faultKind]int{killLeader: 2, killFollower: 1, stopServer: 1, partitionLeader: 1, nodeFlap: 1}
+	want := map[faultKind]int{killLeader: 2, killFollower: 1, stopServer: 1, partitionLeader: 1, nodeFlap: 1, clockJump: 1}
 	if os.Geteuid() == 0 {
 		// Root can mount the tmpfs the full-disk fault fills.
 		o.sched.FullDisks = 1

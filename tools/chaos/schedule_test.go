@@ -9,7 +9,7 @@ import (
 )
 
 func TestMakeSchedule(t *testing.T) {
-	cfg := scheduleConfig{Kills: 30, Partitions: 6, Stops: 3, Delays: 2, Flaps: 2, FlapHold: 10 * time.Second}
+	cfg := scheduleConfig{Kills: 30, Partitions: 6, Stops: 3, Delays: 2, Flaps: 2, ClockJumps: 2, FlapHold: 10 * time.Second}
 	a, b := makeSchedule(42, cfg), makeSchedule(42, cfg)
 	must.Eq(t, a, b) // the same seed replays the same schedule
 	must.NotEq(t, a, makeSchedule(43, cfg))
@@ -25,14 +25,16 @@ func TestMakeSchedule(t *testing.T) {
 			must.GreaterEq(t, cfg.FlapHold, f.Hold)
 		case delayServer:
 			must.Positive(t, f.Delay)
+		case clockJump:
+			must.Between(t, time.Minute, f.Jump.Abs(), 2*time.Hour)
 		}
 	}
 	must.Eq(t, map[faultKind]int{killLeader: 20, killFollower: 10, partitionLeader: 3, partitionFollower: 3,
-		stopServer: 3, delayServer: 2, nodeFlap: 2}, count)
+		stopServer: 3, delayServer: 2, nodeFlap: 2, clockJump: 2}, count)
 
 	var b2 strings.Builder
 	printSchedule(&b2, 42, a)
-	must.StrContains(t, b2.String(), "schedule (seed 42, 43 faults):")
+	must.StrContains(t, b2.String(), "schedule (seed 42, 45 faults):")
 }
 
 func TestParseOptions(t *testing.T) {
@@ -40,7 +42,7 @@ func TestParseOptions(t *testing.T) {
 	must.NoError(t, writeFile(bin))
 	o, err := parseOptions([]string{"-nomad", bin, "-kills", "100", "-partitions", "20", "-seed", "9"})
 	must.NoError(t, err)
-	must.Eq(t, scheduleConfig{Kills: 100, Partitions: 20, Stops: 10, Delays: 5, Flaps: 10, FlapHold: 12 * time.Second}, o.sched)
+	must.Eq(t, scheduleConfig{Kills: 100, Partitions: 20, Stops: 10, Delays: 5, Flaps: 10, ClockJumps: 10, FlapHold: 12 * time.Second}, o.sched)
 	must.Eq(t, uint64(9), o.seed)
 
 	o, err = parseOptions([]string{"-nomad", bin, "-kills", "0", "-partitions", "0", "-stops", "0"})
