@@ -62,6 +62,9 @@ func TestMessageTypeNumbers(t *testing.T) {
 		{structs.ACLAuthMethodsDeleteRequestType, 120, "ACLAuthMethodsDelete"},
 		{structs.ACLBindingRulesUpsertRequestType, 121, "ACLBindingRulesUpsert"},
 		{structs.ACLBindingRulesDeleteRequestType, 122, "ACLBindingRulesDelete"},
+		{structs.ServiceRegistrationUpsertRequestType, 123, "ServiceRegistrationUpsert"},
+		{structs.ServiceRegistrationDeleteByIDRequestType, 124, "ServiceRegistrationDeleteByID"},
+		{structs.ServiceRegistrationDeleteByAllocIDsRequestType, 125, "ServiceRegistrationDeleteByAllocIDs"},
 	}
 	seen := map[uint8]string{}
 	for _, p := range pinned {

@@ -57,6 +57,9 @@ const (
 	// Auth methods and binding rules are ours too.
 	ACLAuthMethodSnapshot  SnapshotType = 110
 	ACLBindingRuleSnapshot SnapshotType = 111
+	// ServiceRegistrationSnapshot is ours too: native service
+	// registrations.
+	ServiceRegistrationSnapshot SnapshotType = 112
 )
 
 // SnapshotHeader opens a persisted store. It is empty today; fields may
@@ -93,6 +96,7 @@ var persistOrder = []struct {
 	{TableNodePools, NodePoolSnapshot},
 	{TableVariables, VariablesSnapshot},
 	{TableScalingEvents, ScalingEventsSnapshot},
+	{TableServiceRegistrations, ServiceRegistrationSnapshot},
 }
 
 // Persist writes the whole snapshot to w: a msgpack SnapshotHeader, then
@@ -256,6 +260,8 @@ func (rs *restorer) restore(dec *codec.Decoder, typ SnapshotType) error {
 		table, obj = TableVariables, new(structs.VariableEncrypted)
 	case ScalingEventsSnapshot:
 		table, obj = TableScalingEvents, new(structs.JobScalingEvents)
+	case ServiceRegistrationSnapshot:
+		table, obj = TableServiceRegistrations, new(structs.ServiceRegistration)
 	default:
 		return fmt.Errorf("unknown snapshot record type %d", typ)
 	}

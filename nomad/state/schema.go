@@ -79,6 +79,7 @@ func stateSchema() *memdb.DBSchema {
 		nodePoolsTableSchema(),
 		variablesTableSchema(),
 		scalingEventsTableSchema(),
+		serviceRegistrationsTableSchema(),
 	}
 	s := &memdb.DBSchema{Tables: make(map[string]*memdb.TableSchema, len(tables))}
 	for _, t := range tables {
