@@ -26,6 +26,7 @@ import (
 //	register -> heartbeat (at the TTL the servers return)
 //	         -> alloc watch (blocking Node.GetClientAllocs, Alloc.GetAllocs)
 //	alloc status sync (Node.UpdateAlloc, batched)
+//	native service registrations of running allocations
 //	garbage collection of finished allocations
 //	driver health checks, registering again when it changes
 //
@@ -57,6 +58,8 @@ type Client struct {
 	syncMu  sync.Mutex
 	pending map[string]*structs.Allocation
 
+	services *serviceSync
+
 	statsMu   sync.Mutex
 	cpuSample map[string]cpuSample
 
@@ -84,6 +87,7 @@ func NewClient(cfg *Config) (*Client, error) {
 		cfg:        *cfg,
 		registered: make(chan struct{}),
 		pending:    map[string]*structs.Allocation{},
+		services:   newServiceSync(),
 		cpuSample:  map[string]cpuSample{},
 		gcNow:      make(chan struct{}, 1),
 		shutdownCh: make(chan struct{}),
@@ -147,9 +151,10 @@ func NewClient(cfg *Config) (*Client, error) {
 	c.logger.Info("client started", "node_id", c.node.ID, "name", c.node.Name,
 		"restored_allocs", len(c.allocs.Runners()), "drivers", healthyDrivers(c.node))
 
-	c.loops.Add(4)
+	c.loops.Add(5)
 	go c.run()
 	go c.syncLoop()
+	go c.serviceLoop()
 	go c.gcLoop()
 	go c.driverHealthLoop()
 	return c, nil

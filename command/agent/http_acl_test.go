@@ -232,6 +232,13 @@ var routeCases = map[string][]routeCase{
 		{method: "PUT", path: "/v1/var/app/x", body: `{"Items":{"k":"v"}}`, rules: varCaps("write"), allowed: allowRight},
 		{method: "DELETE", path: "/v1/var/app/x", rules: varCaps("destroy"), allowed: allowRight},
 	},
+	"/v1/services": {{method: "GET", path: "/v1/services", rules: nsCaps("read-job"), allowed: allowReaders}},
+	"/v1/service/": {
+		{method: "GET", path: "/v1/service/web", rules: nsCaps("read-job"), allowed: allowReaders},
+		{method: "GET", path: "/v1/service/web?choose=1%7Ckey", rules: nsCaps("read-job"), allowed: allowReaders},
+		{method: "DELETE", path: "/v1/service/web/nosuch", rules: nsCaps("submit-job"), allowed: allowRight},
+		{method: "DELETE", path: "/v1/service/web/nosuch", rules: nsCaps("delete-service-registration"), allowed: allowRight},
+	},
 	"/v1/namespace/": {
 		{method: "GET", path: "/v1/namespace/default", rules: nsRead, allowed: allowReaders},
 		{method: "DELETE", path: "/v1/namespace/nosuch", allowed: allowRight},
