@@ -18,6 +18,9 @@ func TestWireFieldsMatchNomadAPI(t *testing.T) {
 	pairs := []struct{ ours, theirs any }{
 		{Job{}, nomadapi.Job{}},
 		{Namespace{}, nomadapi.Namespace{}},
+		{ServiceRegistration{}, nomadapi.ServiceRegistration{}},
+		{ServiceRegistrationListStub{}, nomadapi.ServiceRegistrationListStub{}},
+		{ServiceRegistrationStub{}, nomadapi.ServiceRegistrationStub{}},
 		{NodePool{}, nomadapi.NodePool{}},
 		{NodePoolSchedulerConfiguration{}, nomadapi.NodePoolSchedulerConfiguration{}},
 		{Variable{}, nomadapi.Variable{}},

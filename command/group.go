@@ -46,6 +46,7 @@ var groupSynopses = map[string]string{
 	"operator root keyring": "List, rotate and remove the root keys",
 	"acl":                   "Interact with ACL policies, tokens and roles",
 	"namespace":             "Interact with namespaces",
+	"service":               "Interact with registered services",
 	"var":                   "Interact with variables",
 	"acl policy":            "Interact with ACL policies",
 	"acl token":             "Interact with ACL tokens",
