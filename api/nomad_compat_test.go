@@ -21,6 +21,7 @@ func TestWireFieldsMatchNomadAPI(t *testing.T) {
 		{ServiceRegistration{}, nomadapi.ServiceRegistration{}},
 		{ServiceRegistrationListStub{}, nomadapi.ServiceRegistrationListStub{}},
 		{ServiceRegistrationStub{}, nomadapi.ServiceRegistrationStub{}},
+		{AllocCheckStatus{}, nomadapi.AllocCheckStatus{}},
 		{NodePool{}, nomadapi.NodePool{}},
 		{NodePoolSchedulerConfiguration{}, nomadapi.NodePoolSchedulerConfiguration{}},
 		{Variable{}, nomadapi.Variable{}},

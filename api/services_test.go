@@ -42,6 +42,19 @@ func TestServicesEndpoints(t *testing.T) {
 			},
 		},
 		{
+			name: "alloc checks",
+			reply: reply{Body: `{"9f4e":{"ID":"9f4e","Check":"alive","Group":"example.cache[0]","Mode":"healthiness",` +
+				`"Output":"nomad: tcp ok","Service":"redis","Task":"","Status":"success","StatusCode":0,"Timestamp":1678374623}}`},
+			call:     func(c *Client) (any, error) { return c.Allocations().Checks("a1", nil) },
+			wantMeth: "GET", wantPath: "/v1/client/allocation/a1/checks",
+			check: func(t *testing.T, out any) {
+				s := out.(AllocCheckStatuses)
+				if c := s["9f4e"]; c.Status != "success" || c.Check != "alive" || c.Timestamp != 1678374623 {
+					t.Fatalf("checks = %+v", s)
+				}
+			},
+		},
+		{
 			name:     "delete",
 			reply:    reply{},
 			call:     func(c *Client) (any, error) { return c.Services().Delete("web", "_nomad-task-a", nil) },

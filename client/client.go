@@ -59,6 +59,7 @@ type Client struct {
 	pending map[string]*structs.Allocation
 
 	services *serviceSync
+	checks   *checkRunner
 
 	statsMu   sync.Mutex
 	cpuSample map[string]cpuSample
@@ -97,6 +98,7 @@ func NewClient(cfg *Config) (*Client, error) {
 	}
 	c.logger = c.cfg.Logger.Named("client")
 	c.clock = c.cfg.Clock
+	c.checks = newCheckRunner(c.clock, c.shutdownCh)
 	c.servers = newServerList(c.cfg.Servers, c.logger)
 
 	// Tasks of exec run as nobody and must traverse into their alloc

@@ -107,9 +107,13 @@ func (c *Client) serviceLoop() {
 // it should have now.
 func (c *Client) syncServices(allocID string) error {
 	var want map[string]*structs.ServiceRegistration
+	var checks []checkSpec
 	if ar := c.allocs.Runner(allocID); ar != nil {
-		want = wantedServices(ar.Alloc(), c.Node(), c.cfg.Region)
+		want, checks = wantedServices(ar.Alloc(), c.Node(), c.cfg.Region)
 	}
+	// Checks follow the services: they run while their service is
+	// meant to be registered, whether or not the servers took it yet.
+	c.checks.set(allocID, checks)
 	c.services.mu.Lock()
 	have := c.services.registered[allocID]
 	c.services.mu.Unlock()
@@ -161,19 +165,19 @@ func (c *Client) syncServices(allocID string) error {
 // wantedServices lists the registrations an allocation should have, as
 // the client sees it: none once it is stopping or done, its group
 // services while it runs, each task's services while that task runs.
-func wantedServices(a *structs.Allocation, node *structs.Node, region string) map[string]*structs.ServiceRegistration {
-	out := map[string]*structs.ServiceRegistration{}
+func wantedServices(a *structs.Allocation, node *structs.Node, region string) (map[string]*structs.ServiceRegistration, []checkSpec) {
+	w := &wanted{regs: map[string]*structs.ServiceRegistration{}}
 	if a == nil || a.Job == nil || a.ServerTerminalStatus() || a.ClientTerminalStatus() {
-		return out
+		return w.regs, nil
 	}
 	tg := a.Job.LookupTaskGroup(a.TaskGroup)
 	if tg == nil {
-		return out
+		return w.regs, nil
 	}
 	if a.ClientStatus == structs.AllocClientStatusRunning {
 		env := taskenv.New(taskenv.Params{Alloc: a, Node: node, Region: region})
 		for _, s := range tg.Services {
-			addService(out, a, node, nil, s, "group-"+tg.Name, env)
+			w.add(a, node, nil, s, "group-"+tg.Name, env)
 		}
 	}
 	for _, t := range tg.Tasks {
@@ -182,14 +186,20 @@ func wantedServices(a *structs.Allocation, node *structs.Node, region string) ma
 		}
 		env := taskenv.New(taskenv.Params{Alloc: a, Task: t, Node: node, Region: region})
 		for _, s := range t.Services {
-			addService(out, a, node, t, s, t.Name, env)
+			w.add(a, node, t, s, t.Name, env)
 		}
 	}
-	return out
+	return w.regs, w.checks
 }
 
-func addService(out map[string]*structs.ServiceRegistration, a *structs.Allocation, node *structs.Node,
-	t *structs.Task, s *structs.Service, owner string, env *taskenv.Env) {
+// wanted gathers an allocation's registrations and the checks of their
+// services.
+type wanted struct {
+	regs   map[string]*structs.ServiceRegistration
+	checks []checkSpec
+}
+
+func (w *wanted) add(a *structs.Allocation, node *structs.Node, t *structs.Task, s *structs.Service, owner string, env *taskenv.Env) {
 	if s == nil || s.Provider != structs.ServiceProviderNomad {
 		return
 	}
@@ -217,7 +227,12 @@ func addService(out map[string]*structs.ServiceRegistration, a *structs.Allocati
 		Address:     addr,
 		Port:        port,
 	}
-	out[r.ID] = r
+	w.regs[r.ID] = r
+	for _, chk := range s.Checks {
+		if chk != nil {
+			w.checks = append(w.checks, newCheckSpec(a, t, s, r, chk))
+		}
+	}
 }
 
 // serviceAddress is where a service answers: its own address when set,
@@ -252,6 +267,9 @@ func serviceAddress(a *structs.Allocation, node *structs.Node, t *structs.Task, 
 
 // nodeAddress is the node's advertised IP address.
 func nodeAddress(node *structs.Node) string {
+	if node == nil {
+		return "127.0.0.1"
+	}
 	if ip := node.Attributes["unique.network.ip-address"]; ip != "" {
 		return ip
 	}

@@ -122,7 +122,7 @@ func TestWantedServices(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			a := base.Copy()
 			tc.edit(a)
-			got := wantedServices(a, node, "global")
+			got, _ := wantedServices(a, node, "global")
 			var names []string
 			for _, r := range got {
 				names = append(names, r.ServiceName)

@@ -66,6 +66,7 @@ func Commands(meta Meta) map[string]cli.CommandFactory {
 		"alloc logs":    func(m Meta) cli.Command { return &AllocLogsCommand{Meta: m} },
 		"alloc restart": func(m Meta) cli.Command { return &AllocRestartCommand{Meta: m} },
 		"alloc signal":  func(m Meta) cli.Command { return &AllocSignalCommand{Meta: m} },
+		"alloc checks":  func(m Meta) cli.Command { return &AllocChecksCommand{Meta: m} },
 
 		"deployment":         func(m Meta) cli.Command { return newGroup(m, "deployment", deploymentGroupHelp) },
 		"deployment list":    func(m Meta) cli.Command { return &DeploymentListCommand{Meta: m} },

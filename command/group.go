@@ -106,6 +106,7 @@ Usage: nomad alloc <subcommand> [options] [args]
       $ nomad alloc logs -f <alloc-id> <task>
       $ nomad alloc restart <alloc-id>
       $ nomad alloc signal -s SIGHUP <alloc-id>
+      $ nomad alloc checks <alloc-id>
       $ nomad alloc stop <alloc-id>
 
   Run 'nomad alloc <subcommand> -help' for a subcommand's flags.

@@ -213,6 +213,7 @@ var routeCases = map[string][]routeCase{
 	},
 	"/v1/client/allocation/": {
 		{method: "GET", path: "/v1/client/allocation/" + noID + "/stats", rules: nsRead, allowed: allowReaders},
+		{method: "GET", path: "/v1/client/allocation/" + noID + "/checks", rules: nsCaps("read-job"), allowed: allowReaders},
 		{method: "PUT", path: "/v1/client/allocation/" + noID + "/restart", rules: nsCaps("alloc-lifecycle"), allowed: allowRight},
 		{method: "PUT", path: "/v1/client/allocation/" + noID + "/signal", rules: nsCaps("alloc-lifecycle"), allowed: allowRight},
 		// Refused without a websocket once the token passed; exec into
@@ -585,6 +586,10 @@ func (oneAllocClient) AllocStats(string) (*client.AllocResourceUsage, error) {
 	return &client.AllocResourceUsage{}, nil
 }
 
+func (oneAllocClient) AllocChecks(string) (map[string]client.CheckResult, error) {
+	return map[string]client.CheckResult{}, nil
+}
+
 // TestHTTPACL_ClientRoutesUseTheAllocNamespace: the /v1/client routes
 // check the token in the namespace of the allocation, whatever the
 // request's ?namespace says.
@@ -614,6 +619,8 @@ func TestHTTPACL_ClientRoutesUseTheAllocNamespace(t *testing.T) {
 		{"/v1/client/fs/ls/" + noID, "other-read", http.StatusForbidden},
 		{"/v1/client/allocation/" + noID + "/stats", "default-fs", http.StatusForbidden},
 		{"/v1/client/allocation/" + noID + "/stats", "other-read", http.StatusOK},
+		{"/v1/client/allocation/" + noID + "/checks", "default-fs", http.StatusForbidden},
+		{"/v1/client/allocation/" + noID + "/checks", "other-read", http.StatusOK},
 		{"/v1/client/fs/ls/" + noID, "nope", http.StatusForbidden},
 	}
 	for _, c := range cases {

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"encoding/json"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -87,4 +88,65 @@ func TestHTTP_ServicesEndToEnd(t *testing.T) {
 		must.Eq(t, st.status, resp.StatusCode, must.Sprintf("%s: %s", st.name, body))
 		must.StrContains(t, body, st.want, must.Sprint(st.name))
 	}
+}
+
+// TestHTTP_AllocChecks runs a job whose service points at the agent's
+// own HTTP port with an http check of /v1/agent/health, and reads the
+// check's result from the client route.
+func TestHTTP_AllocChecks(t *testing.T) {
+	cfg := devConfig(t)
+	cfg.LogLevel = "WARN"
+	cfg.Client.Options = map[string]string{client.OptionMockDriverEnable: "true"}
+	a, err := NewAgent(cfg, testLogOutput())
+	must.NoError(t, err)
+	t.Cleanup(func() { a.Shutdown() })
+	ra := &realAgent{t: t, agent: a, base: "http://" + a.HTTPAddr()}
+	ra.waitForLeader()
+	host, port, err := net.SplitHostPort(a.HTTPAddr())
+	must.NoError(t, err)
+
+	job := `{"Job":{"ID":"chk","Name":"chk","Type":"service","Datacenters":["dc1"],
+  "TaskGroups":[{"Name":"g","Count":1,
+    "Services":[{"Name":"api","PortLabel":"` + port + `","Address":"` + host + `","Provider":"nomad",
+      "Checks":[{"Name":"health","Type":"http","Path":"/v1/agent/health","Interval":1000000000,"Timeout":1000000000}]}],
+    "Tasks":[{"Name":"t","Driver":"mock_driver","Config":{},"Resources":{"CPU":100,"MemoryMB":64}}]}]}}`
+	resp, body := ra.do("PUT", "/v1/jobs", job)
+	must.Eq(t, http.StatusOK, resp.StatusCode, must.Sprint(body))
+
+	var checks map[string]client.CheckResult
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if time.Now().After(deadline) {
+			t.Fatalf("the check never passed: %v", checks)
+		}
+		time.Sleep(20 * time.Millisecond)
+		var regs []*structs.ServiceRegistration
+		_, body := ra.do("GET", "/v1/service/api", "")
+		must.NoError(t, json.Unmarshal([]byte(body), &regs))
+		if len(regs) == 0 {
+			continue
+		}
+		resp, body = ra.do("GET", "/v1/client/allocation/"+regs[0].AllocID+"/checks", "")
+		must.Eq(t, http.StatusOK, resp.StatusCode, must.Sprint(body))
+		must.NoError(t, json.Unmarshal([]byte(body), &checks))
+		passed := false
+		for id, c := range checks {
+			if c.Status != client.CheckSuccess {
+				continue
+			}
+			must.Eq(t, id, c.ID)
+			must.Eq(t, "health", c.Check)
+			must.Eq(t, "api", c.Service)
+			must.Eq(t, 200, c.StatusCode)
+			must.Eq(t, "healthiness", c.Mode)
+			must.Eq(t, "chk.g[0]", c.Group)
+			passed = true
+		}
+		if passed {
+			must.MapLen(t, 1, checks)
+			break
+		}
+	}
+	resp, body = ra.do("GET", "/v1/client/allocation/"+structs.GenerateUUID()+"/checks", "")
+	must.Eq(t, http.StatusNotFound, resp.StatusCode, must.Sprint(body))
 }
