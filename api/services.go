@@ -72,3 +72,25 @@ func (s *Services) Get(serviceName string, q *QueryOptions) ([]*ServiceRegistrat
 func (s *Services) Delete(serviceName, serviceID string, q *WriteOptions) (*WriteMeta, error) {
 	return s.client.write(http.MethodDelete, "/v1/service/"+escape(serviceName)+"/"+escape(serviceID), nil, nil, q)
 }
+
+// Services returns the registrations of a job's allocations; a job that
+// does not exist is a 404 error.
+func (j *Jobs) Services(jobID string, q *QueryOptions) ([]*ServiceRegistration, *QueryMeta, error) {
+	var resp []*ServiceRegistration
+	qm, err := j.client.query("/v1/job/"+escape(jobID)+"/services", &resp, q)
+	if err != nil {
+		return nil, nil, err
+	}
+	return resp, qm, nil
+}
+
+// Services returns an allocation's registrations; an allocation that
+// does not exist is a 404 error.
+func (a *Allocations) Services(allocID string, q *QueryOptions) ([]*ServiceRegistration, *QueryMeta, error) {
+	var resp []*ServiceRegistration
+	qm, err := a.client.query("/v1/allocation/"+escape(allocID)+"/services", &resp, q)
+	if err != nil {
+		return nil, nil, err
+	}
+	return resp, qm, nil
+}

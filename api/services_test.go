@@ -55,6 +55,18 @@ func TestServicesEndpoints(t *testing.T) {
 			},
 		},
 		{
+			name:     "job services",
+			reply:    reply{Body: `[{"ID":"s1","ServiceName":"web"}]`},
+			call:     func(c *Client) (any, error) { r, _, err := c.Jobs().Services("j1", nil); return r, err },
+			wantMeth: "GET", wantPath: "/v1/job/j1/services",
+		},
+		{
+			name:     "alloc services",
+			reply:    reply{Body: `[{"ID":"s1","ServiceName":"web"}]`},
+			call:     func(c *Client) (any, error) { r, _, err := c.Allocations().Services("a1", nil); return r, err },
+			wantMeth: "GET", wantPath: "/v1/allocation/a1/services",
+		},
+		{
 			name:     "delete",
 			reply:    reply{},
 			call:     func(c *Client) (any, error) { return c.Services().Delete("web", "_nomad-task-a", nil) },

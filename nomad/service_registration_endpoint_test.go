@@ -217,3 +217,53 @@ func TestServiceRegistrationEndpoint_GetServiceBlocks(t *testing.T) {
 		t.Fatal("blocking query did not wake")
 	}
 }
+
+// The registrations of a job or an allocation: nil for one that does not
+// exist, and an allocation is judged in its own namespace.
+func TestServiceRegistrationEndpoint_ByJobAndAlloc(t *testing.T) {
+	f := newServiceEndpointFixture(t)
+	reader := aclTestToken(t, f.s, f.boot, "reader", `namespace "default" { policy = "read" }`, 0)
+	webDefault := f.reg(f.allocs["default/n1"], "web", 8080)
+	webTeam := f.reg(f.allocs["team/n1"], "web", 9090)
+	must.NoError(t, f.upsert(f.n1.SecretID, webDefault, webTeam))
+
+	byJob := func(secret, ns, job string) (*structs.ServiceRegistrationsResponse, error) {
+		var out structs.ServiceRegistrationsResponse
+		err := f.s.RPC("ServiceRegistration.ListByJob", &structs.ServiceRegistrationsByJobRequest{JobID: job,
+			QueryOptions: structs.QueryOptions{Namespace: ns, AuthToken: secret}}, &out)
+		return &out, err
+	}
+	out, err := byJob(reader, "default", webDefault.JobID)
+	must.NoError(t, err)
+	must.Len(t, 1, out.Services)
+	must.Eq(t, webDefault.ID, out.Services[0].ID)
+	out, err = byJob(reader, "default", "nope")
+	must.NoError(t, err)
+	must.Nil(t, out.Services)
+	_, err = byJob(reader, "team", webTeam.JobID)
+	must.True(t, structs.IsKind(err, structs.ErrPermissionDenied), must.Sprint(err))
+
+	byAlloc := func(secret, id string) (*structs.ServiceRegistrationsResponse, error) {
+		var out structs.ServiceRegistrationsResponse
+		err := f.s.RPC("ServiceRegistration.ListByAlloc", &structs.ServiceRegistrationsByAllocRequest{AllocID: id,
+			QueryOptions: structs.QueryOptions{AuthToken: secret}}, &out)
+		return &out, err
+	}
+	out, err = byAlloc(reader, webDefault.AllocID)
+	must.NoError(t, err)
+	must.Len(t, 1, out.Services)
+	out, err = byAlloc(reader, structs.GenerateUUID())
+	must.NoError(t, err)
+	must.Nil(t, out.Services)
+	// The request's namespace is default, the allocation's team.
+	_, err = byAlloc(reader, webTeam.AllocID)
+	must.True(t, structs.IsKind(err, structs.ErrPermissionDenied), must.Sprint(err))
+	out, err = byAlloc(f.boot, webTeam.AllocID)
+	must.NoError(t, err)
+	must.Len(t, 1, out.Services)
+	// An alloc without registrations answers an empty list.
+	out, err = byAlloc(f.boot, f.allocs["default/n2"].ID)
+	must.NoError(t, err)
+	must.NotNil(t, out.Services)
+	must.Len(t, 0, out.Services)
+}

@@ -134,3 +134,25 @@ type ServiceRegistrationByNameResponse struct {
 	Services []*ServiceRegistration
 	QueryMeta
 }
+
+// ServiceRegistrationsByJobRequest reads the registrations of one job of
+// the request's namespace.
+type ServiceRegistrationsByJobRequest struct {
+	JobID string
+	QueryOptions
+}
+
+// ServiceRegistrationsByAllocRequest reads the registrations of one
+// allocation.
+type ServiceRegistrationsByAllocRequest struct {
+	AllocID string
+	QueryOptions
+}
+
+// ServiceRegistrationsResponse answers the reads by job and by alloc:
+// Services is nil when the job or allocation does not exist, empty when
+// it has none.
+type ServiceRegistrationsResponse struct {
+	Services []*ServiceRegistration
+	QueryMeta
+}

@@ -90,6 +90,7 @@ var routeCases = map[string][]routeCase{
 		{method: "PUT", path: "/v1/job/nosuch/revert", body: `{"JobID":"nosuch","JobVersion":1}`, rules: nsCaps("submit-job"), allowed: allowRight},
 		{method: "PUT", path: "/v1/job/nosuch/stable", body: `{"JobID":"nosuch","JobVersion":1}`, rules: nsCaps("stable-job"), allowed: allowRight},
 		{method: "GET", path: "/v1/job/nosuch/scale", rules: nsCaps("read-job-scaling"), allowed: allowReaders},
+		{method: "GET", path: "/v1/job/nosuch/services", rules: nsCaps("read-job"), allowed: allowReaders},
 		{method: "PUT", path: "/v1/job/nosuch/scale", body: `{"Count":1,"Target":{"Group":"web"}}`, rules: nsCaps("scale-job"), allowed: allowRight},
 		{method: "PUT", path: "/v1/job/nosuch/scale", body: `{"Count":1,"Target":{"Group":"web"}}`, rules: `namespace "default" { policy = "scale" }`, allowed: allowRight},
 		{method: "PUT", path: "/v1/job/nosuch/versions/v1/tag", body: `{"Version":0}`, rules: nsCaps("tag-job-version"), allowed: allowRight},
@@ -143,6 +144,7 @@ var routeCases = map[string][]routeCase{
 	"/v1/allocation/": {
 		{method: "GET", path: "/v1/allocation/" + noID, rules: nsRead, allowed: allowReaders},
 		{method: "PUT", path: "/v1/allocation/" + noID + "/stop", rules: nsCaps("alloc-lifecycle"), allowed: allowRight},
+		{method: "GET", path: "/v1/allocation/" + noID + "/services", rules: nsCaps("read-job"), allowed: allowReaders},
 	},
 	"/v1/agent/self":    {{method: "GET", path: "/v1/agent/self", rules: agentRd, allowed: allowReaders}},
 	"/v1/agent/members": {{method: "GET", path: "/v1/agent/members", rules: nodeRead, allowed: allowReaders}},

@@ -8,8 +8,10 @@ import (
 )
 
 // The native service discovery API: /v1/services and /v1/service/<name>
-// (GET, with ?choose=N|key) and /v1/service/<name>/<id> (DELETE), served
-// by the ServiceRegistration.* RPCs with Nomad's paths and shapes.
+// (GET, with ?choose=N|key), /v1/service/<name>/<id> (DELETE), and the
+// registrations of a job or an allocation (/v1/job/:id/services,
+// /v1/allocation/:id/services), served by the ServiceRegistration.* RPCs
+// with Nomad's paths and shapes.
 
 // servicesRequest serves GET /v1/services: per namespace, the service
 // names with the union of their tags.
@@ -93,4 +95,46 @@ func (s *HTTPServer) serviceGet(w http.ResponseWriter, r *http.Request, name str
 	out.NextToken = next
 	setMeta(w, &out.QueryMeta)
 	return list, nil
+}
+
+// jobServices serves GET /v1/job/:id/services: the job's registrations,
+// 404 when the job does not exist.
+func (s *HTTPServer) jobServices(w http.ResponseWriter, r *http.Request, id string) (interface{}, error) {
+	if err := requireMethod(r, http.MethodGet); err != nil {
+		return nil, err
+	}
+	args := structs.ServiceRegistrationsByJobRequest{JobID: id}
+	if err := s.parseQueryOptions(r, &args.QueryOptions); err != nil {
+		return nil, err
+	}
+	var out structs.ServiceRegistrationsResponse
+	if err := s.rpc.RPC("ServiceRegistration.ListByJob", &args, &out); err != nil {
+		return nil, err
+	}
+	setMeta(w, &out.QueryMeta)
+	if out.Services == nil {
+		return nil, codedError(http.StatusNotFound, structs.ErrUnknownJob.Error())
+	}
+	return out.Services, nil
+}
+
+// allocServices serves GET /v1/allocation/:id/services: the allocation's
+// registrations, 404 when it does not exist.
+func (s *HTTPServer) allocServices(w http.ResponseWriter, r *http.Request, id string) (interface{}, error) {
+	if err := requireMethod(r, http.MethodGet); err != nil {
+		return nil, err
+	}
+	args := structs.ServiceRegistrationsByAllocRequest{AllocID: id}
+	if err := s.parseQueryOptions(r, &args.QueryOptions); err != nil {
+		return nil, err
+	}
+	var out structs.ServiceRegistrationsResponse
+	if err := s.rpc.RPC("ServiceRegistration.ListByAlloc", &args, &out); err != nil {
+		return nil, err
+	}
+	setMeta(w, &out.QueryMeta)
+	if out.Services == nil {
+		return nil, codedError(http.StatusNotFound, structs.ErrUnknownAlloc.Error())
+	}
+	return out.Services, nil
 }

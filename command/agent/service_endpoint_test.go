@@ -80,6 +80,10 @@ func TestHTTP_ServicesEndToEnd(t *testing.T) {
 		{"delete without id", "DELETE", "/v1/service/web/", 400, "missing service id"},
 		{"delete unknown", "DELETE", "/v1/service/web/nope", 404, "service registration not found"},
 		{"wrong method", "PUT", "/v1/service/web", 405, ""},
+		{"job services", "GET", "/v1/job/svc/services", 200, `"ID":"` + reg.ID + `"`},
+		{"unknown job services", "GET", "/v1/job/nope/services", 404, "job not found"},
+		{"alloc services", "GET", "/v1/allocation/" + reg.AllocID + "/services", 200, `"ID":"` + reg.ID + `"`},
+		{"unknown alloc services", "GET", "/v1/allocation/" + structs.GenerateUUID() + "/services", 404, "alloc not found"},
 		{"delete", "DELETE", "/v1/service/web/" + reg.ID, 200, ""},
 		{"gone", "GET", "/v1/service/web", 200, `[]`},
 	}

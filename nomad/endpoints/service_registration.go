@@ -1,6 +1,7 @@
 package endpoints
 
 import (
+	"errors"
 	"slices"
 
 	"github.com/hashicorp/go-memdb"
@@ -27,6 +28,9 @@ var serviceRegistrationRules = Rules{
 	"DeleteByID": Self("the owning client node's secret, or submit-job or delete-service-registration in the namespace"),
 	"List":       NamespaceAny(acl.NamespaceCapabilityReadJob),
 	"GetService": NamespaceAny(acl.NamespaceCapabilityReadJob),
+	"ListByJob":  NamespaceAny(acl.NamespaceCapabilityReadJob),
+	// The allocation's namespace, not the request's, decides.
+	"ListByAlloc": Self("namespace capability read-job in the allocation's namespace"),
 }
 
 // Upsert writes a client's registrations. The caller's token must be the
@@ -209,10 +213,7 @@ func (s *ServiceRegistration) GetService(args *structs.ServiceRegistrationByName
 				return 0, err
 			}
 		}
-		reply.Services = make([]*structs.ServiceRegistration, 0, len(regs))
-		for _, r := range regs {
-			reply.Services = append(reply.Services, r.Copy())
-		}
+		reply.Services = copyRegistrations(regs)
 		return serviceIndex(store)
 	})
 }
@@ -225,4 +226,73 @@ func serviceIndex(store *state.StateStore) (uint64, error) {
 		return 0, err
 	}
 	return max(idx, 1), nil
+}
+
+// ListByJob answers the registrations of one job of the request's
+// namespace; Services is nil when the job does not exist.
+func (s *ServiceRegistration) ListByJob(args *structs.ServiceRegistrationsByJobRequest, reply *structs.ServiceRegistrationsResponse) error {
+	if done, err := s.srv.Forward("ServiceRegistration.ListByJob", args, args, reply); done {
+		return err
+	}
+	ns := args.RequestNamespace()
+	return blockingQuery(s.srv, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
+		reply.Services = nil
+		job, err := store.JobByID(ws, ns, args.JobID)
+		if err != nil || job == nil {
+			idx, ierr := serviceIndex(store)
+			return idx, errors.Join(err, ierr)
+		}
+		regs, err := store.ServiceRegistrationsByJobID(ws, ns, args.JobID)
+		if err != nil {
+			return 0, err
+		}
+		reply.Services = copyRegistrations(regs)
+		return serviceIndex(store)
+	})
+}
+
+// ListByAlloc answers the registrations of one allocation, for a token
+// that may read jobs in its namespace; Services is nil when the
+// allocation does not exist.
+func (s *ServiceRegistration) ListByAlloc(args *structs.ServiceRegistrationsByAllocRequest, reply *structs.ServiceRegistrationsResponse) error {
+	if done, err := s.srv.Forward("ServiceRegistration.ListByAlloc", args, args, reply); done {
+		return err
+	}
+	aclObj, err := s.srv.ResolveACL(args.AuthToken)
+	if err != nil {
+		return err
+	}
+	return blockingQuery(s.srv, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
+		reply.Services = nil
+		alloc, err := store.AllocByID(ws, args.AllocID)
+		if err != nil {
+			return 0, err
+		}
+		// An unknown allocation is judged in the request's namespace, so
+		// that the answer tells nothing to a token that may not look.
+		ns := args.RequestNamespace()
+		if alloc != nil {
+			ns = alloc.Namespace
+		}
+		if !aclObj.AllowNsOpAny(ns, acl.NamespaceCapabilityReadJob) {
+			return 0, structs.ErrPermissionDenied
+		}
+		if alloc == nil {
+			return serviceIndex(store)
+		}
+		regs, err := store.ServiceRegistrationsByAllocID(ws, args.AllocID)
+		if err != nil {
+			return 0, err
+		}
+		reply.Services = copyRegistrations(regs)
+		return serviceIndex(store)
+	})
+}
+
+func copyRegistrations(regs []*structs.ServiceRegistration) []*structs.ServiceRegistration {
+	out := make([]*structs.ServiceRegistration, 0, len(regs))
+	for _, r := range regs {
+		out = append(out, r.Copy())
+	}
+	return out
 }
