@@ -250,6 +250,7 @@ var routeCases = map[string][]routeCase{
 	"/v1/event/stream": {
 		{method: "GET", path: "/v1/event/stream?topic=Job", rules: nsRead, allowed: allowReaders},
 		{method: "GET", path: "/v1/event/stream?topic=Node", rules: nodeRead, allowed: allowReaders},
+		{method: "GET", path: "/v1/event/stream?topic=Service", rules: nsCaps("read-job"), allowed: allowReaders},
 		{method: "GET", path: "/v1/event/stream?topic=ACLToken", allowed: allowRight},
 		{method: "GET", path: "/v1/event/stream?topic=NodePool", rules: poolRead, allowed: "m"},
 		{method: "GET", path: "/v1/event/stream", allowed: allowRight},

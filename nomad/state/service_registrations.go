@@ -165,6 +165,7 @@ func (tx *Txn) UpsertServiceRegistrations(regs []*structs.ServiceRegistration) e
 		if err := tx.insert(TableServiceRegistrations, n); err != nil {
 			return fmt.Errorf("service registration %q: %w", r.ID, err)
 		}
+		tx.emitService(structs.TypeServiceRegistration, n)
 	}
 	return nil
 }
@@ -186,7 +187,11 @@ func (tx *Txn) DeleteServiceRegistrationByID(ns, id string) error {
 	if r == nil {
 		return structs.KindErrorf(structs.ErrNotFound, "service registration not found")
 	}
-	return tx.delete(TableServiceRegistrations, r)
+	if err := tx.delete(TableServiceRegistrations, r); err != nil {
+		return err
+	}
+	tx.emitService(structs.TypeServiceDeregistration, r)
+	return nil
 }
 
 // DeleteServiceRegistrationsByAllocIDs removes every registration of the
@@ -223,8 +228,20 @@ func (tx *Txn) deleteServicesBy(index, key string) error {
 		if err := tx.delete(TableServiceRegistrations, r); err != nil {
 			return err
 		}
+		tx.emitService(structs.TypeServiceDeregistration, r)
 	}
 	return nil
+}
+
+func (tx *Txn) emitService(eventType string, r *structs.ServiceRegistration) {
+	tx.emit(structs.Event{
+		Topic:      structs.TopicService,
+		Type:       eventType,
+		Key:        r.ID,
+		Namespace:  r.Namespace,
+		FilterKeys: filterKeys(r.JobID, r.ServiceName),
+		Payload:    &structs.ServiceRegistrationStreamEvent{Service: r},
+	})
 }
 
 // dropServicesOfTerminalAlloc removes the registrations of an alloc the

@@ -188,3 +188,42 @@ func TestServiceRegistrations_Cleanup(t *testing.T) {
 		})
 	}
 }
+
+// Registrations and removals are published on the Service topic, keyed by
+// ID and filterable by job and service name; an unchanged registration
+// publishes nothing.
+func TestServiceRegistrations_Events(t *testing.T) {
+	pub := &recordingPublisher{}
+	s, err := NewStateStore(&Config{Publisher: pub})
+	must.NoError(t, err)
+	node, job := mockNode(), mockJob()
+	must.NoError(t, s.UpsertNode(10, node))
+	must.NoError(t, s.UpsertJob(11, job))
+	a := mockAlloc(job, node)
+	must.NoError(t, s.UpsertAllocs(12, []*structs.Allocation{a}))
+	pub.take()
+
+	r := mockServiceRegistration(a, "web")
+	must.NoError(t, s.UpsertServiceRegistrations(13, []*structs.ServiceRegistration{r}))
+	b := pub.take()
+	must.Len(t, 1, b)
+	must.Eq(t, []eventKey{{structs.TopicService, structs.TypeServiceRegistration, r.ID}}, keys(b[0]))
+	ev := b[0].Events[0]
+	must.Eq(t, job.Namespace, ev.Namespace)
+	must.Eq(t, []string{job.ID, "web"}, ev.FilterKeys)
+	must.Eq(t, 8080, ev.Payload.(*structs.ServiceRegistrationStreamEvent).Service.Port)
+
+	must.NoError(t, s.UpsertServiceRegistrations(14, []*structs.ServiceRegistration{r}))
+	must.Len(t, 0, pub.take())
+
+	must.NoError(t, s.UpdateAllocsFromClient(15, []*structs.Allocation{{ID: a.ID, ClientStatus: structs.AllocClientStatusFailed}}))
+	var got []eventKey
+	for _, batch := range pub.take() {
+		for _, k := range keys(batch) {
+			if k.Topic == structs.TopicService {
+				got = append(got, k)
+			}
+		}
+	}
+	must.Eq(t, []eventKey{{structs.TopicService, structs.TypeServiceDeregistration, r.ID}}, got)
+}
