@@ -69,6 +69,10 @@ func TestServiceRegistrationEndpoint_UpsertNeedsTheOwningNode(t *testing.T) {
 	own := f.reg(f.allocs["default/n1"], "web", 8080)
 	wildcard := f.reg(f.allocs["default/n1"], "web", 8081)
 	wildcard.Address = "0.0.0.0"
+	stolen := f.reg(f.allocs["default/n1"], "web", 8082)
+	stolen.NodeID = f.n2.ID
+	otherJob := f.reg(f.allocs["default/n1"], "web", 8083)
+	otherJob.JobID = "other"
 	cases := []struct {
 		name   string
 		secret string
@@ -81,6 +85,8 @@ func TestServiceRegistrationEndpoint_UpsertNeedsTheOwningNode(t *testing.T) {
 		{"anonymous", "", []*structs.ServiceRegistration{own}, structs.ErrPermissionDenied},
 		{"none", f.n1.SecretID, nil, structs.ErrInvalid},
 		{"wildcard address", f.n1.SecretID, []*structs.ServiceRegistration{wildcard}, structs.ErrInvalid},
+		{"a node another node's alloc as its own", f.n2.SecretID, []*structs.ServiceRegistration{stolen}, structs.ErrPermissionDenied},
+		{"another job", f.n1.SecretID, []*structs.ServiceRegistration{otherJob}, structs.ErrInvalid},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

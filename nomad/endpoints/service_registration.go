@@ -59,6 +59,22 @@ func (s *ServiceRegistration) Upsert(args *structs.ServiceRegistrationUpsertRequ
 		if err := r.Validate(); err != nil {
 			return structs.KindErrorf(structs.ErrInvalid, "%w", err)
 		}
+		// A node speaks only for the allocations it runs, and for them
+		// only as the servers placed them.
+		alloc, err := s.srv.State().AllocByID(nil, r.AllocID)
+		if err != nil {
+			return err
+		}
+		if alloc == nil {
+			continue // collected meanwhile; the store skips it too
+		}
+		if alloc.NodeID != node.ID {
+			return structs.ErrPermissionDenied
+		}
+		if alloc.Namespace != r.Namespace || alloc.JobID != r.JobID {
+			return structs.KindErrorf(structs.ErrInvalid, "service registration %q: alloc %q is of job %q in namespace %q",
+				r.ID, alloc.ID, alloc.JobID, alloc.Namespace)
+		}
 	}
 	req := &structs.ServiceRegistrationUpsertRequest{Services: args.Services, WriteRequest: args.WriteRequest}
 	req.AuthToken = ""
