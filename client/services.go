@@ -138,6 +138,16 @@ func (c *Client) syncServices(allocID string) error {
 		kept[id] = r
 	}
 	var errs error
+	if len(want) == 0 && len(have) > 0 {
+		// The alloc is done with every service: one call removes them.
+		req := &structs.ServiceRegistrationDeleteByAllocIDsRequest{AllocIDs: []string{allocID},
+			WriteRequest: structs.WriteRequest{Region: c.cfg.Region, AuthToken: node.SecretID}}
+		var resp structs.GenericResponse
+		if err := c.servers.call("ServiceRegistration.DeleteByAllocIDs", req, &resp); err != nil {
+			return err
+		}
+		have = nil
+	}
 	for id, r := range have {
 		if want[id] != nil {
 			continue

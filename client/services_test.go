@@ -62,7 +62,7 @@ func TestClient_RegistersServicesOfRunningAllocs(t *testing.T) {
 	stop(t, s, alloc.ID)
 	eventually(t, "registrations removed", func() bool { return len(registrationsOf(t, s, alloc.ID)) == 0 })
 	// The client removed them itself, before its alloc was terminal.
-	must.SliceNotEmpty(t, w.callsOf("ServiceRegistration.DeleteByID"))
+	must.SliceNotEmpty(t, w.callsOf("ServiceRegistration.DeleteByAllocIDs"))
 }
 
 // A failed registration is tried again.
@@ -136,4 +136,31 @@ func TestWantedServices(t *testing.T) {
 			}
 		})
 	}
+}
+
+// An in-place update that drops a service removes that registration
+// alone, by ID.
+func TestClient_InPlaceUpdateRemovesDroppedService(t *testing.T) {
+	s := testServer(t, nil)
+	w := &twin{inner: s}
+	c := testClient(t, testClientConfig(t, local(w)))
+	eventually(t, "node ready", func() bool { return nodeStatus(t, s, c.NodeID()) == structs.NodeStatusReady })
+
+	job := registerJob(t, s, serviceJob())
+	alloc := place(t, s, job, c.NodeID(), 1)[0]
+	eventually(t, "two registrations", func() bool { return len(registrationsOf(t, s, alloc.ID)) == 2 })
+
+	next := job.Copy()
+	next.TaskGroups[0].Tasks[0].Services = nil
+	next = registerJob(t, s, next)
+	updated := alloc.Copy()
+	updated.Job = next
+	commitPlan(t, s, &structs.ApplyPlanResultsRequest{
+		AllocUpdateRequest: structs.AllocUpdateRequest{AllocsUpdated: []*structs.Allocation{updated}, Job: next},
+	})
+	eventually(t, "the task service removed", func() bool {
+		regs := registrationsOf(t, s, alloc.ID)
+		return len(regs) == 1 && regs[0].ServiceName == "web"
+	})
+	must.SliceNotEmpty(t, w.callsOf("ServiceRegistration.DeleteByID"))
 }

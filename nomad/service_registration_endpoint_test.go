@@ -273,3 +273,42 @@ func TestServiceRegistrationEndpoint_ByJobAndAlloc(t *testing.T) {
 	must.NotNil(t, out.Services)
 	must.Len(t, 0, out.Services)
 }
+
+// A node removes every registration of its own allocs in one call, and
+// none of another node's.
+func TestServiceRegistrationEndpoint_DeleteByAllocIDs(t *testing.T) {
+	f := newServiceEndpointFixture(t)
+	a1, a2 := f.allocs["default/n1"], f.allocs["default/n2"]
+	must.NoError(t, f.upsert(f.n1.SecretID, f.reg(a1, "web", 8080), f.reg(a1, "db", 5432)))
+	must.NoError(t, f.upsert(f.n2.SecretID, f.reg(a2, "web", 8080)))
+
+	del := func(secret string, ids ...string) error {
+		var wr structs.GenericResponse
+		return f.s.RPC("ServiceRegistration.DeleteByAllocIDs", &structs.ServiceRegistrationDeleteByAllocIDsRequest{
+			AllocIDs: ids, WriteRequest: structs.WriteRequest{AuthToken: secret}}, &wr)
+	}
+	for _, c := range []struct {
+		name   string
+		secret string
+		ids    []string
+		kind   error
+	}{
+		{"none", f.n1.SecretID, nil, structs.ErrInvalid},
+		{"another node's", f.n1.SecretID, []string{a1.ID, a2.ID}, structs.ErrPermissionDenied},
+		{"a management token", f.boot, []string{a1.ID}, structs.ErrPermissionDenied},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			err := del(c.secret, c.ids...)
+			must.True(t, structs.IsKind(err, c.kind), must.Sprint(err))
+		})
+	}
+	all, err := f.s.State().ServiceRegistrations(nil, "*")
+	must.NoError(t, err)
+	must.Len(t, 3, all)
+
+	must.NoError(t, del(f.n1.SecretID, a1.ID))
+	all, err = f.s.State().ServiceRegistrations(nil, "*")
+	must.NoError(t, err)
+	must.Len(t, 1, all)
+	must.Eq(t, a2.ID, all[0].AllocID)
+}

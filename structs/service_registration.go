@@ -102,7 +102,9 @@ type ServiceRegistrationDeleteByIDRequest struct {
 }
 
 // ServiceRegistrationDeleteByAllocIDsRequest removes every registration
-// of the allocs (Raft entry only; the client removes its own by ID).
+// of the allocs: the ServiceRegistration.DeleteByAllocIDs RPC, with which
+// a client removes a stopped alloc's services at once, and its Raft
+// entry.
 type ServiceRegistrationDeleteByAllocIDsRequest struct {
 	AllocIDs []string
 	WriteRequest

@@ -24,11 +24,12 @@ type ServiceRegistration struct {
 // themselves, since the caller may be a client node, known by its
 // secret rather than by an ACL token.
 var serviceRegistrationRules = Rules{
-	"Upsert":     Self("a client node's secret; the node registers only its own allocs' services"),
-	"DeleteByID": Self("the owning client node's secret, or submit-job or delete-service-registration in the namespace"),
-	"List":       NamespaceAny(acl.NamespaceCapabilityReadJob),
-	"GetService": NamespaceAny(acl.NamespaceCapabilityReadJob),
-	"ListByJob":  NamespaceAny(acl.NamespaceCapabilityReadJob),
+	"Upsert":           Self("a client node's secret; the node registers only its own allocs' services"),
+	"DeleteByID":       Self("the owning client node's secret, or submit-job or delete-service-registration in the namespace"),
+	"DeleteByAllocIDs": Self("a client node's secret; the node removes only its own allocs' services"),
+	"List":             NamespaceAny(acl.NamespaceCapabilityReadJob),
+	"GetService":       NamespaceAny(acl.NamespaceCapabilityReadJob),
+	"ListByJob":        NamespaceAny(acl.NamespaceCapabilityReadJob),
 	// The allocation's namespace, not the request's, decides.
 	"ListByAlloc": Self("namespace capability read-job in the allocation's namespace"),
 }
@@ -125,6 +126,52 @@ func (s *ServiceRegistration) DeleteByID(args *structs.ServiceRegistrationDelete
 	req := &structs.ServiceRegistrationDeleteByIDRequest{ID: args.ID, WriteRequest: args.WriteRequest}
 	req.Namespace, req.AuthToken = ns, ""
 	_, index, err := s.srv.RaftApply(structs.ServiceRegistrationDeleteByIDRequestType, req)
+	if err != nil {
+		return err
+	}
+	reply.Index = index
+	return nil
+}
+
+// DeleteByAllocIDs removes every registration of the allocs, for the
+// client node they were placed on: one Raft entry when an alloc stops,
+// however many services it had.
+func (s *ServiceRegistration) DeleteByAllocIDs(args *structs.ServiceRegistrationDeleteByAllocIDsRequest, reply *structs.GenericResponse) error {
+	if done, err := s.srv.Forward("ServiceRegistration.DeleteByAllocIDs", args, args, reply); done {
+		return err
+	}
+	if len(args.AllocIDs) == 0 {
+		return structs.KindErrorf(structs.ErrInvalid, "must specify at least one allocation")
+	}
+	store := s.srv.State()
+	node, err := store.NodeBySecretID(nil, args.AuthToken)
+	if err != nil {
+		return err
+	}
+	if node == nil {
+		return structs.ErrPermissionDenied
+	}
+	for _, id := range args.AllocIDs {
+		alloc, err := store.AllocByID(nil, id)
+		if err != nil {
+			return err
+		}
+		if alloc != nil && alloc.NodeID != node.ID {
+			return structs.ErrPermissionDenied
+		}
+		regs, err := store.ServiceRegistrationsByAllocID(nil, id)
+		if err != nil {
+			return err
+		}
+		for _, r := range regs {
+			if r.NodeID != node.ID {
+				return structs.ErrPermissionDenied
+			}
+		}
+	}
+	req := &structs.ServiceRegistrationDeleteByAllocIDsRequest{AllocIDs: args.AllocIDs, WriteRequest: args.WriteRequest}
+	req.AuthToken = ""
+	_, index, err := s.srv.RaftApply(structs.ServiceRegistrationDeleteByAllocIDsRequestType, req)
 	if err != nil {
 		return err
 	}
