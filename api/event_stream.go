@@ -21,6 +21,7 @@ const (
 	TopicJob        Topic = "Job"
 	TopicNode       Topic = "Node"
 	TopicNodePool   Topic = "NodePool"
+	TopicService    Topic = "Service"
 	TopicAll        Topic = "*"
 )
 
@@ -77,6 +78,12 @@ func (e *Event) Node() (*Node, error) {
 func (e *Event) NodePool() (*NodePool, error) {
 	var out NodePool
 	return &out, e.decodePayload("NodePool", &out)
+}
+
+// Service decodes a Service topic payload.
+func (e *Event) Service() (*ServiceRegistration, error) {
+	var out ServiceRegistration
+	return &out, e.decodePayload("Service", &out)
 }
 
 func (e *Event) decodePayload(kind string, out any) error {

@@ -15,6 +15,7 @@ func (c *Client) allocUpdated(update *structs.Allocation) {
 	c.syncMu.Lock()
 	c.pending[update.ID] = update
 	c.syncMu.Unlock()
+	c.services.mark(update.ID)
 }
 
 // syncLoop sends queued status changes to the servers every

@@ -105,4 +105,8 @@ func (c *Client) applyAllocs(serverIndex map[string]uint64, changed []*structs.A
 	if len(changed) > 0 {
 		c.triggerGC()
 	}
+	// A new job version may change the services of a running alloc.
+	for _, a := range changed {
+		c.services.mark(a.ID)
+	}
 }

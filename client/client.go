@@ -26,6 +26,7 @@ import (
 //	register -> heartbeat (at the TTL the servers return)
 //	         -> alloc watch (blocking Node.GetClientAllocs, Alloc.GetAllocs)
 //	alloc status sync (Node.UpdateAlloc, batched)
+//	native service registrations of running allocations
 //	garbage collection of finished allocations
 //	driver health checks, registering again when it changes
 //
@@ -62,6 +63,9 @@ type Client struct {
 	syncMu  sync.Mutex
 	pending map[string]*structs.Allocation
 
+	services *serviceSync
+	checks   *checkRunner
+
 	statsMu   sync.Mutex
 	cpuSample map[string]cpuSample
 
@@ -93,12 +97,14 @@ func NewClient(cfg *Config) (*Client, error) {
 		gcNow:       make(chan struct{}, 1),
 		nodeChanged: make(chan struct{}, 1),
 		shutdownCh:  make(chan struct{}),
+		services:    newServiceSync(),
 	}
 	if err := c.cfg.normalize(); err != nil {
 		return nil, err
 	}
 	c.logger = c.cfg.Logger.Named("client")
 	c.clock = c.cfg.Clock
+	c.checks = newCheckRunner(c.clock, c.shutdownCh)
 	c.servers = newServerList(c.cfg.Servers, c.logger)
 
 	// Tasks of exec run as nobody and must traverse into their alloc
@@ -157,9 +163,10 @@ func NewClient(cfg *Config) (*Client, error) {
 	c.logger.Info("client started", "node_id", c.node.ID, "name", c.node.Name,
 		"restored_allocs", len(c.allocs.Runners()), "drivers", healthyDrivers(c.node))
 
-	c.loops.Add(4)
+	c.loops.Add(5)
 	go c.run()
 	go c.syncLoop()
+	go c.serviceLoop()
 	go c.gcLoop()
 	go c.driverHealthLoop()
 	return c, nil

@@ -74,6 +74,7 @@ func Commands(meta Meta) map[string]cli.CommandFactory {
 		"alloc restart": func(m Meta) cli.Command { return &AllocRestartCommand{Meta: m} },
 		"alloc signal":  func(m Meta) cli.Command { return &AllocSignalCommand{Meta: m} },
 		"alloc fs":      func(m Meta) cli.Command { return &AllocFSCommand{Meta: m} },
+		"alloc checks":  func(m Meta) cli.Command { return &AllocChecksCommand{Meta: m} },
 
 		"deployment":         func(m Meta) cli.Command { return newGroup(m, "deployment", deploymentGroupHelp) },
 		"deployment list":    func(m Meta) cli.Command { return &DeploymentListCommand{Meta: m} },
@@ -155,6 +156,10 @@ func Commands(meta Meta) map[string]cli.CommandFactory {
 		"var list":                          func(m Meta) cli.Command { return &VarListCommand{Meta: m} },
 		"var purge":                         func(m Meta) cli.Command { return &VarPurgeCommand{Meta: m} },
 		"var lock":                          func(m Meta) cli.Command { return &VarLockCommand{Meta: m} },
+		"service":                           func(m Meta) cli.Command { return newGroup(m, "service", serviceGroupHelp) },
+		"service list":                      func(m Meta) cli.Command { return &ServiceListCommand{Meta: m} },
+		"service info":                      func(m Meta) cli.Command { return &ServiceInfoCommand{Meta: m} },
+		"service delete":                    func(m Meta) cli.Command { return &ServiceDeleteCommand{Meta: m} },
 
 		"operator root keyring":         func(m Meta) cli.Command { return newGroup(m, "operator root keyring", operatorRootKeyringGroupHelp) },
 		"operator root keyring list":    func(m Meta) cli.Command { return &OperatorRootKeyringListCommand{Meta: m} },

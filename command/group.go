@@ -50,6 +50,7 @@ var groupSynopses = map[string]string{
 	"operator root keyring": "List, rotate and remove the root keys",
 	"acl":                   "Interact with ACL policies, tokens and roles",
 	"namespace":             "Interact with namespaces",
+	"service":               "Interact with registered services",
 	"var":                   "Interact with variables",
 	"acl policy":            "Interact with ACL policies",
 	"acl token":             "Interact with ACL tokens",
@@ -126,6 +127,7 @@ Usage: nomad alloc <subcommand> [options] [args]
       $ nomad alloc logs -f <alloc-id> <task>
       $ nomad alloc restart <alloc-id>
       $ nomad alloc signal -s SIGHUP <alloc-id>
+      $ nomad alloc checks <alloc-id>
       $ nomad alloc stop <alloc-id>
 
   Run 'nomad alloc <subcommand> -help' for a subcommand's flags.

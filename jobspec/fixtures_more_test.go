@@ -56,7 +56,6 @@ func TestParseConstraintShorthands(t *testing.T) {
 func TestParseNotActedBlocksAreKeptAndReported(t *testing.T) {
 	res := parseFixture(t, "not_acted.nomad.hcl", Options{})
 	wantWarnings := []string{
-		`group "api": service blocks are parsed but not acted on by this server`,
 		`group "api": volume blocks are parsed but not acted on by this server`,
 		`group "api": scaling blocks are parsed but not acted on by this server`,
 		`group "api": consul blocks are parsed but not acted on by this server`,

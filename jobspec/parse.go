@@ -8,8 +8,7 @@
 // "${NOMAD_ALLOC_DIR}" are not variables of the job file: they are kept as
 // literal text for the scheduler and the client to resolve.
 //
-// Blocks the server stores but does not act on (service, template, vault,
-// ...) are decoded into the api types and reported in Result.Warnings; the
+// Blocks the server stores but does not act on (template, vault, ...) are decoded into the api types and reported in Result.Warnings; the
 // few blocks api has no type for are checked for their labels and
 // reported as ignored.
 package jobspec
@@ -82,7 +81,7 @@ type Result struct {
 	// Job is the job as written; call Job.Canonicalize to fill defaults.
 	Job *api.Job
 	// Warnings name each block that was parsed but will not be acted on by
-	// this server, e.g. `group "web": service blocks are parsed but not
+	// this server, e.g. `group "web": volume blocks are parsed but not
 	// acted on by this server`.
 	Warnings []string
 }

@@ -144,6 +144,7 @@ func taskGroupDiff(old, new *TaskGroup, contextual bool) (*TaskGroupDiff, error)
 		primitiveObjectDiff("Scaling", old.Scaling, new.Scaling, contextual, "ID", "Target", "CreateIndex", "ModifyIndex"),
 	)
 	diff.Objects = append(diff.Objects, networkDiffs(old.Networks, new.Networks, contextual)...)
+	diff.Objects = append(diff.Objects, serviceDiffs(old.Services, new.Services, contextual)...)
 	sortObjectDiffs(diff.Objects)
 
 	tasks, err := taskDiffs(old.Tasks, new.Tasks, contextual)
@@ -243,6 +244,7 @@ func taskDiff(old, new *Task, contextual bool) (*TaskDiff, error) {
 		primitiveObjectDiff("Lifecycle", old.Lifecycle, new.Lifecycle, contextual),
 		primitiveObjectDiff("DispatchPayload", old.DispatchPayload, new.DispatchPayload, contextual),
 	)
+	diff.Objects = append(diff.Objects, serviceDiffs(old.Services, new.Services, contextual)...)
 	sortObjectDiffs(diff.Objects)
 
 	if diff.Type == DiffTypeNone && (anyFieldChanged(diff.Fields) || anyObjectChanged(diff.Objects)) {
@@ -253,7 +255,7 @@ func taskDiff(old, new *Task, contextual bool) (*TaskDiff, error) {
 
 // inPlaceTaskObjects are the task objects a client can apply to a running
 // task without replacing the allocation.
-var inPlaceTaskObjects = []string{"LogConfig", "Constraint"}
+var inPlaceTaskObjects = []string{"LogConfig", "Constraint", "Service"}
 
 // annotateTask records what a task change forces. Tasks of a group that
 // appears or disappears are simply created or destroyed; otherwise any

@@ -12,6 +12,7 @@ const (
 	TopicJob        Topic = "Job"
 	TopicNode       Topic = "Node"
 	TopicNodePool   Topic = "NodePool"
+	TopicService    Topic = "Service"
 	TopicAll        Topic = "*"
 )
 
@@ -36,12 +37,14 @@ const (
 	TypeSchedulerConfigUpdated        = "SchedulerConfigUpdated"
 	TypeNodePoolUpserted              = "NodePoolUpserted"
 	TypeNodePoolDeleted               = "NodePoolDeleted"
+	TypeServiceRegistration           = "ServiceRegistration"
+	TypeServiceDeregistration         = "ServiceDeregistration"
 )
 
 // Event is one state change published on the event stream. Payload is one
 // of JobEvent, EvaluationEvent, AllocationEvent, NodeStreamEvent,
-// DeploymentEvent or NodePoolEvent, which serialise as {"Job": {...}} and
-// so on.
+// DeploymentEvent, NodePoolEvent or ServiceRegistrationStreamEvent, which
+// serialise as {"Job": {...}}, {"Service": {...}} and so on.
 type Event struct {
 	Topic      Topic
 	Type       string
@@ -87,4 +90,9 @@ type DeploymentEvent struct {
 // NodePoolEvent is the payload of NodePool topic events.
 type NodePoolEvent struct {
 	NodePool *NodePool
+}
+
+// ServiceRegistrationStreamEvent is the payload of Service topic events.
+type ServiceRegistrationStreamEvent struct {
+	Service *ServiceRegistration
 }

@@ -248,6 +248,7 @@ type TaskGroup struct {
 	ReschedulePolicy *ReschedulePolicy
 	EphemeralDisk    *EphemeralDisk
 	Networks         Networks
+	Services         []*Service
 	Tasks            []*Task
 	Meta             map[string]string
 	// Scaling bounds the count for an autoscaler; nil without one.
@@ -283,6 +284,7 @@ func (tg *TaskGroup) Copy() *TaskGroup {
 	n.ReschedulePolicy = tg.ReschedulePolicy.Copy()
 	n.EphemeralDisk = tg.EphemeralDisk.Copy()
 	n.Networks = tg.Networks.Copy()
+	n.Services = CopyServices(tg.Services)
 	if tg.Tasks != nil {
 		n.Tasks = make([]*Task, len(tg.Tasks))
 		for i, t := range tg.Tasks {
@@ -309,6 +311,7 @@ type Task struct {
 	Constraints []*Constraint
 	Affinities  []*Affinity
 	Resources   *Resources
+	Services    []*Service
 	Meta        map[string]string
 
 	KillTimeout time.Duration
@@ -331,6 +334,7 @@ func (t *Task) Copy() *Task {
 	n.Constraints = CopyConstraints(t.Constraints)
 	n.Affinities = CopyAffinities(t.Affinities)
 	n.Resources = t.Resources.Copy()
+	n.Services = CopyServices(t.Services)
 	n.Meta = maps.Clone(t.Meta)
 	if t.LogConfig != nil {
 		lc := *t.LogConfig

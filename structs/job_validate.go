@@ -210,6 +210,7 @@ func (tg *TaskGroup) validate(p *problems, prefix string, j *Job) {
 		diskMB = tg.EphemeralDisk.SizeMB
 	}
 	tg.validatePorts(p, prefix)
+	tg.validateGroupServices(p, prefix)
 
 	tasks := map[string]bool{}
 	leaders := 0

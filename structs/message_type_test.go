@@ -63,6 +63,9 @@ func TestMessageTypeNumbers(t *testing.T) {
 		{structs.ACLBindingRulesUpsertRequestType, 121, "ACLBindingRulesUpsert"},
 		{structs.ACLBindingRulesDeleteRequestType, 122, "ACLBindingRulesDelete"},
 		{structs.AutopilotRequestType, 126, "Autopilot"},
+		{structs.ServiceRegistrationUpsertRequestType, 123, "ServiceRegistrationUpsert"},
+		{structs.ServiceRegistrationDeleteByIDRequestType, 124, "ServiceRegistrationDeleteByID"},
+		{structs.ServiceRegistrationDeleteByAllocIDsRequestType, 125, "ServiceRegistrationDeleteByAllocIDs"},
 	}
 	seen := map[uint8]string{}
 	for _, p := range pinned {

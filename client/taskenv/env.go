@@ -161,7 +161,7 @@ func nomadVars(m map[string]string, p Params) {
 	if p.Node != nil {
 		hostIP = p.Node.Attributes["unique.network.ip-address"]
 	}
-	for _, pt := range allocPorts(a, t) {
+	for _, pt := range AllocPorts(a, t) {
 		ip := pt.HostIP
 		if ip == "" {
 			ip = hostIP
@@ -204,9 +204,9 @@ func resourceVars(m map[string]string, a *structs.Allocation, t *structs.Task) {
 	}
 }
 
-// allocPorts gathers the alloc's ports: the group-level port mappings,
+// AllocPorts gathers the alloc's ports: the group-level port mappings,
 // plus ports of network blocks (group and legacy task level).
-func allocPorts(a *structs.Allocation, t *structs.Task) []structs.AllocatedPortMapping {
+func AllocPorts(a *structs.Allocation, t *structs.Task) []structs.AllocatedPortMapping {
 	ar := a.AllocatedResources
 	if ar == nil {
 		return nil

@@ -6,7 +6,7 @@ import (
 	"github.com/opennomad/nomad/structs"
 )
 
-var allocSubresources = map[string]bool{"stop": true}
+var allocSubresources = map[string]bool{"stop": true, "services": true}
 
 // allocsRequest serves GET /v1/allocations (?resources, ?task_states).
 func (s *HTTPServer) allocsRequest(w http.ResponseWriter, r *http.Request) (interface{}, error) {
@@ -49,8 +49,11 @@ func (s *HTTPServer) allocSpecificRequest(w http.ResponseWriter, r *http.Request
 	if id == "" {
 		return nil, codedError(http.StatusBadRequest, "Missing allocation ID")
 	}
-	if sub == "stop" {
+	switch sub {
+	case "stop":
 		return s.allocStop(w, r, id)
+	case "services":
+		return s.allocServices(w, r, id)
 	}
 	if err := requireMethod(r, http.MethodGet); err != nil {
 		return nil, err

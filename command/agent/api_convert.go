@@ -16,9 +16,9 @@ import (
 // Nomad's agent does, so unset fields get Nomad's defaults and not Go's
 // zero values.
 //
-// The api types can describe more than this server acts on (services,
-// templates, volumes, vault, ...). Such blocks are dropped, and each
-// dropped block is reported as a warning that the registration response
+// The api types can describe more than this server acts on (templates,
+// volumes, vault, ...). Such blocks are dropped, and each dropped block
+// is reported as a warning that the registration response
 // carries back to the user: nothing is silently ignored.
 
 // convertJob canonicalizes an api job and converts it. The returned
@@ -172,9 +172,7 @@ func (c *jobConverter) group(in *api.TaskGroup, prefix string) *structs.TaskGrou
 	if deref(in.PreventRescheduleOnLost) {
 		c.warn(prefix, "prevent_reschedule_on_lost is not supported by this server and was ignored")
 	}
-	if len(in.Services) > 0 {
-		c.ignored(prefix, "service")
-	}
+	tg.Services = c.services(in.Services, prefix)
 	if len(in.Volumes) > 0 {
 		c.ignored(prefix, "volume")
 	}
@@ -262,7 +260,6 @@ func (c *jobConverter) task(in *api.Task, group *api.TaskGroup, prefix string) *
 		name string
 		set  bool
 	}{
-		{"service", len(in.Services) > 0},
 		{"artifact", len(in.Artifacts) > 0},
 		{"template", len(in.Templates) > 0},
 		{"vault", in.Vault != nil},
@@ -276,6 +273,7 @@ func (c *jobConverter) task(in *api.Task, group *api.TaskGroup, prefix string) *
 			c.ignored(prefix, b.name)
 		}
 	}
+	t.Services = c.services(in.Services, prefix)
 	if in.ShutdownDelay != 0 {
 		c.warn(prefix, "task shutdown_delay is not supported by this server and was ignored")
 	}

@@ -56,6 +56,7 @@ func fullJob() *api.Job {
 				// only to show it is carried.
 				DynamicPorts: []api.Port{{Label: "http", Value: 1, To: 8080, HostNetwork: "default"}}}},
 			Meta:                      map[string]string{"g": "1"},
+			Services:                  []*api.Service{fullService("t")},
 			ShutdownDelay:             new(time.Second),
 			StopAfterClientDisconnect: new(time.Minute),
 			MaxClientDisconnect:       new(time.Hour),
@@ -73,6 +74,7 @@ func fullJob() *api.Job {
 						ReservedPorts: []api.Port{{Label: "a", Value: 1, To: 1, HostNetwork: "n"}},
 						DynamicPorts:  []api.Port{{Label: "b", Value: 2, To: 2, HostNetwork: "n"}}}}},
 				Meta:            map[string]string{"t": "1"},
+				Services:        []*api.Service{fullService("t")},
 				KillTimeout:     new(9 * time.Second),
 				KillSignal:      "SIGTERM",
 				LogConfig:       &api.LogConfig{MaxFiles: new(3), MaxFileSizeMB: new(4), Disabled: new(true)},
@@ -82,6 +84,17 @@ func fullJob() *api.Job {
 			}},
 		}},
 	}
+}
+
+// fullService is a service block with every field the server keeps set.
+func fullService(task string) *api.Service {
+	return &api.Service{Name: "web", TaskName: task, PortLabel: "http", AddressMode: "host", Address: "10.0.0.9",
+		Tags: []string{"a"}, CanaryTags: []string{"c"}, Meta: map[string]string{"m": "1"},
+		CanaryMeta: map[string]string{"cm": "1"}, OnUpdate: "ignore", Provider: "nomad",
+		Checks: []api.ServiceCheck{{Name: "alive", Type: "http", Path: "/health", Protocol: "https",
+			Method: "POST", Header: map[string][]string{"X": {"y"}}, Body: "{}", PortLabel: "http",
+			AddressMode: "host", Interval: time.Second, Timeout: time.Second, InitialStatus: "passing",
+			TLSSkipVerify: true, TaskName: task, OnUpdate: "ignore"}}}
 }
 
 // serverOwned are structs fields a submitted job cannot set.
@@ -190,8 +203,9 @@ func TestConvertJob_Warnings(t *testing.T) {
 		edit func(j *api.Job)
 		want string
 	}{
-		{"group service", func(j *api.Job) { j.TaskGroups[0].Services = []*api.Service{{}} },
-			`group "g": service blocks are not supported by this server and were ignored`},
+		{"service check_restart", func(j *api.Job) {
+			j.TaskGroups[0].Services = []*api.Service{{Name: "s", CheckRestart: &api.CheckRestart{Limit: 3}}}
+		}, `group "g": service "s": check_restart blocks are not supported`},
 		{"group volume", func(j *api.Job) { j.TaskGroups[0].Volumes = map[string]*api.VolumeRequest{"v": {}} },
 			`group "g": volume blocks are not supported`},
 		{"disconnect replace", func(j *api.Job) { j.TaskGroups[0].Disconnect = &api.DisconnectStrategy{Replace: new(false)} },

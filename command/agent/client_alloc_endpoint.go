@@ -20,6 +20,9 @@ type ClientAPI interface {
 	StatFile(allocID, path string) (*client.AllocFileInfo, error)
 	ReadFile(allocID, path string, offset, limit int64) (io.ReadCloser, error)
 	AllocStats(allocID string) (*client.AllocResourceUsage, error)
+	// AllocChecks is the latest result of each native service check of
+	// the allocation, by check ID.
+	AllocChecks(allocID string) (map[string]client.CheckResult, error)
 	RestartAlloc(ctx context.Context, allocID, task string, allTasks bool) error
 	SignalTask(allocID, task, signal string) error
 	// AllocState is the allocation as the client has it; the routes
@@ -27,13 +30,13 @@ type ClientAPI interface {
 	AllocState(allocID string) (*structs.Allocation, error)
 }
 
-var clientAllocSubresources = map[string]bool{"stats": true, "restart": true, "signal": true, "exec": true}
+var clientAllocSubresources = map[string]bool{"stats": true, "checks": true, "restart": true, "signal": true, "exec": true}
 
-// clientAllocRequest serves /v1/client/allocation/:id/{stats,restart,signal,exec}.
+// clientAllocRequest serves /v1/client/allocation/:id/{stats,checks,restart,signal,exec}.
 func (s *HTTPServer) clientAllocRequest(w http.ResponseWriter, r *http.Request) (interface{}, error) {
 	id, sub := splitObjectPath(r, "/v1/client/allocation/", clientAllocSubresources)
 	if id == "" || sub == "" {
-		return nil, codedError(http.StatusNotFound, "Invalid URL path: want /v1/client/allocation/<id>/stats, /restart, /signal or /exec")
+		return nil, codedError(http.StatusNotFound, "Invalid URL path: want /v1/client/allocation/<id>/stats, /checks, /restart, /signal or /exec")
 	}
 	c, err := s.localClient()
 	if err != nil {
@@ -48,6 +51,12 @@ func (s *HTTPServer) clientAllocRequest(w http.ResponseWriter, r *http.Request) 
 		}
 		usage, err := c.AllocStats(id)
 		return usage, clientError(err)
+	case "checks":
+		if err := requireMethod(r, http.MethodGet); err != nil {
+			return nil, err
+		}
+		checks, err := c.AllocChecks(id)
+		return checks, clientError(err)
 	case "restart":
 		if err := requireMethod(r, http.MethodPut, http.MethodPost); err != nil {
 			return nil, err

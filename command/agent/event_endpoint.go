@@ -114,7 +114,7 @@ func (s *HTTPServer) eventStream(w http.ResponseWriter, r *http.Request) {
 // topics asked for (topicReadable); the stream then carries only those
 // topics, and of them only events of namespaces the token may read.
 var eventStreamNeed = need{
-	Doc: "per topic: Job, Allocation, Evaluation, Deployment: read-job in the event's namespace; Node: node read; " +
+	Doc: "per topic: Job, Allocation, Evaluation, Deployment, Service: read-job in the event's namespace; Node: node read; " +
 		"NodePool, ACL topics, \"*\" and no topic: management. Events the token may not read are left out; " +
 		"a token that may read none of the topics asked for is refused",
 	check: func(_ *HTTPServer, a *acl.ACL, r *http.Request) error {
@@ -133,7 +133,7 @@ var eventStreamNeed = need{
 // ns ("*": some namespace).
 func topicReadable(a *acl.ACL, topic structs.Topic, ns string) bool {
 	switch topic {
-	case structs.TopicJob, structs.TopicAllocation, structs.TopicEvaluation, structs.TopicDeployment:
+	case structs.TopicJob, structs.TopicAllocation, structs.TopicEvaluation, structs.TopicDeployment, structs.TopicService:
 		if ns == "" {
 			ns = structs.DefaultNamespace
 		}

@@ -173,7 +173,7 @@ func TestEventStream_Errors(t *testing.T) {
 		code  int
 		body  string
 	}{
-		{"?topic=ACLToken", 400, `unsupported event topic "ACLToken" (supported: *, Allocation, Deployment, Evaluation, Job, Node, NodePool)`},
+		{"?topic=ACLToken", 400, `unsupported event topic "ACLToken" (supported: *, Allocation, Deployment, Evaluation, Job, Node, NodePool, Service)`},
 		{"?topic=Job:", 400, `Invalid topic "Job:" (use Topic or Topic:key)`},
 		{"?topic=:x", 400, `Invalid topic ":x" (use Topic or Topic:key)`},
 		{"?topic=Evaluation:::*", 400, "Invalid key value pair for topic: Evaluation:::*"},

@@ -207,6 +207,9 @@ func (s *HTTPServer) routes() {
 	h("/v1/namespace", viaRPC, s.namespaceCreateRequest)
 	h("/v1/namespace/", viaRPC, s.namespaceSpecificRequest)
 
+	h("/v1/services", viaRPC, s.servicesRequest)
+	h("/v1/service/", viaRPC, s.serviceSpecificRequest)
+
 	h("/v1/vars", viaRPC, s.variablesListRequest)
 	h("/v1/var/", viaRPC, s.variableSpecificRequest)
 

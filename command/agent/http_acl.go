@@ -137,9 +137,10 @@ var fsNeed = allocCapability("logs: read-logs or read-fs; other operations: read
 		return []string{acl.NamespaceCapabilityReadFS}
 	})
 
-var clientAllocOpNeed = allocCapability("stats: read-job; restart, signal: alloc-lifecycle", "/v1/client/allocation/", 0,
+var clientAllocOpNeed = allocCapability("stats, checks: read-job; restart, signal: alloc-lifecycle", "/v1/client/allocation/", 0,
 	func(r *http.Request) []string {
-		if strings.HasSuffix(strings.TrimSuffix(r.URL.Path, "/"), "/stats") {
+		path := strings.TrimSuffix(r.URL.Path, "/")
+		if strings.HasSuffix(path, "/stats") || strings.HasSuffix(path, "/checks") {
 			return []string{acl.NamespaceCapabilityReadJob}
 		}
 		return []string{acl.NamespaceCapabilityAllocLifecycle}

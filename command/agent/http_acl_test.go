@@ -90,6 +90,7 @@ var routeCases = map[string][]routeCase{
 		{method: "PUT", path: "/v1/job/nosuch/revert", body: `{"JobID":"nosuch","JobVersion":1}`, rules: nsCaps("submit-job"), allowed: allowRight},
 		{method: "PUT", path: "/v1/job/nosuch/stable", body: `{"JobID":"nosuch","JobVersion":1}`, rules: nsCaps("stable-job"), allowed: allowRight},
 		{method: "GET", path: "/v1/job/nosuch/scale", rules: nsCaps("read-job-scaling"), allowed: allowReaders},
+		{method: "GET", path: "/v1/job/nosuch/services", rules: nsCaps("read-job"), allowed: allowReaders},
 		{method: "PUT", path: "/v1/job/nosuch/scale", body: `{"Count":1,"Target":{"Group":"web"}}`, rules: nsCaps("scale-job"), allowed: allowRight},
 		{method: "PUT", path: "/v1/job/nosuch/scale", body: `{"Count":1,"Target":{"Group":"web"}}`, rules: `namespace "default" { policy = "scale" }`, allowed: allowRight},
 		{method: "PUT", path: "/v1/job/nosuch/versions/v1/tag", body: `{"Version":0}`, rules: nsCaps("tag-job-version"), allowed: allowRight},
@@ -143,6 +144,7 @@ var routeCases = map[string][]routeCase{
 	"/v1/allocation/": {
 		{method: "GET", path: "/v1/allocation/" + noID, rules: nsRead, allowed: allowReaders},
 		{method: "PUT", path: "/v1/allocation/" + noID + "/stop", rules: nsCaps("alloc-lifecycle"), allowed: allowRight},
+		{method: "GET", path: "/v1/allocation/" + noID + "/services", rules: nsCaps("read-job"), allowed: allowReaders},
 	},
 	"/v1/agent/self":    {{method: "GET", path: "/v1/agent/self", rules: agentRd, allowed: allowReaders}},
 	"/v1/agent/members": {{method: "GET", path: "/v1/agent/members", rules: nodeRead, allowed: allowReaders}},
@@ -227,6 +229,7 @@ var routeCases = map[string][]routeCase{
 	},
 	"/v1/client/allocation/": {
 		{method: "GET", path: "/v1/client/allocation/" + noID + "/stats", rules: nsRead, allowed: allowReaders},
+		{method: "GET", path: "/v1/client/allocation/" + noID + "/checks", rules: nsCaps("read-job"), allowed: allowReaders},
 		{method: "PUT", path: "/v1/client/allocation/" + noID + "/restart", rules: nsCaps("alloc-lifecycle"), allowed: allowRight},
 		{method: "PUT", path: "/v1/client/allocation/" + noID + "/signal", rules: nsCaps("alloc-lifecycle"), allowed: allowRight},
 		// Refused without a websocket once the token passed; exec into
@@ -247,6 +250,13 @@ var routeCases = map[string][]routeCase{
 		{method: "PUT", path: "/v1/var/app/x", body: `{"Items":{"k":"v"}}`, rules: varCaps("write"), allowed: allowRight},
 		{method: "DELETE", path: "/v1/var/app/x", rules: varCaps("destroy"), allowed: allowRight},
 	},
+	"/v1/services": {{method: "GET", path: "/v1/services", rules: nsCaps("read-job"), allowed: allowReaders}},
+	"/v1/service/": {
+		{method: "GET", path: "/v1/service/web", rules: nsCaps("read-job"), allowed: allowReaders},
+		{method: "GET", path: "/v1/service/web?choose=1%7Ckey", rules: nsCaps("read-job"), allowed: allowReaders},
+		{method: "DELETE", path: "/v1/service/web/nosuch", rules: nsCaps("submit-job"), allowed: allowRight},
+		{method: "DELETE", path: "/v1/service/web/nosuch", rules: nsCaps("delete-service-registration"), allowed: allowRight},
+	},
 	"/v1/namespace/": {
 		{method: "GET", path: "/v1/namespace/default", rules: nsRead, allowed: allowReaders},
 		{method: "DELETE", path: "/v1/namespace/nosuch", allowed: allowRight},
@@ -255,6 +265,7 @@ var routeCases = map[string][]routeCase{
 	"/v1/event/stream": {
 		{method: "GET", path: "/v1/event/stream?topic=Job", rules: nsRead, allowed: allowReaders},
 		{method: "GET", path: "/v1/event/stream?topic=Node", rules: nodeRead, allowed: allowReaders},
+		{method: "GET", path: "/v1/event/stream?topic=Service", rules: nsCaps("read-job"), allowed: allowReaders},
 		{method: "GET", path: "/v1/event/stream?topic=ACLToken", allowed: allowRight},
 		{method: "GET", path: "/v1/event/stream?topic=NodePool", rules: poolRead, allowed: "m"},
 		{method: "GET", path: "/v1/event/stream", allowed: allowRight},
@@ -594,6 +605,10 @@ func (oneAllocClient) AllocStats(string) (*client.AllocResourceUsage, error) {
 	return &client.AllocResourceUsage{}, nil
 }
 
+func (oneAllocClient) AllocChecks(string) (map[string]client.CheckResult, error) {
+	return map[string]client.CheckResult{}, nil
+}
+
 // TestHTTPACL_ClientRoutesUseTheAllocNamespace: the /v1/client routes
 // check the token in the namespace of the allocation, whatever the
 // request's ?namespace says.
@@ -623,6 +638,8 @@ func TestHTTPACL_ClientRoutesUseTheAllocNamespace(t *testing.T) {
 		{"/v1/client/fs/ls/" + noID, "other-read", http.StatusForbidden},
 		{"/v1/client/allocation/" + noID + "/stats", "default-fs", http.StatusForbidden},
 		{"/v1/client/allocation/" + noID + "/stats", "other-read", http.StatusOK},
+		{"/v1/client/allocation/" + noID + "/checks", "default-fs", http.StatusForbidden},
+		{"/v1/client/allocation/" + noID + "/checks", "other-read", http.StatusOK},
 		{"/v1/client/fs/ls/" + noID, "nope", http.StatusForbidden},
 	}
 	for _, c := range cases {

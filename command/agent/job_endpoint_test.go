@@ -111,14 +111,14 @@ func TestJobs_RegisterWarnsAboutIgnoredBlocks(t *testing.T) {
 	})
 	resp, body := h.do("PUT", "/v1/jobs", `{"Job": {
 	  "ID": "web",
-	  "TaskGroups": [{"Name": "g", "Services": [{"Name": "s"}],
+	  "TaskGroups": [{"Name": "g", "Services": [{"Name": "s", "Provider": "nomad", "CheckRestart": {"Limit": 3}}],
 	    "Tasks": [{"Name": "t", "Driver": "raw_exec", "Templates": [{"EmbeddedTmpl": "x"}]}]}]
 	}}`)
 	must.Eq(t, http.StatusOK, resp.StatusCode, must.Sprint(body))
 	var out api.JobRegisterResponse
 	must.NoError(t, json.Unmarshal([]byte(body), &out))
 	must.Eq(t, "server warning\n"+
-		`group "g": service blocks are not supported by this server and were ignored`+"\n"+
+		`group "g": service "s": check_restart blocks are not supported by this server and were ignored`+"\n"+
 		`group "g": task "t": template blocks are not supported by this server and were ignored`, out.Warnings)
 }
 

@@ -277,6 +277,7 @@ func All(srv Server) []Endpoint {
 		{"Keyring", &Keyring{srv: srv}, keyringRules},
 		{"ACL", &ACL{srv: srv}, aclRules},
 		{"Namespace", &Namespace{srv: srv}, namespaceRules},
+		{"ServiceRegistration", &ServiceRegistration{srv: srv}, serviceRegistrationRules},
 		{"NodePool", &NodePool{srv: srv}, nodePoolRules},
 		{"Variables", &Variables{srv: srv}, variablesRules},
 		{"Search", &Search{srv: srv}, searchRules},

@@ -66,6 +66,11 @@ func fuzzEntryRequests(node *structs.Node, job *structs.Job, alloc *structs.Allo
 		structs.VarApplyStateRequestType:         &structs.VarApplyStateRequest{},
 		structs.ScalingEventRegisterRequestType:  &structs.ScalingEventRequest{},
 		structs.JobVersionTagRequestType:         &structs.JobApplyTagRequest{},
+		structs.ServiceRegistrationUpsertRequestType: &structs.ServiceRegistrationUpsertRequest{
+			Services: []*structs.ServiceRegistration{{ID: "svc-1", ServiceName: "web", Namespace: alloc.Namespace,
+				NodeID: node.ID, JobID: alloc.JobID, AllocID: alloc.ID, Address: "10.0.0.1", Port: 80}}},
+		structs.ServiceRegistrationDeleteByIDRequestType:       &structs.ServiceRegistrationDeleteByIDRequest{ID: "svc-1"},
+		structs.ServiceRegistrationDeleteByAllocIDsRequestType: &structs.ServiceRegistrationDeleteByAllocIDsRequest{AllocIDs: []string{alloc.ID}},
 	}
 }
 

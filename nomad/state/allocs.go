@@ -221,6 +221,9 @@ func (tx *Txn) upsertAlloc(a *structs.Allocation, eventType string, jobs jobStat
 	if err := tx.insert(TableAllocs, a); err != nil {
 		return fmt.Errorf("alloc %q: %w", a.ID, err)
 	}
+	if err := tx.dropServicesOfTerminalAlloc(a); err != nil {
+		return fmt.Errorf("alloc %q: %w", a.ID, err)
+	}
 	if err := tx.linkPreviousAlloc(a); err != nil {
 		return err
 	}
@@ -348,6 +351,9 @@ func (tx *Txn) UpdateAllocsFromClient(allocs []*structs.Allocation) error {
 			return err
 		}
 		if err := tx.insert(TableAllocs, &c); err != nil {
+			return fmt.Errorf("alloc %q: %w", c.ID, err)
+		}
+		if err := tx.dropServicesOfTerminalAlloc(&c); err != nil {
 			return fmt.Errorf("alloc %q: %w", c.ID, err)
 		}
 		tx.emitAlloc(structs.TypeAllocationUpdated, &c)

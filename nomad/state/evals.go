@@ -220,6 +220,9 @@ func (tx *Txn) DeleteEvals(evalIDs, allocIDs []string) error {
 		if err := tx.delete(TableAllocs, a); err != nil {
 			return fmt.Errorf("alloc %q: %w", id, err)
 		}
+		if err := tx.deleteServicesBy(indexAllocID, id); err != nil {
+			return fmt.Errorf("alloc %q: %w", id, err)
+		}
 	}
 	return tx.setJobStatuses(jobs, true, structs.TypeEvalUpdated)
 }

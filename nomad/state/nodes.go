@@ -163,6 +163,9 @@ func (tx *Txn) DeleteNodes(ids []string) error {
 		if _, err := tx.txn.DeleteAll(TableNodeAllocIndex, indexID, id); err != nil {
 			return fmt.Errorf("node %q: deleting its allocation index: %w", id, err)
 		}
+		if err := tx.deleteServicesBy(indexNodeID, id); err != nil {
+			return fmt.Errorf("node %q: %w", id, err)
+		}
 		tx.emitNode(structs.TypeNodeDeregistration, n)
 	}
 	return nil
@@ -184,6 +187,14 @@ func (tx *Txn) UpdateNodeStatus(nodeID, status string, updatedAt int64, event *s
 	n.StatusUpdatedAt = updatedAt
 	if status == structs.NodeStatusDown || status == structs.NodeStatusDisconnected {
 		n.LastMissedHeartbeatIndex = tx.index
+	}
+	if status == structs.NodeStatusDown {
+		// A down node's allocs will be replaced elsewhere; its
+		// registrations point at nothing that answers. A disconnected
+		// node's allocs may come back, so they keep theirs.
+		if err := tx.deleteServicesBy(indexNodeID, nodeID); err != nil {
+			return fmt.Errorf("node %q: %w", nodeID, err)
+		}
 	}
 	if event != nil {
 		n.AppendEvents(tx.index, event)

@@ -62,6 +62,9 @@ const (
 	// JobSubmissionSnapshot holds the sources of job versions (Nomad has
 	// a record for them too, numbered in its own range).
 	JobSubmissionSnapshot SnapshotType = 114
+	// ServiceRegistrationSnapshot is ours too: native service
+	// registrations.
+	ServiceRegistrationSnapshot SnapshotType = 112
 )
 
 // SnapshotHeader opens a persisted store. It is empty today; fields may
@@ -100,6 +103,7 @@ var persistOrder = []struct {
 	{TableVariables, VariablesSnapshot},
 	{TableScalingEvents, ScalingEventsSnapshot},
 	{TableJobSubmissions, JobSubmissionSnapshot},
+	{TableServiceRegistrations, ServiceRegistrationSnapshot},
 }
 
 // Persist writes the whole snapshot to w: a msgpack SnapshotHeader, then
@@ -267,6 +271,8 @@ func (rs *restorer) restore(dec *codec.Decoder, typ SnapshotType) error {
 		table, obj = TableScalingEvents, new(structs.JobScalingEvents)
 	case JobSubmissionSnapshot:
 		table, obj = TableJobSubmissions, new(structs.JobSubmission)
+	case ServiceRegistrationSnapshot:
+		table, obj = TableServiceRegistrations, new(structs.ServiceRegistration)
 	default:
 		return fmt.Errorf("unknown snapshot record type %d", typ)
 	}

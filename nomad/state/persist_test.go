@@ -128,6 +128,14 @@ func populatedStore(t testing.TB, numAllocs int) *StateStore {
 	if len(batch) > 0 {
 		flush()
 	}
+	// Service registrations of two running allocs.
+	live, err := s.Allocs(nil, "*")
+	must.NoError(t, err)
+	var regs []*structs.ServiceRegistration
+	for _, a := range live[:min(2, len(live))] {
+		regs = append(regs, mockServiceRegistration(a, "web"))
+	}
+	must.NoError(t, s.UpsertServiceRegistrations(next(), regs))
 
 	must.NoError(t, s.SchedulerSetConfig(next(), &structs.SchedulerConfiguration{
 		SchedulerAlgorithm: structs.SchedulerAlgorithmSpread, PauseEvalBroker: true,

@@ -82,6 +82,7 @@ func stateSchema() *memdb.DBSchema {
 		variablesTableSchema(),
 		scalingEventsTableSchema(),
 		jobSubmissionsTableSchema(),
+		serviceRegistrationsTableSchema(),
 	}
 	s := &memdb.DBSchema{Tables: make(map[string]*memdb.TableSchema, len(tables))}
 	for _, t := range tables {

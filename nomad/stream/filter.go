@@ -13,7 +13,7 @@ import (
 const Wildcard = "*"
 
 // supportedTopics are the topics the state store publishes. Nomad has more
-// (ACL, variables, services, ...); subscribing to one of those is refused
+// (ACL, variables, ...); subscribing to one of those is refused
 // instead of silently never delivering anything.
 var supportedTopics = map[structs.Topic]bool{
 	structs.TopicAllocation: true,
@@ -22,6 +22,7 @@ var supportedTopics = map[structs.Topic]bool{
 	structs.TopicJob:        true,
 	structs.TopicNode:       true,
 	structs.TopicNodePool:   true,
+	structs.TopicService:    true,
 	structs.TopicAll:        true,
 }
 
