@@ -16,7 +16,8 @@ import (
 func serviceJob() *structs.Job {
 	j := mock.Job(mock.Count(1), mock.TaskDriver("mock_driver"))
 	tg := j.TaskGroups[0]
-	tg.Tasks[0].Config = map[string]interface{}{}
+	// run_for: a mock_driver task without it exits at once.
+	tg.Tasks[0].Config = map[string]interface{}{"run_for": "1h"}
 	tg.Services = []*structs.Service{{Name: "web", PortLabel: "http", Provider: structs.ServiceProviderNomad,
 		Tags: []string{"${NOMAD_ALLOC_INDEX}", "v1"}}}
 	tg.Tasks[0].Services = []*structs.Service{{Name: "web-task", PortLabel: "http",

@@ -21,7 +21,7 @@ func serviceJobJSON(provider string) string {
   "TaskGroups":[{"Name":"g","Count":1,
     "Networks":[{"DynamicPorts":[{"Label":"http"}]}],
     "Services":[{"Name":"web","PortLabel":"http","Tags":["v1"]` + provider + `}],
-    "Tasks":[{"Name":"t","Driver":"mock_driver","Config":{},"Resources":{"CPU":100,"MemoryMB":64}}]}]}}`
+    "Tasks":[{"Name":"t","Driver":"mock_driver","Config":{"run_for":"1h"},"Resources":{"CPU":100,"MemoryMB":64}}]}]}}`
 }
 
 // TestHTTP_ServicesEndToEnd runs a job with a native service on a dev
@@ -113,7 +113,7 @@ func TestHTTP_AllocChecks(t *testing.T) {
   "TaskGroups":[{"Name":"g","Count":1,
     "Services":[{"Name":"api","PortLabel":"` + port + `","Address":"` + host + `","Provider":"nomad",
       "Checks":[{"Name":"health","Type":"http","Path":"/v1/agent/health","Interval":1000000000,"Timeout":1000000000}]}],
-    "Tasks":[{"Name":"t","Driver":"mock_driver","Config":{},"Resources":{"CPU":100,"MemoryMB":64}}]}]}}`
+    "Tasks":[{"Name":"t","Driver":"mock_driver","Config":{"run_for":"1h"},"Resources":{"CPU":100,"MemoryMB":64}}]}]}}`
 	resp, body := ra.do("PUT", "/v1/jobs", job)
 	must.Eq(t, http.StatusOK, resp.StatusCode, must.Sprint(body))
 
