@@ -152,6 +152,7 @@ func (s *HTTPServer) routes() {
 	h("/v1/validate/job", viaRPC, s.validateJobRequest)
 
 	h("/v1/nodes", viaRPC, s.nodesRequest)
+	h("/v1/nodes/usage", viaRPC, s.nodesUsageRequest)
 	h("/v1/node/", viaRPC, s.nodeSpecificRequest)
 	// Longer patterns than /v1/node/, so pools are never read as node IDs.
 	h("/v1/node/pools", viaRPC, s.nodePoolsRequest)

@@ -97,6 +97,7 @@ var routeCases = map[string][]routeCase{
 	},
 	"/v1/validate/job": {{method: "PUT", path: "/v1/validate/job", body: unplaceableBody, rules: nsRead, allowed: allowReaders}},
 	"/v1/nodes":        {{method: "GET", path: "/v1/nodes", rules: nodeRead, allowed: allowReaders}},
+	"/v1/nodes/usage":  {{method: "GET", path: "/v1/nodes/usage?allocs=true", rules: nodeRead, allowed: allowReaders}},
 	"/v1/node/": {
 		{method: "GET", path: "/v1/node/" + noID, rules: nodeRead, allowed: allowReaders},
 		{method: "GET", path: "/v1/node/" + noID + "/allocations", rules: nodeRead, allowed: allowReaders},
