@@ -1,11 +1,14 @@
 package ui_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 )
 
@@ -68,6 +71,56 @@ func TestBrowser(t *testing.T) {
 			textContains("#s-files + div", "sleep/"),
 			chromedp.Click(chromedp.Search(`//button[text()="sleep/"]`)),
 			textContains("#s-files + div", "local/"),
+		)
+	})
+
+	t.Run("exec terminal runs commands in the task", func(t *testing.T) {
+		// typeLine types into the focused terminal as a paste would (key
+		// events reach xterm twice, as a key and as input) and presses
+		// Enter.
+		typeLine := func(text string) chromedp.Action[chromedp.Void] {
+			return chromedp.Func(func(ctx context.Context, tgt *chromedp.Target) error {
+				if _, err := cdp.Call(ctx, tgt, input.InsertText, input.InsertTextParams{Text: text}); err != nil {
+					return err
+				}
+				_, err := chromedp.KeyEvent("\r")(ctx, tgt)
+				return err
+			})
+		}
+		termText := `document.querySelector("#exec-terminal .xterm-rows")?.textContent || ""`
+		run(t, ctx, wait,
+			chromedp.Navigate(d.addr+"/ui/allocations/"+allocID),
+			chromedp.WaitVisible(chromedp.CSS("#exec-connect")),
+			waitJS(`document.querySelector("#exec-task").value === "sleep" && document.querySelector("#exec-command").value === "/bin/sh"`),
+			chromedp.Click(chromedp.CSS("#exec-connect")),
+			textContains("#exec-status", "Connected to task sleep"),
+			waitJS(`document.activeElement?.classList.contains("xterm-helper-textarea")`),
+			// The shell's prompt.
+			waitJS(`/[#$]/.test(`+termText+`)`),
+			// The shell computes the answer, so that the text is its output
+			// and not the echo of what was typed.
+			typeLine("echo hello-$((6*7))"),
+			waitJS(termText+`.includes("hello-42")`),
+			// The terminal's size reached the task's terminal: stty
+			// reports as many rows as xterm draws.
+			typeLine("stty size"),
+			waitJS(`(() => { const rows = [...document.querySelectorAll("#exec-terminal .xterm-rows > div")]; return rows.some((r) => r.textContent.trim().startsWith(rows.length + " ")); })()`),
+			typeLine("exit 3"),
+			textContains("#exec-status", "Exited with code 3"),
+			chromedp.WaitVisible(chromedp.CSS("#exec-connect")),
+		)
+		// A command with arguments, stdin to cat and the end of input.
+		run(t, ctx, wait,
+			chromedp.SetValue(chromedp.CSS("#exec-command"), `/bin/sh -c "cat; echo cat-done"`),
+			chromedp.Click(chromedp.CSS("#exec-connect")),
+			textContains("#exec-status", "Connected"),
+			waitJS(`document.activeElement?.classList.contains("xterm-helper-textarea")`),
+			typeLine("meow"),
+			waitJS(termText+`.includes("meow")`),
+			// Ctrl-D ends cat's input; the shell then says it is done.
+			chromedp.KeyEvent("d", chromedp.KeyModifiers(chromedp.ModifierCtrl)),
+			waitJS(termText+`.includes("cat-done")`),
+			textContains("#exec-status", "Exited with code 0"),
 		)
 	})
 
