@@ -86,7 +86,7 @@ node { policy = "read" }`, 0)
 			must.NoError(t, err)
 			must.Positive(t, out.Index)
 			got := byNode(out)
-				if c.n1Count == 0 {
+			if c.n1Count == 0 {
 				must.MapEmpty(t, got)
 				return
 			}
