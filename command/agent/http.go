@@ -177,6 +177,7 @@ func (s *HTTPServer) routes() {
 	h("/v1/agent/monitor", agentRead, s.agentMonitorRequest)
 	h("/v1/agent/schedulers", agentRead, s.agentSchedulersRequest)
 	h("/v1/agent/schedulers/config", readWrite(agentRead, agentWrite), s.agentSchedulerConfigRequest)
+	h("/v1/agent/schedulers/pause", agentWrite, s.agentSchedulersPauseRequest)
 
 	h("/v1/status/leader", public, s.statusLeaderRequest)
 	h("/v1/status/peers", public, s.statusPeersRequest)

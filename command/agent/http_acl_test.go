@@ -156,10 +156,17 @@ var routeCases = map[string][]routeCase{
 	"/v1/agent/health":      {{method: "GET", path: "/v1/agent/health", allowed: allowAll}},
 	"/v1/client/stats":      {{method: "GET", path: "/v1/client/stats", rules: nodeRead, allowed: allowReaders}},
 	"/v1/agent/monitor":     {{method: "GET", path: "/v1/agent/monitor?log_level=debug", rules: agentRd, allowed: allowReaders}},
-	"/v1/agent/schedulers":  {{method: "GET", path: "/v1/agent/schedulers", rules: agentRd, allowed: allowReaders}},
+	"/v1/agent/schedulers": {
+		{method: "GET", path: "/v1/agent/schedulers", rules: agentRd, allowed: allowReaders},
+		{method: "GET", path: "/v1/agent/schedulers?server_id=nowhere.global", rules: agentRd, allowed: allowReaders},
+	},
 	"/v1/agent/schedulers/config": {
 		{method: "GET", path: "/v1/agent/schedulers/config", rules: agentRd, allowed: allowReaders},
 		{method: "POST", path: "/v1/agent/schedulers/config", body: `{"num_schedulers":-1}`, rules: agentWr, allowed: allowRight},
+	},
+	"/v1/agent/schedulers/pause": {
+		{method: "PUT", path: "/v1/agent/schedulers/pause", body: `{"paused":false}`, rules: agentWr, allowed: allowRight},
+		{method: "PUT", path: "/v1/agent/schedulers/pause?server_id=nowhere.global", body: `{"paused":false}`, rules: agentWr, allowed: allowRight},
 	},
 	// Listing the gossip keys needs agent write too, as in Nomad.
 	"/v1/agent/keyring/": {
