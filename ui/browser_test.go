@@ -104,7 +104,7 @@ func TestBrowser(t *testing.T) {
 			// The terminal's size reached the task's terminal: stty
 			// reports as many rows as xterm draws.
 			typeLine("stty size"),
-			waitJS(`(() => { const rows = [...document.querySelectorAll("#exec-terminal .xterm-rows > div")]; return rows.some((r) => r.textContent.trim().startsWith(rows.length + " ")); })()`),
+			waitJS(`(() => { const rows = document.querySelectorAll("#exec-terminal .xterm-rows > div").length; return new RegExp("(^|[^0-9])" + rows + " [0-9]+").test(`+termText+`); })()`),
 			typeLine("exit 3"),
 			textContains("#exec-status", "Exited with code 3"),
 			chromedp.WaitVisible(chromedp.CSS("#exec-connect")),
@@ -385,6 +385,43 @@ func TestBrowser(t *testing.T) {
 		d.waitFor(t, "the workers resumed", func() bool {
 			var cfg map[string]any
 			return d.getJSON("/v1/agent/schedulers/config", &cfg) == nil && cfg["paused"] == false
+		})
+
+		// One worker alone: its own Pause button, then Resume.
+		var info struct {
+			Schedulers []struct {
+				ID             string `json:"id"`
+				Status         string `json:"status"`
+				OperatorPaused bool   `json:"operator_paused"`
+			} `json:"schedulers"`
+		}
+		if err := d.getJSON("/v1/agent/schedulers", &info); err != nil || len(info.Schedulers) == 0 {
+			t.Fatalf("workers: %v %v", info, err)
+		}
+		id := info.Schedulers[len(info.Schedulers)-1].ID
+		worker := func(paused bool) func() bool {
+			return func() bool {
+				// A fresh value each time: operator_paused is left out
+				// when false.
+				info.Schedulers = nil
+				if d.getJSON("/v1/agent/schedulers", &info) != nil {
+					return false
+				}
+				for _, w := range info.Schedulers {
+					if w.ID == id {
+						return w.OperatorPaused == paused && (w.Status == "Paused") == paused
+					}
+				}
+				return false
+			}
+		}
+		button := `#workers button[data-worker="` + id + `"]`
+		run(t, ctx, wait, textContains(button, "Pause"), chromedp.Click(chromedp.CSS(button)))
+		d.waitFor(t, "the worker paused alone", worker(true))
+		run(t, ctx, wait, textContains(button, "Resume"), textContains("#workers", "by an operator"), chromedp.Click(chromedp.CSS(button)))
+		d.waitFor(t, "the worker resumed", worker(false), func() string {
+			text, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#workers")))
+			return fmt.Sprintf("%+v\n%s", info, text)
 		})
 	})
 
