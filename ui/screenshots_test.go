@@ -130,8 +130,31 @@ func TestScreenshots(t *testing.T) {
 			_, err := chromedp.Evaluate[bool](`(() => { const s = document.querySelector('.tseg[data-job="cache"]') || document.querySelector('.tseg'); s.dispatchEvent(new MouseEvent('mouseover', {bubbles: true})); return true; })()`)(ctx2, tgt)
 			return err
 		}))
-	shot("scheduler", "/ui/scheduler", 1280, 1100, 1, chromedp.WaitVisible(chromedp.CSS("#toggle-workers")), chromedp.WaitVisible(chromedp.CSS("ul.stats")))
+	// One worker paused by an operator, beside the one the leader keeps.
+	var workers struct {
+		Schedulers []struct {
+			ID string `json:"id"`
+		} `json:"schedulers"`
+	}
+	if err := d.getJSON("/v1/agent/schedulers", &workers); err != nil || len(workers.Schedulers) == 0 {
+		t.Fatalf("workers: %v", err)
+	}
+	last := workers.Schedulers[len(workers.Schedulers)-1].ID
+	d.send(t, "PUT", "/v1/agent/schedulers/pause", map[string]any{"paused": true, "worker_id": last})
+	shot("scheduler", "/ui/scheduler", 1280, 1100, 1, chromedp.WaitVisible(chromedp.CSS("#toggle-workers")), chromedp.WaitVisible(chromedp.CSS("ul.stats")),
+		textContains("#workers", "by an operator"))
+	d.send(t, "PUT", "/v1/agent/schedulers/pause", map[string]any{"paused": false, "worker_id": last})
 	shot("servers", "/ui/servers", 1280, 500, 1, textContains("#leader", "127.0.0.1"))
+	// The exec terminal of an allocation, after a command ran in it.
+	shot("exec", "/ui/allocations/"+webAlloc, 1280, 1500, 1,
+		chromedp.WaitVisible(chromedp.CSS("#exec-connect")),
+		chromedp.SetValue(chromedp.CSS("#exec-command"), `/bin/sh -c "echo hello from $(hostname); ls -l; uname -sm"`),
+		chromedp.Click(chromedp.CSS("#exec-connect")),
+		textContains("#exec-status", "Exited with code 0"))
+	d.send(t, "PUT", "/v1/var/app/web/config", map[string]any{"Path": "app/web/config", "Items": map[string]string{"user": "admin", "log_level": "debug"}})
+	d.send(t, "PUT", "/v1/var/nomad/jobs/web", map[string]any{"Path": "nomad/jobs/web", "Items": map[string]string{"db_password": "s3cret"}})
+	shot("variables", "/ui/variables", 1280, 500, 1, textContains("#vars-table", "app/web/config"))
+	shot("tokens", "/ui/settings/tokens", 1280, 600, 1, chromedp.WaitVisible(chromedp.CSS("#token-secret")))
 	shot("run", "/ui/jobs/run", 1280, 900, 1,
 		chromedp.SetValue(chromedp.CSS("#job-hcl"), sleepJob("web", 6, 500, 512)),
 		chromedp.Click(chromedp.CSS("#plan-job")), textContains("#plan-out", "Scheduler"))

@@ -75,7 +75,7 @@ export function execView(allocID, tasks, signal) {
   stop.addEventListener('click', end);
   signal.addEventListener('abort', end, { once: true });
 
-  const form = h('form', { class: 'filters', onsubmit: async (e) => {
+  const form = h('form', { class: 'filters exec-form', onsubmit: async (e) => {
     e.preventDefault();
     end();
     const command = splitCommand(cmd.value);
@@ -99,12 +99,43 @@ export function execView(allocID, tasks, signal) {
   return h('div', {}, form, status, screen);
 }
 
+// mirrorStyles applies the <style> elements xterm.js writes inside root
+// (its colours and cell sizes), which the UI's Content-Security-Policy
+// keeps from applying (no inline styles), as constructed stylesheets,
+// which it allows; it follows their changes. The returned function
+// removes them.
+function mirrorStyles(root) {
+  const mine = new Map(); // style element -> { sheet, text }
+  const sync = () => {
+    for (const el of root.querySelectorAll('style')) {
+      let m = mine.get(el);
+      if (!m) { m = { sheet: new CSSStyleSheet(), text: null }; mine.set(el, m); }
+      if (m.text !== el.textContent) { m.text = el.textContent; m.sheet.replaceSync(m.text); }
+    }
+    const ours = new Set([...mine.values()].map((m) => m.sheet));
+    document.adoptedStyleSheets = [...document.adoptedStyleSheets.filter((x) => !ours.has(x)), ...ours];
+  };
+  const obs = new MutationObserver(sync);
+  obs.observe(root, { subtree: true, childList: true, characterData: true });
+  sync();
+  return () => {
+    obs.disconnect();
+    const ours = new Set([...mine.values()].map((m) => m.sheet));
+    document.adoptedStyleSheets = document.adoptedStyleSheets.filter((x) => !ours.has(x));
+  };
+}
+
+let unmirror = null;
+
 // openSession starts the terminal and the websocket; it returns the
 // session with close(). ended runs once when the session ends.
 async function openSession(allocID, task, command, screen, status, ended) {
   const [{ Terminal }, { FitAddon }] = await loadXterm();
+  unmirror?.();
   replace(screen);
+  unmirror = mirrorStyles(screen);
   const term = new Terminal({ convertEol: false, cursorBlink: true, fontSize: 14, scrollback: 5000,
+    theme: { background: '#0f1318', foreground: '#d6dde5', cursor: '#d6dde5' },
     fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace' });
   const fit = new FitAddon();
   term.loadAddon(fit);

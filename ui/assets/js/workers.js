@@ -15,6 +15,14 @@ async function serverNames(self, signal) {
   return self ? [self, ...names.filter((n) => n !== self)] : names;
 }
 
+// pausedBy says who paused a worker: an operator (it alone, or every
+// worker), else the leader, which keeps a share of its workers paused.
+function pausedBy(w, allPaused) {
+  if (w.status !== 'Paused' && w.status !== 'Pausing') return '';
+  if (w.operator_paused) return 'by an operator';
+  return allPaused ? 'with every worker' : 'by the leader';
+}
+
 // domId turns a server name into a piece of an element ID.
 const domId = (name) => name.replace(/[^A-Za-z0-9_-]+/g, '-');
 
@@ -53,7 +61,7 @@ export function workersView(signal) {
         allPaused ? [' — ', badge('paused'), ' all, by an operator.'] : '.'),
       table([
         { label: 'Worker', cell: (w) => h('code', { title: w.id }, shortId(w.id)) },
-        { label: 'Status', cell: (w) => [badge(w.status), w.operator_paused ? [' ', h('span', { class: 'help' }, 'by an operator')] : null] },
+        { label: 'Status', cell: (w) => [badge(w.status), ' ', h('span', { class: 'help' }, pausedBy(w, allPaused))] },
         { label: 'Doing', cell: (w) => w.workload_status },
         { label: 'Schedulers', cell: (w) => (w.enabled_schedulers || []).join(', ') },
         { label: 'Started', cell: (w) => when(w.started) },
