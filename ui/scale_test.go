@@ -64,8 +64,9 @@ func TestPageTimesAtScale(t *testing.T) {
 	pages := []struct{ name, path, ready string }{
 		{"Jobs", "/ui/jobs", `document.querySelectorAll("#jobs-table tbody tr").length === 100`},
 		{"A job (100 allocations)", "/ui/jobs/svc-050@default", `document.querySelectorAll("#s-allocations + .table-wrap tbody tr").length >= 100`},
-		// The rows and their fill bars (a node's allocations reserve some CPU).
-		{"Nodes", "/ui/nodes", `document.querySelectorAll("main tbody tr").length >= 1000 && !!document.querySelector('main tbody [role=meter]:not([aria-valuenow="0"])')`},
+		// The first page of rows with their fill bars (a node's allocations
+		// reserve some CPU), and the count of every node.
+		{"Nodes", "/ui/nodes", `document.querySelectorAll("main tbody tr").length >= 100 && (document.querySelector("main .count")?.textContent || "").startsWith("1001 of 1001") && !!document.querySelector('main tbody [role=meter]:not([aria-valuenow="0"])')`},
 		{"Topology", "/ui/topology", `document.querySelectorAll(".tnode").length >= 1000 && document.querySelectorAll(".tseg").length >= 20000`},
 		{"Evaluations", "/ui/evaluations", `document.querySelectorAll("main tbody tr").length >= 100`},
 		{"Scheduler", "/ui/scheduler", `!document.querySelector("main .loading") && !!document.querySelector("main h2")`},
