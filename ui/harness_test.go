@@ -287,6 +287,13 @@ func waitJS(expr string) chromedp.Action[chromedp.Void] {
 	})
 }
 
+// clickNow clicks the element sel matches at the moment of the click,
+// waiting until there is one. chromedp.Click finds the element first and
+// fails when the page redraws it in between.
+func clickNow(sel string) chromedp.Action[chromedp.Void] {
+	return waitJS(fmt.Sprintf(`(() => { const e = document.querySelector(%q); if (!e) return false; e.click(); return true; })()`, sel))
+}
+
 // textContains waits until the element matched by sel has text.
 func textContains(sel, text string) chromedp.Action[chromedp.Void] {
 	return waitJS(fmt.Sprintf(`(() => { const e = document.querySelector(%q); return !!e && e.textContent.includes(%q); })()`, sel, text))
