@@ -356,7 +356,7 @@ func TestBrowser(t *testing.T) {
 		run(t, ctx, wait,
 			chromedp.Navigate(d.addr+"/ui/scheduler"),
 			textContains("#toggle-workers", "Pause workers"),
-			chromedp.Click(chromedp.CSS("#toggle-workers")),
+			clickNow("#toggle-workers"),
 		)
 		var lastStatus string
 		d.waitFor(t, "every worker paused", func() bool {
@@ -382,7 +382,7 @@ func TestBrowser(t *testing.T) {
 		}, func() string { return lastStatus })
 		run(t, ctx, wait,
 			textContains("#toggle-workers", "Resume workers"),
-			chromedp.Click(chromedp.CSS("#toggle-workers")),
+			clickNow("#toggle-workers"),
 		)
 		d.waitFor(t, "the workers resumed", func() bool {
 			var cfg map[string]any
@@ -418,13 +418,34 @@ func TestBrowser(t *testing.T) {
 			}
 		}
 		button := `#workers button[data-worker="` + id + `"]`
-		run(t, ctx, wait, textContains(button, "Pause"), chromedp.Click(chromedp.CSS(button)))
+		run(t, ctx, wait, textContains(button, "Pause"), clickNow(button))
 		d.waitFor(t, "the worker paused alone", worker(true))
-		run(t, ctx, wait, textContains(button, "Resume"), textContains("#workers", "by an operator"), chromedp.Click(chromedp.CSS(button)))
+		run(t, ctx, wait, textContains(button, "Resume"), textContains("#workers", "by an operator"), clickNow(button))
 		d.waitFor(t, "the worker resumed", worker(false), func() string {
 			text, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#workers")))
 			return fmt.Sprintf("%+v\n%s", info, text)
 		})
+	})
+
+	// Last: it adds nodes, which the cases above count.
+	t.Run("the node list shows a page of nodes at a time", func(t *testing.T) {
+		for i := range 150 {
+			registerSimNode(t, d, fmt.Sprintf("sim-%03d", i), "dc2", 4000, 8192)
+		}
+		rows := `document.querySelectorAll("main tbody tr").length`
+		run(t, ctx, wait,
+			chromedp.Navigate(d.addr+"/ui/nodes"),
+			textContains("main .count", "151 of 151 nodes, the first 100 shown"),
+			waitJS(rows+` === 100`),
+			textContains("#nodes-more", "Show 51 more"),
+			chromedp.Click(chromedp.CSS("#nodes-more")),
+			waitJS(rows+` === 151`),
+			waitJS(`!document.querySelector("#nodes-more")`),
+			// The search covers every node, not only those shown.
+			chromedp.SendKeys(chromedp.CSS("#n-search"), "sim-149"),
+			textContains("main .count", "1 of 151 nodes"),
+			waitJS(rows+` === 1`),
+		)
 	})
 
 	t.Run("every page loads without a script error", func(t *testing.T) {

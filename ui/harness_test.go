@@ -18,6 +18,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/opennomad/nomad/command/agent"
+	"github.com/opennomad/nomad/structs"
 )
 
 // The browser tests drive headless Chromium against a real in-process
@@ -305,4 +306,29 @@ func trim(s string, n int) string {
 		return s[:n] + "…"
 	}
 	return s
+}
+
+// registerSimNode registers a node with the servers as a client would,
+// with nobody behind it (its allocations stay pending): enough for the
+// pages that draw the cluster.
+func registerSimNode(t testing.TB, d *devAgent, name, dc string, cpu, memMB int64) string {
+	t.Helper()
+	node := &structs.Node{
+		ID: structs.GenerateUUID(), SecretID: structs.GenerateUUID(), Name: name, Datacenter: dc,
+		NodePool: structs.NodePoolDefault, NodeClass: "sim", HTTPAddr: "127.0.0.1:4646",
+		Status: structs.NodeStatusReady, SchedulingEligibility: structs.NodeSchedulingEligible,
+		Attributes: map[string]string{"kernel.name": "linux", "os.name": "linux", "cpu.arch": "amd64", "driver.raw_exec": "1", "unique.hostname": name},
+		NodeResources: &structs.NodeResources{
+			Cpu:    structs.NodeCpuResources{CpuShares: cpu},
+			Memory: structs.NodeMemoryResources{MemoryMB: memMB},
+			Disk:   structs.NodeDiskResources{DiskMB: 100 * 1024},
+		},
+		Drivers: map[string]*structs.DriverInfo{"raw_exec": {Detected: true, Healthy: true, HealthDescription: "Healthy"}},
+	}
+	node.ComputeClass()
+	var reply structs.NodeUpdateResponse
+	if err := d.agent.RPC("Node.Register", &structs.NodeRegisterRequest{Node: node}, &reply); err != nil {
+		t.Fatal(err)
+	}
+	return node.ID
 }

@@ -35,7 +35,11 @@ export function workersView(signal) {
   let self = null;
   let selfKnown = false;
 
+  // writes counts the pauses sent: a read begun before one is older than
+  // its answer and is not drawn over it.
+  let writes = 0;
   const pause = async (server, paused, workerID) => {
+    writes++;
     const res = await send('PUT', '/v1/agent/schedulers/pause', { paused, worker_id: workerID || '' }, { server_id: server });
     draw(server, res, null);
   };
@@ -83,9 +87,11 @@ export function workersView(signal) {
       selfKnown = true;
     }
     const names = await serverNames(self, signal);
+    const before = writes;
     await Promise.all(names.map(async (name) => {
       try {
-        draw(name, await getJSON('/v1/agent/schedulers', { server_id: name }, signal), null);
+        const info = await getJSON('/v1/agent/schedulers', { server_id: name }, signal);
+        if (writes === before || !servers.has(name)) draw(name, info, null);
       } catch (err) {
         if (signal.aborted) return;
         draw(name, null, err);
