@@ -430,7 +430,7 @@ func TestBrowser(t *testing.T) {
 	// Last: it adds nodes, which the cases above count.
 	t.Run("the node list shows a page of nodes at a time", func(t *testing.T) {
 		for i := range 150 {
-			registerSimNode(t, d, fmt.Sprintf("sim-%03d", i), "dc2", 4000, 8192)
+			registerSimNode(t, d, fmt.Sprintf("sim-%03d", i), "dc2", "sim", 4000, 8192)
 		}
 		rows := `document.querySelectorAll("main tbody tr").length`
 		run(t, ctx, wait,

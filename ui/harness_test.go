@@ -311,11 +311,11 @@ func trim(s string, n int) string {
 // registerSimNode registers a node with the servers as a client would,
 // with nobody behind it (its allocations stay pending): enough for the
 // pages that draw the cluster.
-func registerSimNode(t testing.TB, d *devAgent, name, dc string, cpu, memMB int64) string {
+func registerSimNode(t testing.TB, d *devAgent, name, dc, class string, cpu, memMB int64) string {
 	t.Helper()
 	node := &structs.Node{
 		ID: structs.GenerateUUID(), SecretID: structs.GenerateUUID(), Name: name, Datacenter: dc,
-		NodePool: structs.NodePoolDefault, NodeClass: "sim", HTTPAddr: "127.0.0.1:4646",
+		NodePool: structs.NodePoolDefault, NodeClass: class, HTTPAddr: "127.0.0.1:4646",
 		Status: structs.NodeStatusReady, SchedulingEligibility: structs.NodeSchedulingEligible,
 		Attributes: map[string]string{"kernel.name": "linux", "os.name": "linux", "cpu.arch": "amd64", "driver.raw_exec": "1", "unique.hostname": name},
 		NodeResources: &structs.NodeResources{

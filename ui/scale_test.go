@@ -10,7 +10,6 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/opennomad/nomad/command/agent"
-	"github.com/opennomad/nomad/structs"
 )
 
 // TestPageTimesAtScale measures how long the main pages take to show a
@@ -33,23 +32,7 @@ func TestPageTimesAtScale(t *testing.T) {
 	})
 	start := time.Now()
 	for i := 0; i < nodes; i++ {
-		node := &structs.Node{
-			ID: structs.GenerateUUID(), SecretID: structs.GenerateUUID(), Name: fmt.Sprintf("sim-%04d", i),
-			Datacenter: fmt.Sprintf("dc%d", 1+i%3), NodePool: structs.NodePoolDefault, NodeClass: "sim",
-			HTTPAddr: "127.0.0.1:4646", Status: structs.NodeStatusReady, SchedulingEligibility: structs.NodeSchedulingEligible,
-			Attributes: map[string]string{"kernel.name": "linux", "os.name": "linux", "cpu.arch": "amd64", "driver.raw_exec": "1"},
-			NodeResources: &structs.NodeResources{
-				Cpu:    structs.NodeCpuResources{CpuShares: 16000},
-				Memory: structs.NodeMemoryResources{MemoryMB: 32768},
-				Disk:   structs.NodeDiskResources{DiskMB: 100 * 1024},
-			},
-			Drivers: map[string]*structs.DriverInfo{"raw_exec": {Detected: true, Healthy: true, HealthDescription: "Healthy"}},
-		}
-		node.ComputeClass()
-		var reply structs.NodeUpdateResponse
-		if err := d.agent.RPC("Node.Register", &structs.NodeRegisterRequest{Node: node}, &reply); err != nil {
-			t.Fatal(err)
-		}
+		registerSimNode(t, d, fmt.Sprintf("sim-%04d", i), fmt.Sprintf("dc%d", 1+i%3), "sim", 16000, 32768)
 	}
 	for i := 0; i < jobs; i++ {
 		d.runHCL(t, sleepJob(fmt.Sprintf("svc-%03d", i), perJob, 100, 64))

@@ -10,8 +10,6 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
-
-	"github.com/opennomad/nomad/structs"
 )
 
 // TestScreenshots writes PNGs of the main pages into the directory
@@ -33,23 +31,7 @@ func TestScreenshots(t *testing.T) {
 	// with nobody running their allocations (those stay pending), which
 	// is enough for a picture of the cluster.
 	for i, n := range []struct{ name, dc, class string }{{"sim-a", "dc1", "small"}, {"sim-b", "dc1", "small"}, {"sim-c", "dc2", "large"}} {
-		node := &structs.Node{
-			ID: structs.GenerateUUID(), SecretID: structs.GenerateUUID(), Name: n.name, Datacenter: n.dc,
-			NodePool: structs.NodePoolDefault, NodeClass: n.class, HTTPAddr: "127.0.0.1:4646",
-			Status: structs.NodeStatusReady, SchedulingEligibility: structs.NodeSchedulingEligible,
-			Attributes: map[string]string{"kernel.name": "linux", "os.name": "linux", "cpu.arch": "amd64", "driver.raw_exec": "1", "unique.hostname": n.name},
-			NodeResources: &structs.NodeResources{
-				Cpu:    structs.NodeCpuResources{CpuShares: int64(4000 * (i + 1))},
-				Memory: structs.NodeMemoryResources{MemoryMB: int64(8192 * (i + 1))},
-				Disk:   structs.NodeDiskResources{DiskMB: 100 * 1024},
-			},
-			Drivers: map[string]*structs.DriverInfo{"raw_exec": {Detected: true, Healthy: true, HealthDescription: "Healthy"}},
-		}
-		node.ComputeClass()
-		var reply structs.NodeUpdateResponse
-		if err := d.agent.RPC("Node.Register", &structs.NodeRegisterRequest{Node: node}, &reply); err != nil {
-			t.Fatal(err)
-		}
+		registerSimNode(t, d, n.name, n.dc, n.class, int64(4000*(i+1)), int64(8192*(i+1)))
 	}
 	d.runHCL(t, sleepJob("web", 4, 500, 512))
 	d.runHCL(t, sleepJob("api", 3, 800, 1024))
