@@ -147,6 +147,19 @@ func (a *Agent) Servers() ([]string, error) {
 	return out, nil
 }
 
+// SetServers replaces the servers a client agent talks to.
+func (a *Agent) SetServers(addrs []string) error {
+	r := a.client.newRequest(http.MethodPut, "/v1/agent/servers")
+	for _, addr := range addrs {
+		r.params.Add("address", addr)
+	}
+	resp, _, err := a.client.do(r)
+	if err != nil {
+		return err
+	}
+	return resp.Body.Close()
+}
+
 // Health reports the agent's health. An unhealthy agent answers 500 with
 // the same JSON body, which is returned without error so the caller can
 // show the messages.

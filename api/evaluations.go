@@ -1,6 +1,9 @@
 package api
 
-import "time"
+import (
+	"net/http"
+	"time"
+)
 
 // Evaluation statuses.
 const (
@@ -158,4 +161,18 @@ func (e *Evaluations) Allocations(evalID string, q *QueryOptions) ([]*Allocation
 		return nil, nil, err
 	}
 	return resp, qm, nil
+}
+
+// EvalDeleteRequest names the evaluations to delete: by ID, or by filter
+// (which this server refuses with 501).
+type EvalDeleteRequest struct {
+	EvalIDs []string
+	Filter  string
+	WriteRequest
+}
+
+// Delete deletes evaluations by ID. The servers refuse unless the eval
+// broker is paused (the scheduler configuration's PauseEvalBroker).
+func (e *Evaluations) Delete(evalIDs []string, w *WriteOptions) (*WriteMeta, error) {
+	return e.client.write(http.MethodDelete, "/v1/evaluations", &EvalDeleteRequest{EvalIDs: evalIDs}, nil, w)
 }

@@ -244,6 +244,17 @@ func (j *Jobs) Summary(jobID string, q *QueryOptions) (*JobSummary, *QueryMeta, 
 	return &resp, qm, nil
 }
 
+// Submission returns the source the job's version was submitted as; a
+// version without one is an error ("job source not found", 404).
+func (j *Jobs) Submission(jobID string, version int, q *QueryOptions) (*JobSubmission, *QueryMeta, error) {
+	var sub JobSubmission
+	qm, err := j.client.query("/v1/job/"+escape(jobID)+"/submission?version="+strconv.Itoa(version), &sub, q)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &sub, qm, nil
+}
+
 // Versions returns the job's stored versions, newest first, and with diffs
 // the difference of each version from the one before it.
 func (j *Jobs) Versions(jobID string, diffs bool, q *QueryOptions) ([]*Job, []*JobDiff, *QueryMeta, error) {

@@ -18,6 +18,11 @@ func TestWireFieldsMatchNomadAPI(t *testing.T) {
 	pairs := []struct{ ours, theirs any }{
 		{Job{}, nomadapi.Job{}},
 		{Namespace{}, nomadapi.Namespace{}},
+		{NodeMetaApplyRequest{}, nomadapi.NodeMetaApplyRequest{}},
+		{NodeMetaResponse{}, nomadapi.NodeMetaResponse{}},
+		{AutopilotConfiguration{}, nomadapi.AutopilotConfiguration{}},
+		{ServerHealth{}, nomadapi.ServerHealth{}},
+		{OperatorHealthReply{}, nomadapi.OperatorHealthReply{}},
 		{NodePool{}, nomadapi.NodePool{}},
 		{NodePoolSchedulerConfiguration{}, nomadapi.NodePoolSchedulerConfiguration{}},
 		{Variable{}, nomadapi.Variable{}},

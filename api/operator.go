@@ -2,6 +2,7 @@ package api
 
 import (
 	"net/http"
+	"net/url"
 	"strconv"
 )
 
@@ -116,4 +117,18 @@ func (o *Operator) RaftGetConfiguration(q *QueryOptions) (*RaftConfiguration, er
 		return nil, err
 	}
 	return &resp, nil
+}
+
+// RaftTransferLeadershipByAddress asks the leader to hand its leadership
+// to the server at address ("IP:port").
+func (o *Operator) RaftTransferLeadershipByAddress(address string, q *WriteOptions) error {
+	_, err := o.client.write(http.MethodPut, "/v1/operator/raft/transfer-leadership?address="+url.QueryEscape(address), nil, nil, q)
+	return err
+}
+
+// RaftTransferLeadershipByID asks the leader to hand its leadership to
+// the server with Raft ID id.
+func (o *Operator) RaftTransferLeadershipByID(id string, q *WriteOptions) error {
+	_, err := o.client.write(http.MethodPut, "/v1/operator/raft/transfer-leadership?id="+url.QueryEscape(id), nil, nil, q)
+	return err
 }

@@ -23,7 +23,13 @@ func (o *Operator) Snapshot(q *QueryOptions) (io.ReadCloser, error) {
 	if err != nil {
 		return nil, err
 	}
-	return resp.Body, nil
+	body, err := newDigestReader(resp.Body, resp.Header.Get("Digest"))
+	if err != nil {
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return nil, err
+	}
+	return body, nil
 }
 
 // SnapshotRestore replaces the cluster's whole state with the archive

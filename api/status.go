@@ -71,3 +71,10 @@ func (s *System) GarbageCollect() error {
 	_, err := s.client.write(http.MethodPut, "/v1/system/gc", nil, nil, nil)
 	return err
 }
+
+// ReconcileSummaries asks the servers to recompute every job's summary
+// from its allocations.
+func (s *System) ReconcileSummaries() error {
+	_, err := s.client.write(http.MethodPut, "/v1/system/reconcile/summaries", nil, nil, nil)
+	return err
+}

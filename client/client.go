@@ -45,6 +45,11 @@ type Client struct {
 	// machine is what fingerprinting found at startup; the node is
 	// rebuilt from it when driver health changes.
 	machine *fingerprint.Result
+	// dynamicMeta is the meta applied at run time (ApplyNodeMeta), kept
+	// in the state directory; guarded by nodeMu.
+	dynamicMeta map[string]*string
+	// nodeChanged asks the node update loop to register the node again.
+	nodeChanged chan struct{}
 
 	hbMu          sync.Mutex
 	lastHeartbeat time.Time
@@ -81,12 +86,13 @@ type Client struct {
 // fingerprinted; it does not wait for the servers.
 func NewClient(cfg *Config) (*Client, error) {
 	c := &Client{
-		cfg:        *cfg,
-		registered: make(chan struct{}),
-		pending:    map[string]*structs.Allocation{},
-		cpuSample:  map[string]cpuSample{},
-		gcNow:      make(chan struct{}, 1),
-		shutdownCh: make(chan struct{}),
+		cfg:         *cfg,
+		registered:  make(chan struct{}),
+		pending:     map[string]*structs.Allocation{},
+		cpuSample:   map[string]cpuSample{},
+		gcNow:       make(chan struct{}, 1),
+		nodeChanged: make(chan struct{}, 1),
+		shutdownCh:  make(chan struct{}),
 	}
 	if err := c.cfg.normalize(); err != nil {
 		return nil, err
@@ -109,6 +115,9 @@ func NewClient(cfg *Config) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("client: %w", err)
 	}
+	if c.dynamicMeta, err = state.LoadNodeMeta(c.cfg.StateDir); err != nil {
+		return nil, fmt.Errorf("client: %w", err)
+	}
 	if c.drivers, err = buildDrivers(&c.cfg); err != nil {
 		return nil, err
 	}
@@ -117,6 +126,7 @@ func NewClient(cfg *Config) (*Client, error) {
 		return nil, fmt.Errorf("client: fingerprinting: %w", err)
 	}
 	c.node = fingerprint.BuildNode(id.ID, id.SecretID, fpCfg, c.machine, c.drivers.Fingerprint(c.clock.Now()))
+	c.applyDynamicMeta(c.node)
 
 	if c.db, err = state.NewFileDB(filepath.Join(c.cfg.StateDir, "state")); err != nil {
 		return nil, fmt.Errorf("client: %w", err)

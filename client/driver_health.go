@@ -14,8 +14,9 @@ import (
 const driverCheckInterval = 30 * time.Second
 
 // driverHealthLoop re-fingerprints the drivers and registers the node
-// again when their health or attributes changed. A registration that
-// fails is tried again at the next check.
+// again when their health or attributes changed, or at once when its
+// dynamic meta changed. A registration that fails is tried again at the
+// next check.
 func (c *Client) driverHealthLoop() {
 	defer c.loops.Done()
 	select {
@@ -24,9 +25,17 @@ func (c *Client) driverHealthLoop() {
 		return
 	}
 	dirty := false
-	for c.sleep(driverCheckInterval) {
-		if c.refreshDrivers() {
+	for {
+		timer := c.clock.After(driverCheckInterval)
+		select {
+		case <-c.shutdownCh:
+			return
+		case <-c.nodeChanged:
 			dirty = true
+		case <-timer:
+			if c.refreshDrivers() {
+				dirty = true
+			}
 		}
 		if !dirty {
 			continue
@@ -50,6 +59,7 @@ func (c *Client) refreshDrivers() bool {
 	}
 	old := c.node
 	c.node = fingerprint.BuildNode(old.ID, old.SecretID, c.cfg.fingerprintConfig(), c.machine, drivers)
+	c.applyDynamicMeta(c.node)
 	c.logger.Info("driver health changed", "drivers", healthyDrivers(c.node))
 	return true
 }

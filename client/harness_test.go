@@ -164,13 +164,17 @@ func nodeStatus(t *testing.T, s *nomad.Server, id string) string {
 }
 
 // mockDriverJob is a service job of count allocs whose task "web" runs
-// under mock_driver with cfg (nil: runs until stopped).
+// under mock_driver with cfg; without run_for it runs for an hour, until
+// the test stops it.
 func mockDriverJob(count int, cfg map[string]interface{}) *structs.Job {
 	j := mock.Job(mock.Count(count))
 	tg := j.TaskGroups[0]
 	tg.Networks = nil
 	if cfg == nil {
 		cfg = map[string]interface{}{}
+	}
+	if _, ok := cfg["run_for"]; !ok {
+		cfg["run_for"] = "1h"
 	}
 	t := tg.Tasks[0]
 	t.Driver, t.Config = "mock_driver", cfg

@@ -33,14 +33,18 @@ func (c *groupCommand) Run([]string) int { return cli.RunResultHelp }
 var groupSynopses = map[string]string{
 	"job":                   "Interact with jobs",
 	"job tag":               "Tag and untag job versions",
+	"job periodic":          "Interact with periodic jobs",
 	"node":                  "Interact with nodes",
 	"node pool":             "Interact with node pools",
+	"node meta":             "Interact with node metadata",
+	"node intro":            "Manage node introduction tokens",
 	"alloc":                 "Interact with allocations",
 	"eval":                  "Interact with evaluations",
 	"deployment":            "Interact with deployments",
 	"server":                "Interact with servers",
 	"operator":              "Cluster operator commands",
 	"operator raft":         "Inspect and change the Raft configuration",
+	"operator autopilot":    "Inspect and change the servers' Autopilot",
 	"operator snapshot":     "Save and restore snapshots of the cluster state",
 	"operator root":         "Manage the cluster's root keys",
 	"operator root keyring": "List, rotate and remove the root keys",
@@ -55,6 +59,10 @@ var groupSynopses = map[string]string{
 	"operator scheduler":    "Inspect and tune the schedulers",
 	"operator gossip":       "Manage the encryption of the servers' gossip",
 	"system":                "Interact with the system API",
+	"scaling":               "Interact with the Nomad scaling endpoint",
+	"scaling policy":        "Interact with Nomad scaling policies",
+	"config":                "Interact with configurations",
+	"system reconcile":      "Repair what the servers derive from their state",
 	"tls":                   "Generate self-signed TLS certificates for Nomad",
 	"tls ca":                "Create or inspect the certificate authority",
 	"tls cert":              "Create or inspect server, client and CLI certificates",
@@ -94,6 +102,19 @@ Usage: nomad node <subcommand> [options] [args]
       $ nomad node pool list
 
   Run 'nomad node <subcommand> -help' for a subcommand's flags.
+`
+
+const nodeMetaGroupHelp = `
+Usage: nomad node meta <subcommand> [options] [args]
+
+  Read and change a node's dynamic metadata: values set at run time over
+  the static meta of the client's configuration, seen by constraints on
+  ${meta.<key>}. The commands talk to the client agent running the node.
+
+      $ nomad node meta read
+      $ nomad node meta apply -unset=zone rack=r2
+
+  Run 'nomad node meta <subcommand> -help' for a subcommand's flags.
 `
 
 const allocGroupHelp = `
@@ -235,4 +256,54 @@ Usage: nomad system <subcommand> [options]
   Cluster-wide maintenance.
 
       $ nomad system gc
+      $ nomad system reconcile summaries
+`
+
+const systemReconcileGroupHelp = `
+Usage: nomad system reconcile <subcommand> [options]
+
+  Recompute what the servers derive from their state.
+
+      $ nomad system reconcile summaries
+`
+
+const configGroupHelp = `
+Usage: nomad config <subcommand> [options]
+
+  Check agent configuration files without starting an agent.
+
+      $ nomad config validate /etc/nomad.d
+`
+
+const jobPeriodicGroupHelp = `
+Usage: nomad job periodic <subcommand> [options]
+
+  Interact with periodic jobs.
+
+      $ nomad job periodic force <job>
+`
+
+const scalingGroupHelp = `
+Usage: nomad scaling <subcommand> [options]
+
+  Interact with the scaling policies of jobs.
+
+      $ nomad scaling policy list
+`
+
+const scalingPolicyGroupHelp = `
+Usage: nomad scaling policy <subcommand> [options]
+
+  List and read the scaling policies of jobs.
+
+      $ nomad scaling policy list
+      $ nomad scaling policy info <policy>
+`
+
+const nodeIntroGroupHelp = `
+Usage: nomad node intro <subcommand> [options]
+
+  Manage the tokens new client nodes present when they first register.
+
+      $ nomad node intro create -node-name=node-1 -ttl=15m
 `

@@ -143,6 +143,24 @@ acl {
 		allocs, _, err := apiClient(reader).Jobs().Allocations("secure", false, nil)
 		return err == nil && len(allocs) == 1 && allocs[0].ClientStatus == "running"
 	})
+	// A server agent forwards client requests, over mutual TLS, to the
+	// client agent running the allocation (the api package sends them to
+	// the address it was given, a server here).
+	allocs, _, err := apiClient(mgmt).Jobs().Allocations("secure", false, nil)
+	if err != nil || len(allocs) != 1 {
+		t.Fatalf("job allocations: %v %v", allocs, err)
+	}
+	alloc, _, err := apiClient(mgmt).Allocations().Info(allocs[0].ID, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, _, err := apiClient(mgmt).AllocFS().List(alloc, "/", nil)
+	if err != nil || len(files) == 0 {
+		t.Fatalf("alloc fs through a server agent: %v %v", files, err)
+	}
+	if _, _, err := apiClient(reader).AllocFS().List(alloc, "/", nil); err == nil || !strings.Contains(err.Error(), "Permission denied") {
+		t.Fatalf("alloc fs with a token without read-fs: %v", err)
+	}
 	if out, code := s.run(reader, "job", "stop", "secure"); code == 0 || !strings.Contains(out, "Permission denied") {
 		t.Fatalf("job stop with a read-only token: exit %d\n%s", code, out)
 	}

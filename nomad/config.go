@@ -90,6 +90,9 @@ type Config struct {
 	// over its groups (0: structs.DefaultJobMaxCount). Register, plan and
 	// validate refuse a job above it.
 	JobMaxCount int
+	// JobMaxSourceSize is the largest job source a registration may keep
+	// with the version it makes (0: structs.DefaultJobMaxSourceSize).
+	JobMaxSourceSize int
 	// LeaderPausedFraction is the share of its workers a leading server
 	// pauses (rounded down), to leave CPU to Raft, the broker and the plan
 	// applier; in [0, 1].

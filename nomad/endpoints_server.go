@@ -55,6 +55,16 @@ func (e *endpointServer) ForwardToServer(method, serverID string, info structs.R
 	return e.s.forwardToServer(method, serverID, info, args, reply)
 }
 
+func (e *endpointServer) ServerHealth() (*structs.OperatorHealthReply, error) {
+	return e.s.serverHealth()
+}
+
+func (e *endpointServer) LocalRaftStats() structs.RaftStats { return e.s.localRaftStats() }
+
+func (e *endpointServer) TransferLeadership(id, address string) error {
+	return e.s.transferLeadership(id, address)
+}
+
 func (e *endpointServer) ResolveACL(secretID string) (*acl.ACL, error) {
 	return e.s.ResolveACL(secretID)
 }
@@ -63,7 +73,7 @@ func (e *endpointServer) Settings() endpoints.Settings {
 	c := e.s.config
 	return endpoints.Settings{
 		Region: c.Region, Datacenter: c.Datacenter, NodeName: c.NodeName,
-		JobMaxCount: c.JobMaxCount, Schedulers: c.Schedulers,
+		JobMaxCount: c.JobMaxCount, JobMaxSourceSize: c.JobMaxSourceSize, Schedulers: c.Schedulers,
 		ACLEnabled: c.ACLEnabled, ACLTokenMinExpirationTTL: c.ACLTokenMinExpirationTTL,
 		ACLTokenMaxExpirationTTL: c.ACLTokenMaxExpirationTTL, DataDir: c.DataDir,
 	}

@@ -3,6 +3,7 @@ package nomad
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -260,6 +261,43 @@ func TestJobEndpoint_Validate(t *testing.T) {
 	must.NoError(t, s.RPC("Job.Validate", &structs.JobValidateRequest{Job: mock.Job()}, &reply))
 	must.SliceEmpty(t, reply.ValidationErrors)
 	must.Eq(t, "", reply.Error)
+}
+
+// Validate checks the config blocks of the drivers built in and says
+// whether it could check every task's block.
+func TestJobEndpoint_ValidateDriverConfig(t *testing.T) {
+	s := newTestServer(t, nil)
+	cases := []struct {
+		name      string
+		driver    string
+		config    map[string]interface{}
+		validated bool
+		problem   string
+	}{
+		{"raw_exec, good", "raw_exec", map[string]interface{}{"command": "/bin/true"}, true, ""},
+		{"raw_exec, no command", "raw_exec", map[string]interface{}{"args": []interface{}{"x"}}, true, "missing command"},
+		{"raw_exec, unknown key", "raw_exec", map[string]interface{}{"command": "/bin/true", "comand": "x"}, true, `unknown field "comand"`},
+		{"exec, wrong type", "exec", map[string]interface{}{"command": 3}, true, "command"},
+		{"mock_driver, good", "mock_driver", map[string]interface{}{"run_for": "1s"}, true, ""},
+		{"a driver only a client knows", "docker", map[string]interface{}{"image": "redis"}, false, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			job := mock.Job()
+			task := job.TaskGroups[0].Tasks[0]
+			task.Driver, task.Config = tc.driver, tc.config
+			var reply structs.JobValidateResponse
+			must.NoError(t, s.RPC("Job.Validate", &structs.JobValidateRequest{Job: job}, &reply))
+			must.Eq(t, tc.validated, reply.DriverConfigValidated)
+			if tc.problem == "" {
+				must.SliceEmpty(t, reply.ValidationErrors)
+				return
+			}
+			must.Len(t, 1, reply.ValidationErrors)
+			must.StrContains(t, reply.ValidationErrors[0], fmt.Sprintf("task %q: driver %q", task.Name, tc.driver))
+			must.StrContains(t, reply.ValidationErrors[0], tc.problem)
+		})
+	}
 }
 
 func TestJobEndpoint_BlockingQueryWakesOnWrite(t *testing.T) {

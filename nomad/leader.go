@@ -153,6 +153,9 @@ func (s *Server) establishLeadership(ctx context.Context) error {
 	if err := s.ensureBuiltInNodePools(); err != nil {
 		return err
 	}
+	if err := s.ensureAutopilotConfig(); err != nil {
+		return err
+	}
 	schedConfig, err := s.ensureSchedulerConfig()
 	if err != nil {
 		return err

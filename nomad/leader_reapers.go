@@ -43,6 +43,8 @@ func (s *Server) startLeaderLoops(ctx context.Context) {
 	}
 	backlogTicks := clockTicks(ctx, s.clock, backlogInterval)
 	s.goLeaderLoop(ctx, func(ctx context.Context) { s.emitBacklog(ctx, backlogTicks) })
+	healthTicks := clockTicks(ctx, s.clock, autopilotInterval)
+	s.goLeaderLoop(ctx, func(ctx context.Context) { s.watchServerHealth(ctx, healthTicks) })
 	keyringTicks := clockTicks(ctx, s.clock, s.config.KeyringCheckInterval)
 	s.goLeaderLoop(ctx, func(ctx context.Context) { s.tendKeyringLoop(ctx, keyringTicks) })
 	for _, c := range []interface{}{s.evalBroker, s.blockedEvals, s.planQueue} {

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/raft"
 
 	"github.com/opennomad/nomad/nomad/auth"
+	"github.com/opennomad/nomad/nomad/autopilot"
 	"github.com/opennomad/nomad/nomad/clock"
 	"github.com/opennomad/nomad/nomad/coresched"
 	"github.com/opennomad/nomad/nomad/evaltrace"
@@ -58,6 +59,9 @@ type Server struct {
 	workers *worker.Pool
 	// peers names the servers of the Raft configuration.
 	peers peerBook
+	// autopilot remembers since when each server has been healthy, for
+	// the leader's health reports.
+	autopilot autopilot.Tracker
 	// net is the listener, the pool to other servers and gossip.
 	net clusterNet
 

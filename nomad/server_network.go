@@ -189,6 +189,7 @@ func (s *Server) setupGossip(hadRaftState bool) error {
 		mc.DeadServerGrace = c.DeadServerGrace
 	}
 	mc.MinQuorum = c.MinQuorum
+	mc.CleanupPolicy = s.deadServerCleanup
 	mc.Profile = c.GossipProfile
 	mc.Tune = c.GossipTune
 	mc.Logger = s.logger

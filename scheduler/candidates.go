@@ -116,11 +116,14 @@ func newCandidateSet(ctx *evalContext, job *structs.Job, shuffle bool) (*candida
 
 const usagePage = 256
 
-// usageOf returns node i's usage slot, loaded or not.
+// usageOf returns node i's usage slot, loaded or not. The last page
+// holds only the nodes left, so a cluster smaller than a page (most, and
+// every pass of a small job's eval) does not allocate and zero a full one.
 func (cs *candidateSet) usageOf(i int32) *nodeUsage {
 	p := cs.usage[i/usagePage]
 	if p == nil {
-		p = make([]nodeUsage, usagePage)
+		start := int(i) / usagePage * usagePage
+		p = make([]nodeUsage, min(usagePage, len(cs.nodes)-start))
 		cs.usage[i/usagePage] = p
 	}
 	return &p[i%usagePage]

@@ -54,12 +54,15 @@ func (r *reconciler) groupDeploymentState(tg *structs.TaskGroup) (*structs.Deplo
 			return ds, true
 		}
 	}
+	// RequireProgressBy stays unset: the progress deadline starts with the
+	// group's first placed alloc (the state store sets it then), as in
+	// Nomad. Started here, a group that cannot place anything on a full
+	// cluster would fail its deployment once the deadline passed, and a
+	// failed deployment places no new allocs: the job would be left with
+	// none, and no blocked eval waiting for room.
 	ds := &structs.DeploymentState{}
 	if u := tg.Update; u != nil {
 		ds.AutoRevert, ds.AutoPromote, ds.ProgressDeadline = u.AutoRevert, u.AutoPromote, u.ProgressDeadline
-		if u.ProgressDeadline > 0 {
-			ds.RequireProgressBy = r.in.now.Add(u.ProgressDeadline)
-		}
 	}
 	return ds, false
 }

@@ -89,6 +89,9 @@ var (
 	ErrUnknownEval       error = &kindedSentinel{msg: "eval not found", kind: ErrNotFound}
 	ErrUnknownAlloc      error = &kindedSentinel{msg: "alloc not found", kind: ErrNotFound}
 	ErrUnknownDeployment error = &kindedSentinel{msg: "deployment not found", kind: ErrNotFound}
+	// ErrJobSourceNotFound: no source is kept for the job version asked
+	// for; of kind ErrNotFound, with Nomad's text.
+	ErrJobSourceNotFound error = &kindedSentinel{msg: "job source not found", kind: ErrNotFound}
 
 	// ErrJobModifyIndex: a registration's check-and-set on the job's
 	// modify index failed; of kind ErrConflict. Its text opens the
@@ -140,6 +143,7 @@ var recognised = []error{
 	ErrUnknownDeployment, ErrRootKeyNotFound, ErrRootKeyActive, ErrACLDisabled, ErrACLTokenNotFound,
 	ErrACLTokenExpired, ErrACLPolicyNotFound, ErrACLRoleNotFound, ErrACLAuthMethodNotFound,
 	ErrACLBindingRuleNotFound, ErrACLBootstrapDone, ErrNamespaceNotFound, ErrNodePoolNotFound, ErrPermissionDenied,
+	ErrJobSourceNotFound,
 }
 
 // kinds is every kind, most specific first: KindOf returns the first err

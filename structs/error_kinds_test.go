@@ -52,6 +52,7 @@ func TestErrorKinds(t *testing.T) {
 		{kind: ErrACLBootstrapDone, status: http.StatusBadRequest},
 		{kind: ErrNamespaceNotFound, status: http.StatusNotFound},
 		{kind: ErrNodePoolNotFound, status: http.StatusNotFound},
+		{kind: ErrJobSourceNotFound, status: http.StatusNotFound},
 		{kind: ErrPermissionDenied, status: http.StatusForbidden},
 		{kind: ErrNotFound, status: http.StatusNotFound},
 		{kind: ErrInvalid, status: http.StatusBadRequest},

@@ -64,6 +64,9 @@ const (
 	ACLAuthMethodsDeleteRequestType  MessageType = 120
 	ACLBindingRulesUpsertRequestType MessageType = 121
 	ACLBindingRulesDeleteRequestType MessageType = 122
+	// AutopilotRequestType writes the autopilot configuration (Nomad's
+	// number for it is 24; ours follows our own).
+	AutopilotRequestType MessageType = 126
 )
 
 // IgnoreUnknownTypeFlag marks a message type that an older server may skip
@@ -117,6 +120,7 @@ var messageTypeNames = map[MessageType]string{
 	ACLAuthMethodsDeleteRequestType:         "ACLAuthMethodsDelete",
 	ACLBindingRulesUpsertRequestType:        "ACLBindingRulesUpsert",
 	ACLBindingRulesDeleteRequestType:        "ACLBindingRulesDelete",
+	AutopilotRequestType:                    "Autopilot",
 }
 
 // String names the message type for logs and metrics.

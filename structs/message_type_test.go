@@ -62,6 +62,7 @@ func TestMessageTypeNumbers(t *testing.T) {
 		{structs.ACLAuthMethodsDeleteRequestType, 120, "ACLAuthMethodsDelete"},
 		{structs.ACLBindingRulesUpsertRequestType, 121, "ACLBindingRulesUpsert"},
 		{structs.ACLBindingRulesDeleteRequestType, 122, "ACLBindingRulesDelete"},
+		{structs.AutopilotRequestType, 126, "Autopilot"},
 	}
 	seen := map[uint8]string{}
 	for _, p := range pinned {

@@ -55,3 +55,11 @@ type RaftPeerByIDRequest struct {
 	ID string
 	WriteRequest
 }
+
+// LeadershipTransferRequest names the server that should lead: by Raft
+// ID or by address (at most one), or neither for any up-to-date voter.
+type LeadershipTransferRequest struct {
+	ID      string
+	Address string
+	WriteRequest
+}

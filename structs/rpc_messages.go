@@ -21,6 +21,9 @@ type JobRegisterRequest struct {
 	// DeploymentUpdates, set by the server, cancel a deployment the new
 	// version supersedes, in the same Raft entry.
 	DeploymentUpdates []*DeploymentStatusUpdate
+	// Submission is the job's source, kept with the version the
+	// registration creates (none when the spec did not change).
+	Submission *JobSubmission
 	WriteRequest
 }
 

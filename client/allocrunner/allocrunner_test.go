@@ -3,6 +3,7 @@
 package allocrunner
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -27,11 +28,18 @@ func TestMain(m *testing.M) {
 }
 
 // task builds a task for the mock driver (or raw_exec when cfg has a
-// command).
+// command). A mock task without run_for runs for an hour: until the test
+// stops it.
 func task(name string, cfg map[string]interface{}) *structs.Task {
 	drv := mock.Name
 	if _, ok := cfg["command"]; ok {
 		drv = rawexec.Name
+	} else if _, ok := cfg["run_for"]; !ok {
+		cfg = maps.Clone(cfg)
+		if cfg == nil {
+			cfg = map[string]interface{}{}
+		}
+		cfg["run_for"] = "1h"
 	}
 	return &structs.Task{Name: name, Driver: drv, Config: cfg, KillTimeout: time.Second, LogConfig: structs.DefaultLogConfig()}
 }

@@ -4,6 +4,7 @@ package taskrunner
 
 import (
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -39,7 +40,16 @@ type harness struct {
 	change chan struct{}
 }
 
+// newHarness runs one task "web" of drv with cfg; a mock_driver task
+// without run_for runs for an hour, until the test stops it.
 func newHarness(t *testing.T, jobType string, drv driver.Driver, cfg map[string]interface{}, policy *structs.RestartPolicy) *harness {
+	if _, ok := cfg["run_for"]; drv.Name() == mock.Name && !ok {
+		cfg = maps.Clone(cfg)
+		if cfg == nil {
+			cfg = map[string]interface{}{}
+		}
+		cfg["run_for"] = "1h"
+	}
 	task := &structs.Task{Name: "web", Driver: drv.Name(), Config: cfg, KillTimeout: time.Second,
 		LogConfig: structs.DefaultLogConfig(), Resources: &structs.Resources{CPU: 100, MemoryMB: 64}}
 	job := &structs.Job{ID: "job", Name: "job", Type: jobType, Region: "global", Namespace: "default",

@@ -31,6 +31,9 @@ const httpShutdownGrace = 5 * time.Second
 type serverBackend interface {
 	RPCer
 	LocalServer
+	// Leave announces that the server leaves its region for good; the
+	// agent calls it before Shutdown on a graceful leave only.
+	Leave() error
 	Shutdown() error
 }
 
@@ -144,6 +147,9 @@ func (a *Agent) startHTTP() error {
 		Prometheus: a.telemetry.prometheus,
 		Logger:     a.logger,
 	}
+	if a.tls != nil && a.config.TLS.HTTP {
+		cfg.ForwardTLS = a.tls.HTTPClientConfig
+	}
 	if a.server != nil {
 		cfg.RPC = a.server
 		cfg.Server = a.server
@@ -217,6 +223,17 @@ func (a *Agent) Reload(newCfg *Config) error {
 		a.logger.Warn("configuration change needs a restart to take effect", "key", key)
 	}
 	return nil
+}
+
+// Leave makes a server leave its region for good before a graceful
+// shutdown (leave_on_interrupt / leave_on_terminate); a client-only agent
+// has nothing to leave: the servers mark its node down when its heartbeat
+// stops.
+func (a *Agent) Leave() error {
+	if a.server == nil {
+		return nil
+	}
+	return a.server.Leave()
 }
 
 // Shutdown stops the agent: the event streams end, the HTTP API drains

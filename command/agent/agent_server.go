@@ -9,9 +9,11 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/dustin/go-humanize"
 	"github.com/opennomad/nomad/acl"
 	"github.com/opennomad/nomad/api"
 	"github.com/opennomad/nomad/nomad"
+	"github.com/opennomad/nomad/nomad/clock"
 	"github.com/opennomad/nomad/nomad/stream"
 	"github.com/opennomad/nomad/nomad/worker"
 	"github.com/opennomad/nomad/structs"
@@ -27,6 +29,13 @@ func (a *Agent) startServer() (serverBackend, error) {
 		// Only a non-nil broker: a typed nil would be called.
 		cfg.EventPublisher = a.broker
 	}
+	var skew *clock.Skewed
+	if a.config.EnableDebug {
+		// Fault injection: /v1/agent/debug/clock moves this server's
+		// clock (agent_debug_clock.go).
+		skew = clock.NewSkewed(clock.Real{})
+		cfg.Clock = skew
+	}
 	srv, err := nomad.NewServer(cfg)
 	if err != nil {
 		return nil, err
@@ -35,7 +44,7 @@ func (a *Agent) startServer() (serverBackend, error) {
 		srv.Shutdown()
 		return nil, err
 	}
-	return &localServer{srv: srv, broker: a.broker, agent: a.config}, nil
+	return &localServer{srv: srv, broker: a.broker, agent: a.config, skew: skew}, nil
 }
 
 // serverConfig maps the agent's configuration onto the server's; what the
@@ -73,6 +82,10 @@ func serverConfig(c *Config) *nomad.Config {
 	sc.MinHeartbeatTTL = s.MinHeartbeatTTL
 	sc.MaxHeartbeatsPerSecond = s.MaxHeartbeatsPerSecond
 	sc.JobMaxCount = s.JobMaxCount
+	// Validated with the configuration.
+	if size, err := humanize.ParseBytes(s.JobMaxSourceSize); err == nil {
+		sc.JobMaxSourceSize = int(size)
+	}
 	sc.HeartbeatGrace = s.HeartbeatGrace
 	sc.FailoverHeartbeatTTL = s.FailoverHeartbeatTTL
 	sc.EvalGCThreshold = s.EvalGCThreshold
@@ -98,7 +111,12 @@ type localServer struct {
 	srv    *nomad.Server
 	broker *stream.EventBroker
 	agent  *Config
+	// skew is the server's clock when enable_debug lets it be moved.
+	skew *clock.Skewed
 }
+
+// ClockSkew is the server's movable clock, nil when it cannot be moved.
+func (l *localServer) ClockSkew() *clock.Skewed { return l.skew }
 
 // RPC calls the server.
 func (l *localServer) RPC(method string, args, reply interface{}) error {
@@ -237,6 +255,24 @@ func (l *localServer) ResolveACL(secret string) (*acl.ACL, error) { return l.srv
 
 // Shutdown stops the server.
 func (l *localServer) Shutdown() error { return l.srv.Shutdown() }
+
+// AllocNode is the node the allocation runs on, nil when either is
+// unknown (client requests forwarded from this agent).
+func (l *localServer) AllocNode(allocID string) (*structs.Node, error) {
+	alloc, err := l.srv.State().AllocByID(nil, allocID)
+	if err != nil || alloc == nil {
+		return nil, err
+	}
+	return l.srv.State().NodeByID(nil, alloc.NodeID)
+}
+
+// NodeByID is the node, nil when it is unknown.
+func (l *localServer) NodeByID(nodeID string) (*structs.Node, error) {
+	return l.srv.State().NodeByID(nil, nodeID)
+}
+
+// Leave leaves the region for good (a graceful leave before Shutdown).
+func (l *localServer) Leave() error { return l.srv.Leave() }
 
 // Join joins the server's gossip to the members at addrs.
 func (l *localServer) Join(addrs []string) (int, error) { return l.srv.Join(addrs) }

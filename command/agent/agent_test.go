@@ -26,6 +26,14 @@ type testBackend struct {
 	*testServer
 	mu       sync.Mutex
 	shutdown int
+	leaves   int
+}
+
+func (b *testBackend) Leave() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.leaves++
+	return nil
 }
 
 func (b *testBackend) Shutdown() error {
@@ -209,4 +217,49 @@ func TestGatedWriter(t *testing.T) {
 	must.Eq(t, "a\n", out.String())
 	g.Write([]byte("b\n"))
 	must.Eq(t, "a\nb\n", out.String())
+}
+
+// A server leaves its region before shutting down only on the signal its
+// configuration names; by default (as Nomad's) it only stops.
+func TestCommand_LeaveOnSignal(t *testing.T) {
+	cases := []struct {
+		name   string
+		config string
+		sig    os.Signal
+		leaves int
+	}{
+		{"default, interrupt", "", os.Interrupt, 0},
+		{"default, terminate", "", syscall.SIGTERM, 0},
+		{"leave_on_interrupt, interrupt", "leave_on_interrupt = true\n", os.Interrupt, 1},
+		{"leave_on_interrupt, terminate", "leave_on_interrupt = true\n", syscall.SIGTERM, 0},
+		{"leave_on_terminate, terminate", "leave_on_terminate = true\n", syscall.SIGTERM, 1},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := writeFiles(t, map[string]string{"a.hcl": "ports {\n  http = 0\n}\n" + tc.config})
+			ui := cli.NewMockUi()
+			started := make(chan *Agent, 1)
+			var backend *testBackend
+			cmd := &Command{
+				Ui:        ui,
+				LogOutput: io.Discard,
+				signals:   make(chan os.Signal, 1),
+				started:   func(a *Agent) { started <- a },
+				startServer: func(a *Agent) (serverBackend, error) {
+					backend = newTestBackend(t, a)
+					return backend, nil
+				},
+			}
+			code := make(chan int, 1)
+			go func() { code <- cmd.Run([]string{"-dev", "-config", dir + "/a.hcl"}) }()
+			<-started
+			cmd.signals <- tc.sig
+			must.Eq(t, 0, <-code)
+			backend.mu.Lock()
+			defer backend.mu.Unlock()
+			must.Eq(t, tc.leaves, backend.leaves)
+			must.Eq(t, 1, backend.shutdown)
+			must.Eq(t, tc.leaves == 1, strings.Contains(ui.OutputWriter.String(), "Gracefully leaving"))
+		})
+	}
 }

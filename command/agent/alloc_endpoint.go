@@ -28,10 +28,7 @@ func (s *HTTPServer) allocsRequest(w http.ResponseWriter, r *http.Request) (inte
 	if resources || taskStates {
 		args.Fields = &structs.AllocStubFields{Resources: resources, TaskStates: taskStates}
 	}
-	lo, err := takeListOptions(&args.QueryOptions)
-	if err != nil {
-		return nil, err
-	}
+	lo := takePagingOptions(&args.QueryOptions)
 	var out structs.AllocListResponse
 	if err := s.rpc.RPC("Alloc.List", &args, &out); err != nil {
 		return nil, err

@@ -116,6 +116,21 @@ func (s *HTTPServer) allocExec(w http.ResponseWriter, r *http.Request, allocID s
 	return nil
 }
 
+// refuseExecUpgrade answers an exec websocket as Nomad's agents do for a
+// refusal found before any client is involved (an allocation no server
+// knows): it upgrades, then closes with 1008 and the reason, which is
+// what the api package reports as the error.
+func refuseExecUpgrade(w http.ResponseWriter, r *http.Request, reason string) error {
+	conn, err := execUpgrader.Upgrade(hijacker(w), r, nil)
+	if err != nil {
+		return nil
+	}
+	defer conn.Close()
+	sess := &execSession{conn: conn, done: make(chan struct{})}
+	sess.closeWith(websocket.ClosePolicyViolation, reason)
+	return nil
+}
+
 // localExecClient is the agent's client as one that runs commands.
 func (s *HTTPServer) localExecClient() (ClientExecAPI, error) {
 	c, err := s.localClient()

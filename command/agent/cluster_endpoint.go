@@ -1,10 +1,14 @@
 package agent
 
 import (
+	"crypto/sha256"
+	"encoding/base64"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strconv"
 
 	"github.com/opennomad/nomad/nomad"
@@ -163,21 +167,47 @@ func (s *HTTPServer) operatorSnapshotRequest(w http.ResponseWriter, r *http.Requ
 		if err := s.parseQueryOptions(r, &q); err != nil {
 			return nil, err
 		}
-		started := false
-		err := cs.SnapshotSave(w, q.AuthToken, q.AllowStale, func(index uint64) {
-			started = true
-			w.Header().Set("Content-Type", "application/octet-stream")
-			w.Header().Set("X-Nomad-Index", strconv.FormatUint(index, 10))
-			w.WriteHeader(http.StatusOK)
-		})
-		if err != nil && started {
-			// The archive is cut short; its checksums make that evident.
-			s.logger.Error("snapshot stream failed", "error", err)
-			return nil, nil
-		}
-		return nil, err
+		return nil, s.sendSnapshot(w, cs, &q)
 	case http.MethodPut, http.MethodPost:
 		return nil, cs.SnapshotRestore(r.Body, authToken(r))
 	}
 	return nil, errInvalidMethod
+}
+
+// sendSnapshot answers a snapshot save. The archive is first written to a
+// temporary file while its SHA-256 is computed, because Nomad's clients
+// (its api package and CLI) refuse a snapshot without a `Digest:
+// sha-256=<base64>` header and check the body against it; a header must
+// precede the body, so the archive cannot be streamed as it is made.
+func (s *HTTPServer) sendSnapshot(w http.ResponseWriter, cs ClusterServer, q *structs.QueryOptions) error {
+	tmp, err := os.CreateTemp("", "nomad-snapshot-*")
+	if err != nil {
+		return fmt.Errorf("snapshot: temporary file: %w", err)
+	}
+	defer func() {
+		tmp.Close()
+		os.Remove(tmp.Name())
+	}()
+	sum := sha256.New()
+	var index uint64
+	if err := cs.SnapshotSave(io.MultiWriter(tmp, sum), q.AuthToken, q.AllowStale, func(i uint64) { index = i }); err != nil {
+		return err
+	}
+	size, err := tmp.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return fmt.Errorf("snapshot: %w", err)
+	}
+	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
+		return fmt.Errorf("snapshot: %w", err)
+	}
+	w.Header().Set("Content-Type", "application/octet-stream")
+	w.Header().Set("Content-Length", strconv.FormatInt(size, 10))
+	w.Header().Set("Digest", "sha-256="+base64.StdEncoding.EncodeToString(sum.Sum(nil)))
+	w.Header().Set("X-Nomad-Index", strconv.FormatUint(index, 10))
+	w.WriteHeader(http.StatusOK)
+	if _, err := io.Copy(w, tmp); err != nil {
+		// The client went away mid-body; its digest check fails.
+		s.logger.Warn("snapshot: sending the archive failed", "error", err)
+	}
+	return nil
 }

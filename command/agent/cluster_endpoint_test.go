@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"crypto/sha256"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -24,6 +26,9 @@ func TestRealServer_SnapshotSaveRestore(t *testing.T) {
 	must.Eq(t, http.StatusOK, resp.StatusCode, must.Sprint(archive))
 	must.Eq(t, "application/octet-stream", resp.Header.Get("Content-Type"))
 	must.NotEq(t, "", resp.Header.Get("X-Nomad-Index"))
+	// Nomad's clients check the body against the Digest header.
+	sum := sha256.Sum256([]byte(archive))
+	must.Eq(t, "sha-256="+base64.StdEncoding.EncodeToString(sum[:]), resp.Header.Get("Digest"))
 
 	resp, body = ra.do("DELETE", "/v1/job/web?purge=true", "")
 	must.Eq(t, http.StatusOK, resp.StatusCode, must.Sprint(body))

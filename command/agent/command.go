@@ -188,6 +188,12 @@ func (c *Command) wait(a *Agent, args []string) int {
 			continue
 		}
 		c.Ui.Output(fmt.Sprintf("==> Caught signal: %v", sig))
+		if leaveOn(a.config, sig) {
+			c.Ui.Output("==> Gracefully leaving the region")
+			if err := a.Leave(); err != nil {
+				c.Ui.Error(fmt.Sprintf("==> Error leaving: %v", err))
+			}
+		}
 		done := make(chan error, 1)
 		go func() { done <- a.Shutdown() }()
 		select {
@@ -204,6 +210,18 @@ func (c *Command) wait(a *Agent, args []string) int {
 			return 1
 		}
 	}
+}
+
+// leaveOn reports whether sig asks for a graceful leave before the
+// shutdown, by the agent's leave_on_interrupt and leave_on_terminate.
+func leaveOn(cfg *Config, sig os.Signal) bool {
+	switch sig {
+	case os.Interrupt:
+		return cfg.LeaveOnInt
+	case syscall.SIGTERM:
+		return cfg.LeaveOnTerm
+	}
+	return false
 }
 
 // reload re-reads the same arguments and applies what can change live.

@@ -35,6 +35,13 @@ type Config struct {
 	// contacts anyone to check for updates, so there is nothing to turn
 	// off.
 	DisableUpdateCheck bool `hcl:"disable_update_check"`
+	// LeaveOnInt and LeaveOnTerm make a server leave the region
+	// gracefully (gossip leave, removal from Raft) on SIGINT or SIGTERM
+	// before it shuts down. Off by default, as Nomad's: a server that
+	// only stops is seen as failed and keeps its place in the Raft
+	// configuration, so it rejoins as the same peer when it restarts.
+	LeaveOnInt  bool `hcl:"leave_on_interrupt"`
+	LeaveOnTerm bool `hcl:"leave_on_terminate"`
 
 	Ports     Ports     `hcl:"ports,block"`
 	Addresses Addresses `hcl:"addresses,block"`
@@ -108,6 +115,10 @@ type ServerConfig struct {
 	// JobMaxCount is the most allocations one job may ask for (the sum
 	// of its groups' counts); a job asking for more is refused.
 	JobMaxCount int `hcl:"job_max_count"`
+	// JobMaxSourceSize is the largest job source (with its variables) a
+	// server keeps with a job version, as a size ("1M", "512KiB"); a
+	// larger one is dropped with a warning.
+	JobMaxSourceSize string `hcl:"job_max_source_size"`
 
 	EvalGCThreshold       time.Duration `hcl:"eval_gc_threshold"`
 	BatchEvalGCThreshold  time.Duration `hcl:"batch_eval_gc_threshold"`
@@ -348,6 +359,7 @@ func DefaultConfig() *Config {
 			MinHeartbeatTTL:        10 * time.Second,
 			MaxHeartbeatsPerSecond: 50.0,
 			JobMaxCount:            structs.DefaultJobMaxCount,
+			JobMaxSourceSize:       "1M",
 			FailoverHeartbeatTTL:   5 * time.Minute,
 			EvalGCThreshold:        time.Hour,
 			BatchEvalGCThreshold:   24 * time.Hour,

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dustin/go-humanize"
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/opennomad/nomad/structs"
@@ -147,6 +148,9 @@ func (c *Config) validateServer(p *configProblems) {
 	}
 	if s.JobMaxCount < 1 {
 		p.add("server.job_max_count", "must be >= 1, got %d", s.JobMaxCount)
+	}
+	if _, err := humanize.ParseBytes(s.JobMaxSourceSize); err != nil {
+		p.add("server.job_max_source_size", "must be a size such as \"1M\" or \"512KiB\", got %q", s.JobMaxSourceSize)
 	}
 	if s.ServerJoin.RetryMax < 0 {
 		p.add("server.server_join.retry_max", "must be >= 0, got %d", s.ServerJoin.RetryMax)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
 	"strings"
 	"testing"
@@ -31,6 +32,15 @@ func startClientAgent(t *testing.T) (*realAgent, *structs.Allocation) {
 // alloc runs. With ACLs on, it bootstraps them (the secret is ra.mgmt).
 func startClientAgentRunning(t testing.TB, driver string, config map[string]interface{}, mod func(*Config)) (*realAgent, *structs.Allocation) {
 	t.Helper()
+	// A mock_driver task without run_for exits at once (as Nomad's); these
+	// tests want it running until they stop it.
+	if _, ok := config["run_for"]; driver == "mock_driver" && !ok {
+		config = maps.Clone(config)
+		if config == nil {
+			config = map[string]interface{}{}
+		}
+		config["run_for"] = "1h"
+	}
 	cfg := devConfig(t)
 	cfg.LogLevel = "WARN"
 	cfg.Client.Options = map[string]string{client.OptionMockDriverEnable: "true", client.OptionRawExecEnable: "true"}
@@ -306,10 +316,21 @@ func TestClientEndpoints_NomadAPICompat(t *testing.T) {
 	must.NoError(t, c.Allocations().Restart(a, "web", nil))
 }
 
+// An agent without a client forwards what names an allocation or node
+// (client_forward_test.go) and refuses what names neither.
 func TestClientEndpoints_AgentWithoutClient(t *testing.T) {
 	h := newTestHTTP(t)
-	resp, err := http.Get(h.srv.URL + "/v1/client/fs/ls/some-alloc")
-	must.NoError(t, err)
-	resp.Body.Close()
-	must.Eq(t, http.StatusNotImplemented, resp.StatusCode)
+	cases := []struct {
+		path string
+		want int
+	}{
+		{"/v1/client/fs/ls/some-alloc", http.StatusNotFound},
+		{"/v1/client/stats", http.StatusNotImplemented},
+	}
+	for _, tc := range cases {
+		resp, err := http.Get(h.srv.URL + tc.path)
+		must.NoError(t, err)
+		resp.Body.Close()
+		must.Eq(t, tc.want, resp.StatusCode, must.Sprint(tc.path))
+	}
 }

@@ -3,6 +3,7 @@ package agent
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -43,6 +44,10 @@ type HTTPServerConfig struct {
 	Metrics *metrics.InmemSink
 	// Prometheus serves /v1/metrics?format=prometheus; nil answers 415.
 	Prometheus http.Handler
+	// ForwardTLS gives the TLS of requests forwarded to another agent's
+	// HTTPS API (client requests for allocations that run elsewhere);
+	// nil when the API is plain HTTP.
+	ForwardTLS func() *tls.Config
 	// EventHeartbeat is how often an idle event stream sends "{}";
 	// zero means DefaultEventHeartbeat.
 	EventHeartbeat time.Duration
@@ -186,6 +191,9 @@ func (s *HTTPServer) routes() {
 	h("/v1/operator/scheduler/configuration", viaRPC, s.operatorSchedulerConfigRequest)
 	h("/v1/operator/raft/configuration", viaRPC, s.operatorRaftConfigRequest)
 	h("/v1/operator/raft/peer", viaRPC, s.operatorRaftPeerRequest)
+	h("/v1/operator/raft/transfer-leadership", viaRPC, s.operatorTransferLeadershipRequest)
+	h("/v1/operator/autopilot/configuration", viaRPC, s.operatorAutopilotConfigRequest)
+	h("/v1/operator/autopilot/health", viaRPC, s.operatorServerHealthRequest)
 	// The snapshot streams bypass the RPC registry; the servers check
 	// the token again (nomad.Server.SnapshotSave, SnapshotRestore).
 	h("/v1/operator/snapshot", readWrite(operatorCapability(acl.OperatorCapabilitySnapshotSave), management), s.operatorSnapshotRequest)
@@ -204,9 +212,12 @@ func (s *HTTPServer) routes() {
 	h("/v1/vars", viaRPC, s.variablesListRequest)
 	h("/v1/var/", viaRPC, s.variableSpecificRequest)
 
-	h("/v1/client/fs/", fsNeed, s.fsRequest)
-	h("/v1/client/allocation/", clientAllocNeed, s.clientAllocRequest)
-	h("/v1/client/stats", nodeReadNeed, s.clientStatsRequest)
+	// Answered by the agent running the allocation or node; any other
+	// agent forwards them there (client_forward.go).
+	h("/v1/client/fs/", fsNeed, s.forwardClient(s.fsRequest))
+	h("/v1/client/allocation/", clientAllocNeed, s.forwardClient(s.clientAllocRequest))
+	h("/v1/client/stats", nodeReadNeed, s.forwardClient(s.clientStatsRequest))
+	h("/v1/client/metadata", nodeMetaNeed, s.forwardClient(s.clientMetadataRequest))
 
 	h("/v1/scaling/policies", viaRPC, s.scalingPoliciesRequest)
 	h("/v1/scaling/policy/", viaRPC, s.scalingPolicyRequest)
@@ -215,11 +226,13 @@ func (s *HTTPServer) routes() {
 	h("/v1/search/fuzzy", viaRPC, s.fuzzySearchRequest)
 
 	h("/v1/system/gc", viaRPC, s.systemGCRequest)
+	h("/v1/system/reconcile/summaries", viaRPC, s.systemReconcileSummariesRequest)
 	h("/v1/metrics", public, s.metricsRequest)
 	s.handle("/v1/event/stream", eventStreamNeed, http.HandlerFunc(s.eventStream))
 
 	// With ACLs on, a token with agent write may profile the agent;
 	// with ACLs off only an agent started with enable_debug serves them.
+	h("/v1/agent/debug/clock", debugClockNeed, s.agentDebugClockRequest)
 	s.handle("/v1/agent/pprof/", pprofNeed, http.HandlerFunc(s.pprofRequest))
 	s.handle("/v1/agent/pprof/cmdline", pprofNeed, http.HandlerFunc(s.pprofRequest))
 	s.handle("/v1/agent/pprof/profile", pprofNeed, http.HandlerFunc(s.pprofRequest))

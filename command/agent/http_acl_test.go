@@ -155,7 +155,11 @@ var routeCases = map[string][]routeCase{
 	"/v1/agent/force-leave": {{method: "PUT", path: "/v1/agent/force-leave?node=nosuch", rules: agentWr, allowed: allowRight}},
 	"/v1/agent/health":      {{method: "GET", path: "/v1/agent/health", allowed: allowAll}},
 	"/v1/client/stats":      {{method: "GET", path: "/v1/client/stats", rules: nodeRead, allowed: allowReaders}},
-	"/v1/agent/monitor":     {{method: "GET", path: "/v1/agent/monitor?log_level=debug", rules: agentRd, allowed: allowReaders}},
+	"/v1/client/metadata": {
+		{method: "GET", path: "/v1/client/metadata", rules: nodeRead, allowed: allowReaders},
+		{method: "POST", path: "/v1/client/metadata", body: `{"Meta":{"a":"b"}}`, rules: `node { policy = "write" }`, allowed: allowRight},
+	},
+	"/v1/agent/monitor": {{method: "GET", path: "/v1/agent/monitor?log_level=debug", rules: agentRd, allowed: allowReaders}},
 	"/v1/agent/schedulers": {
 		{method: "GET", path: "/v1/agent/schedulers", rules: agentRd, allowed: allowReaders},
 		{method: "GET", path: "/v1/agent/schedulers?server_id=nowhere.global", rules: agentRd, allowed: allowReaders},
@@ -182,6 +186,16 @@ var routeCases = map[string][]routeCase{
 	},
 	"/v1/operator/raft/configuration": {{method: "GET", path: "/v1/operator/raft/configuration", allowed: allowRight}},
 	"/v1/operator/raft/peer":          {{method: "DELETE", path: "/v1/operator/raft/peer?id=nosuch", allowed: allowRight}},
+	"/v1/operator/raft/transfer-leadership": {
+		{method: "PUT", path: "/v1/operator/raft/transfer-leadership?id=nosuch", rules: `operator { policy = "write" }`, allowed: allowRight},
+	},
+	"/v1/operator/autopilot/configuration": {
+		{method: "GET", path: "/v1/operator/autopilot/configuration", rules: `operator { policy = "read" }`, allowed: allowRight},
+		{method: "PUT", path: "/v1/operator/autopilot/configuration", body: `{"CleanupDeadServers":true}`, rules: `operator { policy = "write" }`, allowed: allowRight},
+	},
+	"/v1/operator/autopilot/health": {
+		{method: "GET", path: "/v1/operator/autopilot/health", rules: `operator { policy = "read" }`, allowed: allowRight},
+	},
 	"/v1/operator/snapshot": {
 		{method: "GET", path: "/v1/operator/snapshot", rules: operatorCaps("snapshot-save"), allowed: allowRight},
 		{method: "PUT", path: "/v1/operator/snapshot", body: "not an archive", allowed: allowRight},
@@ -227,7 +241,8 @@ var routeCases = map[string][]routeCase{
 		// raw_exec tasks needs alloc-node-exec too (TestAllocExec_ACL).
 		{method: "GET", path: "/v1/client/allocation/" + noID + "/exec?task=web&command=%5B%22ls%22%5D", rules: nsCaps("alloc-exec"), allowed: allowRight},
 	},
-	"/v1/system/gc": {{method: "PUT", path: "/v1/system/gc", allowed: allowRight}},
+	"/v1/system/gc":                  {{method: "PUT", path: "/v1/system/gc", allowed: allowRight}},
+	"/v1/system/reconcile/summaries": {{method: "PUT", path: "/v1/system/reconcile/summaries", allowed: allowRight}},
 	// Listing namespaces filters them by the token: without one the list
 	// is empty, not refused.
 	"/v1/namespaces": {{method: "GET", path: "/v1/namespaces", rules: nsRead, allowed: "nrRm"}},
@@ -252,6 +267,7 @@ var routeCases = map[string][]routeCase{
 		{method: "GET", path: "/v1/event/stream?topic=NodePool", rules: poolRead, allowed: "m"},
 		{method: "GET", path: "/v1/event/stream", allowed: allowRight},
 	},
+	"/v1/agent/debug/clock":   {{method: "GET", path: "/v1/agent/debug/clock", rules: agentWr, allowed: allowRight}},
 	"/v1/agent/pprof/":        {{method: "GET", path: "/v1/agent/pprof/heap", rules: agentWr, allowed: allowRight}},
 	"/v1/agent/pprof/cmdline": {{method: "GET", path: "/v1/agent/pprof/cmdline", rules: agentWr, allowed: allowRight}},
 	"/v1/agent/pprof/profile": {{method: "GET", path: "/v1/agent/pprof/profile?seconds=1", rules: agentWr, allowed: allowRight}},

@@ -50,11 +50,13 @@ func TestHTTP_QueryOptionsReachTheServer(t *testing.T) {
 	resp, _ := h.do("GET", "/v1/jobs?namespace=prod&region=r2&stale&prefix=we&filter=Status%3D%3D%22running%22&per_page=5&next_token=t1&reverse=true", "",
 		"X-Nomad-Token", "secret")
 	must.Eq(t, http.StatusOK, resp.StatusCode)
-	// Filtering and pagination are the agent's (see list_options.go): the
-	// server is asked for the whole list.
+	// Pagination is the agent's (see list_options.go): the server is
+	// asked for the whole list; a job list's filter is the server's, which
+	// evaluates it over whole jobs.
 	q := h.rpc.lastCall(t, "Job.List").(*structs.JobListRequest).QueryOptions
 	must.Eq(t, structs.QueryOptions{
 		Region: "r2", Namespace: "prod", AllowStale: true, Prefix: "we", AuthToken: "secret",
+		Filter: `Status=="running"`,
 	}, q)
 
 	// Defaults: the agent's region, the default namespace; a bearer token.
@@ -269,6 +271,7 @@ func TestHTTP_NotFoundAndMethods(t *testing.T) {
 		{"POST", "/v1/status/leader", 405, "Invalid method"},
 		{"DELETE", "/v1/operator/scheduler/configuration", 405, "Invalid method"},
 		{"GET", "/v1/system/gc", 405, "Invalid method"},
+		{"GET", "/v1/system/reconcile/summaries", 405, "Invalid method"},
 		{"POST", "/v1/metrics", 405, "Invalid method"},
 		{"POST", "/v1/event/stream", 405, "Invalid method"},
 		{"POST", "/v1/agent/self", 405, "Invalid method"},

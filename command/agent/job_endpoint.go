@@ -17,12 +17,13 @@ var jobSubresources = map[string]bool{
 	"plan": true, "evaluate": true, "allocations": true, "evaluations": true,
 	"summary": true, "versions": true, "deployments": true, "deployment": true,
 	"periodic/force": true, "dispatch": true, "revert": true, "stable": true, "scale": true,
+	"submission": true,
 }
 
 // jobUnsupported are Nomad's other paths under /v1/job/:id; they answer
 // 501 rather than being mistaken for part of a job ID.
 var jobUnsupported = map[string]bool{
-	"services": true, "submission": true, "actions": true, "action": true, "tag": true,
+	"services": true, "actions": true, "action": true, "tag": true,
 }
 
 // jobsRequest serves /v1/jobs: GET lists, PUT/POST registers.
@@ -48,10 +49,7 @@ func (s *HTTPServer) jobList(w http.ResponseWriter, r *http.Request) (interface{
 	if meta {
 		args.Fields = &structs.JobStubFields{Meta: true}
 	}
-	lo, err := takeListOptions(&args.QueryOptions)
-	if err != nil {
-		return nil, err
-	}
+	lo := takePagingOptions(&args.QueryOptions)
 	var out structs.JobListResponse
 	if err := s.rpc.RPC("Job.List", &args, &out); err != nil {
 		return nil, err
@@ -95,6 +93,10 @@ func (s *HTTPServer) jobRegister(w http.ResponseWriter, r *http.Request, pathID 
 		return nil, err
 	}
 	args.Job = job
+	if sub := body.Submission; sub != nil {
+		args.Submission = &structs.JobSubmission{Source: sub.Source, Format: sub.Format,
+			VariableFlags: sub.VariableFlags, Variables: sub.Variables}
+	}
 	var out structs.JobRegisterResponse
 	if err := s.rpc.RPC("Job.Register", &args, &out); err != nil {
 		return nil, err
@@ -251,6 +253,8 @@ func (s *HTTPServer) jobSpecificRequest(w http.ResponseWriter, r *http.Request) 
 		return s.jobSummary(w, r, id)
 	case "versions":
 		return s.jobVersions(w, r, id)
+	case "submission":
+		return s.jobSubmission(w, r, id)
 	case "deployments":
 		return s.jobDeployments(w, r, id)
 	case "deployment":
@@ -443,6 +447,31 @@ func (s *HTTPServer) jobSummary(w http.ResponseWriter, r *http.Request, id strin
 		return nil, codedError(http.StatusNotFound, structs.ErrUnknownJob.Error())
 	}
 	return out.JobSummary, nil
+}
+
+// jobSubmission serves GET /v1/job/:id/submission?version=N: the source
+// that version was submitted as (404 "job source not found" when none is
+// kept).
+func (s *HTTPServer) jobSubmission(w http.ResponseWriter, r *http.Request, id string) (interface{}, error) {
+	if err := requireMethod(r, http.MethodGet); err != nil {
+		return nil, err
+	}
+	raw := r.URL.Query().Get("version")
+	version, err := strconv.ParseUint(raw, 10, 64)
+	if err != nil {
+		return nil, codedError(http.StatusBadRequest, fmt.Sprintf("Failed to parse value of %q (%v) as a version", "version", raw))
+	}
+	args := structs.JobSubmissionRequest{JobID: id, Version: version}
+	if err := s.parseQueryOptions(r, &args.QueryOptions); err != nil {
+		return nil, err
+	}
+	var out structs.JobSubmissionResponse
+	if err := s.rpc.RPC("Job.GetJobSubmission", &args, &out); err != nil {
+		return nil, err
+	}
+	setMeta(w, &out.QueryMeta)
+	sub := out.Submission
+	return api.JobSubmission{Source: sub.Source, Format: sub.Format, VariableFlags: sub.VariableFlags, Variables: sub.Variables}, nil
 }
 
 func (s *HTTPServer) jobVersions(w http.ResponseWriter, r *http.Request, id string) (interface{}, error) {

@@ -14,7 +14,9 @@ import (
 // List endpoints take Nomad's ?filter, ?reverse, ?per_page and
 // ?next_token. The servers return whole lists, so the agent applies them
 // to the answer: lists are a few thousand stubs at most, and an
-// expression evaluated per stub costs microseconds.
+// expression evaluated per stub costs microseconds. Where Nomad
+// evaluates the filter over the whole object and the list holds stubs
+// (jobs, allocations, nodes), the server filters and the agent pages.
 //
 // Pagination: with per_page, items are sorted by their key (the ID, or
 // "namespace.ID" for jobs of all namespaces), the page starts at the
@@ -28,6 +30,15 @@ type listOptions struct {
 	reverse   bool
 	perPage   int
 	nextToken string
+}
+
+// takePagingOptions is takeListOptions for the lists whose server
+// applies the filter itself, over whole objects rather than stubs (jobs,
+// allocations, nodes, as Nomad's): the filter stays in q.
+func takePagingOptions(q *structs.QueryOptions) *listOptions {
+	lo := &listOptions{reverse: q.Reverse, perPage: int(q.PerPage), nextToken: q.NextToken}
+	q.Reverse, q.PerPage, q.NextToken = false, 0, ""
+	return lo
 }
 
 // takeListOptions moves the list parameters out of q.

@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"encoding/json"
 	"net/http"
 	"testing"
 
@@ -69,15 +68,17 @@ func TestListOptions(t *testing.T) {
 func TestListOptions_OverHTTP(t *testing.T) {
 	h := newTestHTTP(t)
 	seed(t, h)
-	resp, body := h.do("GET", `/v1/allocations?filter=ClientStatus%20%3D%3D%20%22nope%22`, "")
+	// Allocation, job and node lists are filtered by the server, over
+	// whole objects: their filter reaches it untouched.
+	resp, _ := h.do("GET", `/v1/allocations?filter=ClientStatus%20%3D%3D%20%22nope%22&per_page=2`, "")
 	must.Eq(t, http.StatusOK, resp.StatusCode)
-	must.Eq(t, "[]\n", body)
-	resp, body = h.do("GET", `/v1/nodes?filter=Status%20%3D%3D%20%22ready%22`, "")
+	q := h.rpc.lastCall(t, "Alloc.List").(*structs.AllocListRequest).QueryOptions
+	must.Eq(t, `ClientStatus == "nope"`, q.Filter)
+	must.Eq(t, 0, q.PerPage)
+	resp, _ = h.do("GET", `/v1/nodes?filter=Status%20%3D%3D%20%22ready%22`, "")
 	must.Eq(t, http.StatusOK, resp.StatusCode)
-	var nodes []map[string]any
-	must.NoError(t, json.Unmarshal([]byte(body), &nodes))
-	must.Len(t, 1, nodes)
-	resp, body = h.do("GET", `/v1/evaluations?filter=bad%20%3D%3D`, "")
+	must.Eq(t, `Status == "ready"`, h.rpc.lastCall(t, "Node.List").(*structs.NodeListRequest).Filter)
+	resp, body := h.do("GET", `/v1/evaluations?filter=bad%20%3D%3D`, "")
 	must.Eq(t, http.StatusBadRequest, resp.StatusCode)
 	must.StrHasPrefix(t, "failed to read filter expression", body)
 }

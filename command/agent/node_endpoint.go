@@ -49,10 +49,7 @@ func (s *HTTPServer) nodesRequest(w http.ResponseWriter, r *http.Request) (inter
 	if resources || os {
 		args.Fields = &structs.NodeStubFields{Resources: resources, OS: os}
 	}
-	lo, err := takeListOptions(&args.QueryOptions)
-	if err != nil {
-		return nil, err
-	}
+	lo := takePagingOptions(&args.QueryOptions)
 	var out structs.NodeListResponse
 	if err := s.rpc.RPC("Node.List", &args, &out); err != nil {
 		return nil, err

@@ -213,7 +213,7 @@ func (c *CoreScheduler) allocCollectable(a *structs.Allocation, job *structs.Job
 // the threshold, once every eval and alloc of theirs may go too. Evals and
 // allocs are deleted first, then the jobs.
 func (c *CoreScheduler) jobGC(force bool) error {
-	jobs, err := c.snap.JobsByGC(nil, true)
+	jobs, err := c.snap.GCableJobs(nil)
 	if err != nil {
 		return err
 	}

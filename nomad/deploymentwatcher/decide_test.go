@@ -162,6 +162,20 @@ func TestDecide(t *testing.T) {
 			},
 		},
 		{
+			// The deadline starts with the first placement: a deployment
+			// that placed nothing (a full cluster) waits however long.
+			name: "progress deadline not started: no failure, however late",
+			build: func(f *fixture) []*structs.Allocation {
+				f.st.ProgressDeadline = 10 * time.Minute
+				return nil
+			},
+			now: at(time.Hour),
+			check: func(t *testing.T, f *fixture, allocs []*structs.Allocation, dec decision) {
+				must.Nil(t, dec.fail)
+				must.True(t, dec.wakeAt.IsZero())
+			},
+		},
+		{
 			name: "progress deadline passed, but the group is done",
 			build: func(f *fixture) []*structs.Allocation {
 				f.st.ProgressDeadline, f.st.RequireProgressBy = 10*time.Minute, at(10*time.Minute)

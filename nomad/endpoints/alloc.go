@@ -104,6 +104,10 @@ func (a *Alloc) List(args *structs.AllocListRequest, reply *structs.AllocListRes
 		return err
 	}
 	ns := args.RequestNamespace()
+	filter, err := newListFilter(args.Filter)
+	if err != nil {
+		return err
+	}
 	return blockingQuery(a.srv, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
 		allocs, err := store.AllocsByIDPrefix(ws, ns, args.Prefix)
 		if err != nil {
@@ -111,6 +115,13 @@ func (a *Alloc) List(args *structs.AllocListRequest, reply *structs.AllocListRes
 		}
 		stubs := make([]*structs.AllocListStub, 0, len(allocs))
 		for _, alloc := range allocs {
+			keep, err := filter.match(alloc)
+			if err != nil {
+				return 0, err
+			}
+			if !keep {
+				continue
+			}
 			stub := alloc.Stub()
 			if f := args.Fields; f != nil {
 				if f.Resources {

@@ -43,6 +43,7 @@ var notForwarded = map[string]bool{
 	"Status.Leader":                 true, // Status.* forward only another region's
 	"Status.Peers":                  true,
 	"Status.Members":                true,
+	"Status.RaftStats":              true, // each server answers for its own log
 	"Region.List":                   true,
 	"Operator.RaftGetConfiguration": true, // forwards only another region's
 }

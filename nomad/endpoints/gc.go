@@ -1,6 +1,8 @@
 package endpoints
 
 import (
+	"fmt"
+
 	"github.com/opennomad/nomad/structs"
 )
 
@@ -41,14 +43,16 @@ func (j *Job) BatchDeregister(args *structs.JobBatchDeregisterRequest, reply *st
 	return nil
 }
 
-// System serves System.GarbageCollect.
+// System serves System.GarbageCollect and System.ReconcileJobSummaries.
 type System struct {
 	srv Server
 }
 
-// systemRules: a forced garbage collection needs a management token.
+// systemRules: a forced garbage collection and a summary repair need a
+// management token.
 var systemRules = Rules{
-	"GarbageCollect": Management(),
+	"GarbageCollect":        Management(),
+	"ReconcileJobSummaries": Management(),
 }
 
 // GarbageCollect starts a forced collection of everything terminal,
@@ -63,5 +67,20 @@ func (s *System) GarbageCollect(args *structs.GenericRequest, reply *structs.Gen
 		return err
 	}
 	reply.Index = eval.ModifyIndex
+	return nil
+}
+
+// ReconcileJobSummaries recomputes every job's summary from its
+// allocations: the repair for a summary that drifted from what is
+// placed. It goes through Raft so every server repairs at the same index.
+func (s *System) ReconcileJobSummaries(args *structs.GenericRequest, reply *structs.GenericResponse) error {
+	if done, err := s.srv.Forward("System.ReconcileJobSummaries", args, args, reply); done {
+		return err
+	}
+	_, index, err := s.srv.RaftApply(structs.ReconcileJobSummariesRequestType, args)
+	if err != nil {
+		return fmt.Errorf("reconciling job summaries: %w", err)
+	}
+	reply.Index = index
 	return nil
 }

@@ -3,6 +3,7 @@ package endpoints
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/go-memdb"
@@ -31,6 +32,7 @@ var jobRules = Rules{
 	"Validate":         NamespaceAny(acl.NamespaceCapabilityReadJob),
 	"GetJob":           NamespaceAny(acl.NamespaceCapabilityReadJob),
 	"GetJobVersions":   NamespaceAny(acl.NamespaceCapabilityReadJob),
+	"GetJobSubmission": NamespaceAny(acl.NamespaceCapabilityReadJob),
 	"Summary":          NamespaceAny(acl.NamespaceCapabilityReadJob),
 	"Allocations":      NamespaceAny(acl.NamespaceCapabilityReadJob),
 	"Evaluations":      NamespaceAny(acl.NamespaceCapabilityReadJob),
@@ -260,10 +262,24 @@ func (j *Job) Register(args *structs.JobRegisterRequest, reply *structs.JobRegis
 		}
 	}
 
+	var warnings []string
+	if limit := j.srv.Settings().JobMaxSourceSize; args.Submission != nil {
+		if limit <= 0 {
+			limit = structs.DefaultJobMaxSourceSize
+		}
+		if size := args.Submission.Size(); size > limit {
+			// Nomad's answer too: the job registers, its source is
+			// not kept.
+			warnings = append(warnings, fmt.Sprintf("job source size of %d bytes exceeds maximum of %d bytes and will be discarded", size, limit))
+			args.Submission = nil
+		}
+	}
+
 	_, index, err := j.srv.RaftApply(structs.JobRegisterRequestType, args)
 	if err != nil {
 		return err
 	}
+	reply.Warnings = strings.Join(warnings, "\n")
 	stored, err := j.srv.State().JobByID(nil, job.Namespace, job.ID)
 	if err != nil {
 		return err
@@ -412,6 +428,15 @@ func (j *Job) Validate(args *structs.JobValidateRequest, reply *structs.JobValid
 		reply.Error = v.Error()
 	case err != nil:
 		return err
+	default:
+		// Driver blocks are checked once the job itself is sound (the
+		// tasks and their drivers are known to be there).
+		problems, all := checkDriverConfigs(args.Job)
+		reply.DriverConfigValidated = all
+		if len(problems) > 0 {
+			reply.ValidationErrors = problems
+			reply.Error = (&structs.ValidationError{Problems: problems}).Error()
+		}
 	}
 	return nil
 }
@@ -442,6 +467,10 @@ func (j *Job) List(args *structs.JobListRequest, reply *structs.JobListResponse)
 		return err
 	}
 	ns := args.RequestNamespace()
+	filter, err := newListFilter(args.Filter)
+	if err != nil {
+		return err
+	}
 	return blockingQuery(j.srv, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
 		jobs, err := store.JobsByIDPrefix(ws, ns, args.Prefix)
 		if err != nil {
@@ -449,6 +478,13 @@ func (j *Job) List(args *structs.JobListRequest, reply *structs.JobListResponse)
 		}
 		stubs := make([]*structs.JobListStub, 0, len(jobs))
 		for _, job := range jobs {
+			keep, err := filter.match(job)
+			if err != nil {
+				return 0, err
+			}
+			if !keep {
+				continue
+			}
 			summary, err := store.JobSummaryByID(ws, job.Namespace, job.ID)
 			if err != nil {
 				return 0, err

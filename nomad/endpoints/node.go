@@ -513,6 +513,10 @@ func (n *Node) List(args *structs.NodeListRequest, reply *structs.NodeListRespon
 	if done, err := n.srv.Forward("Node.List", args, args, reply); done {
 		return err
 	}
+	filter, err := newListFilter(args.Filter)
+	if err != nil {
+		return err
+	}
 	return blockingQuery(n.srv, &args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, store *state.StateStore) (uint64, error) {
 		nodes, err := store.NodesByIDPrefix(ws, args.Prefix)
 		if err != nil {
@@ -520,6 +524,13 @@ func (n *Node) List(args *structs.NodeListRequest, reply *structs.NodeListRespon
 		}
 		stubs := make([]*structs.NodeListStub, 0, len(nodes))
 		for _, node := range nodes {
+			keep, err := filter.match(node)
+			if err != nil {
+				return 0, err
+			}
+			if !keep {
+				continue
+			}
 			stubs = append(stubs, nodeStub(node, args.Fields))
 		}
 		reply.Nodes = stubs

@@ -20,6 +20,10 @@ var operatorRules = Rules{
 	"RaftRemovePeerByID":        Management(),
 	"SchedulerGetConfiguration": OperatorRead(),
 	"SchedulerSetConfiguration": OperatorWrite(),
+	"AutopilotGetConfiguration": OperatorRead(),
+	"AutopilotSetConfiguration": OperatorWrite(),
+	"ServerHealth":              OperatorRead(),
+	"RaftTransferLeadership":    OperatorWrite(),
 }
 
 // SchedulerGetConfiguration returns the cluster's scheduler configuration.

@@ -154,6 +154,19 @@ type Server interface {
 	// kind structs.ErrInvalid when no server has the ID.
 	RemoveRaftPeer(id string) (uint64, error)
 
+	// ServerHealth judges every server of the Raft configuration (the
+	// leader's view: call it on the leader).
+	ServerHealth() (*structs.OperatorHealthReply, error)
+
+	// LocalRaftStats is this server's view of its own Raft log.
+	LocalRaftStats() structs.RaftStats
+
+	// TransferLeadership hands leadership to the server with Raft ID id,
+	// or at address (one of them may be given), or to the most
+	// up-to-date follower when both are empty; an error of kind
+	// structs.ErrInvalid when no voter matches.
+	TransferLeadership(id, address string) error
+
 	// Members are the servers this server knows as gossip members, with
 	// their status; only itself when it runs no gossip.
 	Members() []*structs.ServerMember
@@ -196,6 +209,8 @@ type Settings struct {
 	NodeName   string
 	// JobMaxCount bounds the allocations of a job (0: the default).
 	JobMaxCount int
+	// JobMaxSourceSize bounds a kept job source (0: the default).
+	JobMaxSourceSize int
 	// Schedulers build the scheduler of each job type (Job.Plan's dry
 	// runs).
 	Schedulers scheduler.Factories

@@ -18,6 +18,15 @@ var statusRules = Rules{
 	"Peers":   Public(),
 	"Ping":    Public(),
 	"Members": NodeRead(),
+	// RaftStats is the leader asking the other servers for its health
+	// report.
+	"RaftStats": Internal(),
+}
+
+// RaftStats returns this server's view of its own Raft log.
+func (s *Status) RaftStats(args *structs.GenericRequest, reply *structs.RaftStats) error {
+	*reply = s.srv.LocalRaftStats()
+	return nil
 }
 
 // Ping answers, so callers can check a server is reachable.

@@ -42,3 +42,23 @@ func (f *FSM) applyReconcileJobSummaries(body []byte, index uint64) interface{} 
 	}
 	return f.State().ReconcileJobSummaries(index)
 }
+
+// applyAutopilotConfig writes the autopilot configuration. A CAS write
+// returns whether it applied.
+func (f *FSM) applyAutopilotConfig(body []byte, index uint64) interface{} {
+	var req structs.AutopilotSetConfigRequest
+	if err := decode(body, structs.AutopilotRequestType, &req); err != nil {
+		return err
+	}
+	if req.CAS {
+		applied, err := f.State().AutopilotCASConfig(index, req.Config.ModifyIndex, &req.Config)
+		if err != nil {
+			return err
+		}
+		return applied
+	}
+	if err := f.State().AutopilotSetConfig(index, &req.Config); err != nil {
+		return err
+	}
+	return true
+}

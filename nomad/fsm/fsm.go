@@ -120,6 +120,7 @@ var appliers = map[structs.MessageType]applyFunc{
 	structs.DeploymentAllocHealthRequestType:        (*FSM).applyDeploymentAllocHealth,
 	structs.DeploymentDeleteRequestType:             (*FSM).applyDeploymentDelete,
 	structs.SchedulerConfigRequestType:              (*FSM).applySchedulerConfig,
+	structs.AutopilotRequestType:                    (*FSM).applyAutopilotConfig,
 	structs.ClusterMetadataRequestType:              (*FSM).applyClusterMetadata,
 	structs.RootKeyUpsertRequestType:                (*FSM).applyRootKeyUpsert,
 	structs.RootKeyDeleteRequestType:                (*FSM).applyRootKeyDelete,

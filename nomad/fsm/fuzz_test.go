@@ -41,6 +41,7 @@ func fuzzEntryRequests(node *structs.Node, job *structs.Job, alloc *structs.Allo
 		structs.DeploymentAllocHealthRequestType:  &structs.ApplyDeploymentAllocHealthRequest{},
 		structs.DeploymentDeleteRequestType:       &structs.DeploymentDeleteRequest{},
 		structs.SchedulerConfigRequestType:        &structs.SchedulerSetConfigRequest{},
+		structs.AutopilotRequestType:              &structs.AutopilotSetConfigRequest{Config: *structs.DefaultAutopilotConfig()},
 		structs.ClusterMetadataRequestType:        &structs.ClusterMetadataRequest{},
 		structs.RootKeyUpsertRequestType:          &structs.RootKeyUpsertRequest{},
 		structs.RootKeyDeleteRequestType:          &structs.RootKeyDeleteRequest{},

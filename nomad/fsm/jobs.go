@@ -57,6 +57,9 @@ func (f *FSM) applyJobRegister(body []byte, index uint64) interface{} {
 		if err := tx.UpsertJob(job); err != nil {
 			return err
 		}
+		if err := tx.UpsertJobSubmission(job.Namespace, job.ID, req.Submission); err != nil {
+			return err
+		}
 		for _, u := range req.DeploymentUpdates {
 			// A deployment collected since the endpoint looked needs no
 			// cancelling.

@@ -66,6 +66,10 @@ type Config struct {
 	CleanupInterval time.Duration
 	// MinQuorum is the smallest voter count the cleanup leaves.
 	MinQuorum int
+	// CleanupPolicy, when set, is asked before each cleanup whether it
+	// may run and for the fewest voters it must leave (the larger of
+	// that and MinQuorum counts): the stored autopilot configuration.
+	CleanupPolicy func() (enabled bool, minQuorum int)
 
 	// SnapshotPath, when set, is where gossip keeps the members it knew,
 	// so that a restarted server rejoins them by itself.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -404,4 +405,65 @@ func sorted(s []string) []string {
 	out := slices.Clone(s)
 	sort.Strings(out)
 	return out
+}
+
+// The stored autopilot configuration can turn the cleanup off, or ask
+// for more voters to remain than the agent's min_quorum.
+func TestDeadServerCleanup_Policy(t *testing.T) {
+	c := newTestCluster(t)
+	var mu sync.Mutex
+	enabled, minQuorum := false, 0
+	tune := func(cfg *Config) {
+		cfg.DeadServerGrace = 100 * time.Millisecond
+		cfg.CleanupInterval = 20 * time.Millisecond
+		cfg.CleanupPolicy = func() (bool, int) {
+			mu.Lock()
+			defer mu.Unlock()
+			return enabled, minQuorum
+		}
+	}
+	setPolicy := func(on bool, min int) {
+		mu.Lock()
+		defer mu.Unlock()
+		enabled, minQuorum = on, min
+	}
+	a := c.start("a", 3, tune)
+	b := c.start("b", 3, tune)
+	cc := c.start("c", 3, tune)
+	for _, n := range []*testNode{b, cc} {
+		_, err := n.m.Join([]string{a.serfAddr()})
+		must.NoError(t, err)
+	}
+	leader := c.leader()
+	waitFor(t, func() bool { return len(voters(t, leader.raft)) == 3 })
+	var victim *testNode
+	for _, n := range []*testNode{a, b, cc} {
+		if n != leader {
+			victim = n
+			break
+		}
+	}
+	victim.stop()
+	waitFor(t, func() bool {
+		for _, m := range leader.m.KnownServers() {
+			if m.ID == victim.m.cfg.ServerID {
+				return m.Status == serf.StatusFailed
+			}
+		}
+		return false
+	})
+
+	// Off, and then on but with three voters to keep: the failed server
+	// stays for many cleanup rounds past its grace.
+	for _, p := range []struct {
+		on  bool
+		min int
+	}{{false, 0}, {true, 3}} {
+		setPolicy(p.on, p.min)
+		time.Sleep(300 * time.Millisecond)
+		must.SliceContains(t, voters(t, leader.raft), victim.m.cfg.ServerID, must.Sprintf("policy %+v", p))
+	}
+
+	setPolicy(true, 2)
+	waitFor(t, func() bool { return !slices.Contains(voters(t, leader.raft), victim.m.cfg.ServerID) })
 }

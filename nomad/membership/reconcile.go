@@ -157,6 +157,14 @@ func (m *Membership) removeDeadServers(now time.Time) {
 	if m.cfg.DeadServerGrace <= 0 || m.raft.State() != raft.Leader {
 		return
 	}
+	minQuorum := m.cfg.MinQuorum
+	if m.cfg.CleanupPolicy != nil {
+		enabled, policyMin := m.cfg.CleanupPolicy()
+		if !enabled {
+			return
+		}
+		minQuorum = max(minQuorum, policyMin)
+	}
 	f := m.raft.GetConfiguration()
 	if err := f.Error(); err != nil {
 		m.logger.Error("dead server cleanup: reading the raft configuration", "error", err)
@@ -204,9 +212,9 @@ func (m *Membership) removeDeadServers(now time.Time) {
 	if len(dead) == 0 {
 		return
 	}
-	if !removableDead(voters, len(dead), m.cfg.MinQuorum) {
+	if !removableDead(voters, len(dead), minQuorum) {
 		m.logger.Warn("not removing dead servers: too few voters would remain",
-			"voters", voters, "dead", len(dead), "min_quorum", m.cfg.MinQuorum)
+			"voters", voters, "dead", len(dead), "min_quorum", minQuorum)
 		return
 	}
 	for _, d := range dead {

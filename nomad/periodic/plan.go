@@ -43,7 +43,7 @@ func (p *passPlan) wakeBy(t time.Time) {
 // overlap, first sight); it is read, not changed. Templates whose config
 // cannot be read are reported in the error, the others still planned.
 func planLaunches(store *state.StateStore, ws memdb.WatchSet, now time.Time, after map[structs.NamespacedID]time.Time) (*passPlan, error) {
-	templates, err := store.JobsByPeriodic(ws, true)
+	templates, err := store.PeriodicJobs(ws)
 	if err != nil {
 		return nil, fmt.Errorf("periodic: listing periodic jobs: %w", err)
 	}

@@ -11,9 +11,11 @@ import (
 // BuildRequest turns a judged plan into its Raft entry: the stops and
 // preemptions as they are (decisions the state store applies to the allocs
 // it holds), the new and updated allocs stamped with now (as copies
-// without the plan's job, which the entry carries once), and one pending
-// eval per job that loses allocs to preemption, so that job gets
-// rescheduled. st must be the state result was judged against.
+// without the plan's job, which the entry carries once, and only when one
+// of them needs it: a plan that only stops allocs or moves a deployment
+// along would otherwise copy the whole job into the log for nothing), and
+// one pending eval per job that loses allocs to preemption, so that job
+// gets rescheduled. st must be the state result was judged against.
 //
 // It stamps CreateTime (when unset) and ModifyTime on the result's allocs
 // themselves, so the submitter sees the times that were committed; the
@@ -22,12 +24,11 @@ import (
 func BuildRequest(st State, plan *structs.Plan, result *structs.PlanResult, now time.Time) *structs.ApplyPlanResultsRequest {
 	ts := now.UnixNano()
 	req := &structs.ApplyPlanResultsRequest{
-		AllocUpdateRequest: structs.AllocUpdateRequest{Job: plan.Job},
-		Deployment:         result.Deployment,
-		DeploymentUpdates:  result.DeploymentUpdates,
-		EvalID:             plan.EvalID,
-		IneligibleNodes:    result.IneligibleNodes,
-		UpdatedAt:          ts,
+		Deployment:        result.Deployment,
+		DeploymentUpdates: result.DeploymentUpdates,
+		EvalID:            plan.EvalID,
+		IneligibleNodes:   result.IneligibleNodes,
+		UpdatedAt:         ts,
 	}
 	for _, node := range slices.Sorted(maps.Keys(result.NodeUpdate)) {
 		req.AllocsStopped = append(req.AllocsStopped, result.NodeUpdate[node]...)
@@ -41,6 +42,7 @@ func BuildRequest(st State, plan *structs.Plan, result *structs.PlanResult, now 
 			c := *a
 			if c.Job == plan.Job {
 				c.Job = nil
+				req.Job = plan.Job
 			}
 			req.AllocsUpdated = append(req.AllocsUpdated, &c)
 		}

@@ -74,3 +74,50 @@ func TestBuildRequest(t *testing.T) {
 		must.Eq(t, ts, got.ModifyTime)
 	}
 }
+
+// TestBuildRequest_JobOnlyForNewAllocs: the entry carries the plan's job
+// only for allocs that need it; a plan that stops allocs or moves its
+// deployment along leaves it out of the log, and the entry still applies.
+func TestBuildRequest_JobOnlyForNewAllocs(t *testing.T) {
+	s := statetest.NewStore(t)
+	x := s.Node()
+	job := s.Job()
+	old := s.Alloc(job, x, 500)
+	e := mock.Eval(mock.EvalForJob(job))
+	d := structs.NewDeployment(job, 50, testEpoch)
+	s.MustWrite(func(tx *state.Txn) error {
+		if err := tx.UpsertEvals([]*structs.Evaluation{e}); err != nil {
+			return err
+		}
+		return tx.UpsertDeployment(d)
+	})
+
+	cases := []struct {
+		name string
+		plan *structs.Plan
+	}{
+		{"stop only", mock.BuildPlan(e.MakePlan(job)).Stop(old).Build()},
+		{"deployment update only", func() *structs.Plan {
+			p := e.MakePlan(job)
+			p.DeploymentUpdates = []*structs.DeploymentStatusUpdate{{DeploymentID: d.ID,
+				Status: structs.DeploymentStatusSuccessful, StatusDescription: structs.DeploymentStatusDescriptionSuccessful}}
+			return p
+		}()},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			view := view(s)
+			v, err := Judge(View{State: view}, tc.plan, 1)
+			must.NoError(t, err)
+			req := BuildRequest(view, tc.plan, v.Result, testEpoch)
+			must.Nil(t, req.Job)
+			must.Len(t, 0, req.AllocsUpdated)
+
+			buf, err := structs.Encode(structs.ApplyPlanResultsRequestType, req)
+			must.NoError(t, err)
+			var decoded structs.ApplyPlanResultsRequest
+			must.NoError(t, structs.Decode(buf[1:], &decoded))
+			s.MustWrite(func(tx *state.Txn) error { return tx.UpsertPlanResults(&decoded) })
+		})
+	}
+}

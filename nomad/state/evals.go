@@ -69,9 +69,14 @@ func (s *StateStore) EvalsByJob(ws memdb.WatchSet, namespace, jobID string) ([]*
 	return evalsByJob(s.db.Txn(false), ws, namespace, jobID)
 }
 
-// EvalsByStatus returns every eval with the status, in all namespaces.
-// The leader rebuilds its broker from the pending and blocked ones.
+// EvalsByStatus returns every pending or blocked eval (status says
+// which), in all namespaces: the leader rebuilds its broker from them.
+// Finished evals are not indexed by status, and asking for them is an
+// error rather than an empty answer.
 func (s *StateStore) EvalsByStatus(ws memdb.WatchSet, status string) ([]*structs.Evaluation, error) {
+	if waitingEvalStatus(&structs.Evaluation{Status: status}) == "" {
+		return nil, fmt.Errorf("listing evals with status %q: only pending and blocked evals are listed by status: %w", status, structs.ErrInvalid)
+	}
 	it, err := get(s.db.Txn(false), ws, TableEvals, "status", status)
 	if err != nil {
 		return nil, err

@@ -101,6 +101,16 @@ func TestEvals_Lookups(t *testing.T) {
 	must.Eq(t, []string{"aaaa1111", "aaaa2222"}, ids(s.EvalsByIDPrefix(nil, "default", "aaaa")))
 	must.Eq(t, []string{"aaaa1111", "aaaa2222", "aaaa3333"}, ids(s.EvalsByIDPrefix(nil, "*", "aaaa")))
 	must.Eq(t, []string{"aaaa2222"}, ids(s.EvalsByStatus(nil, structs.EvalStatusBlocked)))
+	must.Eq(t, []string{"aaaa1111", "aaaa3333", "bbbb0000"}, ids(s.EvalsByStatus(nil, structs.EvalStatusPending)))
+
+	// Only waiting evals are indexed by status: one that finishes leaves
+	// the index, and finished ones cannot be listed by it.
+	done := e1.Copy()
+	done.Status = structs.EvalStatusComplete
+	must.NoError(t, s.UpsertEvals(2, []*structs.Evaluation{done}))
+	must.Eq(t, []string{"aaaa3333", "bbbb0000"}, ids(s.EvalsByStatus(nil, structs.EvalStatusPending)))
+	_, err := s.EvalsByStatus(nil, structs.EvalStatusComplete)
+	must.ErrorIs(t, err, structs.ErrInvalid)
 }
 
 func TestEvals_CompleteCancelsBlocked(t *testing.T) {

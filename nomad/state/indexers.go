@@ -102,9 +102,12 @@ func (u *uintIndex) FromArgs(args ...interface{}) ([]byte, error) {
 
 // boolIndex indexes a condition of the object as one byte. Unlike
 // memdb.ConditionalIndex it never reports the value missing, so both
-// true and false rows can be looked up.
+// true and false rows can be looked up, unless onlyTrue: then rows where
+// the condition is false are left out of the index (its schema must
+// AllowMissing), which saves a tree insert on every write of them.
 type boolIndex struct {
-	get func(obj interface{}) (bool, error)
+	get      func(obj interface{}) (bool, error)
+	onlyTrue bool
 }
 
 // boolField builds a boolIndex for objects of type T.
@@ -119,10 +122,19 @@ func boolField[T any](get func(T) bool) *boolIndex {
 	}}
 }
 
+// flagField builds a boolIndex for objects of type T that holds only the
+// rows where get is true: for lookups that only ever ask for those (the
+// few periodic templates among thousands of jobs).
+func flagField[T any](get func(T) bool) *boolIndex {
+	b := boolField(get)
+	b.onlyTrue = true
+	return b
+}
+
 // FromObject implements memdb.SingleIndexer.
 func (b *boolIndex) FromObject(obj interface{}) (bool, []byte, error) {
 	v, err := b.get(obj)
-	if err != nil {
+	if err != nil || (b.onlyTrue && !v) {
 		return false, nil, err
 	}
 	return true, boolKey(v), nil

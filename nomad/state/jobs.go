@@ -49,9 +49,13 @@ func (s *StateStore) JobsByIDPrefix(ws memdb.WatchSet, namespace, prefix string)
 	return collect[structs.Job](it, nil), nil
 }
 
-// JobsByType returns every job of a type (service, batch, system,
-// sysbatch) in all namespaces.
+// JobsByType returns every system or sysbatch job (jobType says which)
+// in all namespaces. Other types are not indexed, and asking for one is
+// an error rather than an empty answer.
 func (s *StateStore) JobsByType(ws memdb.WatchSet, jobType string) ([]*structs.Job, error) {
+	if nodeScopedJobType(&structs.Job{Type: jobType}) == "" {
+		return nil, fmt.Errorf("listing jobs of type %q: only system and sysbatch jobs are listed by type: %w", jobType, structs.ErrInvalid)
+	}
 	it, err := get(s.db.Txn(false), ws, TableJobs, "type", jobType)
 	if err != nil {
 		return nil, err
@@ -59,20 +63,18 @@ func (s *StateStore) JobsByType(ws memdb.WatchSet, jobType string) ([]*structs.J
 	return collect[structs.Job](it, nil), nil
 }
 
-// JobsByGC returns the jobs the garbage collector may (gc true) or may
-// not purge.
-func (s *StateStore) JobsByGC(ws memdb.WatchSet, gc bool) ([]*structs.Job, error) {
-	it, err := get(s.db.Txn(false), ws, TableJobs, "gc", gc)
+// GCableJobs returns the jobs the garbage collector may purge.
+func (s *StateStore) GCableJobs(ws memdb.WatchSet) ([]*structs.Job, error) {
+	it, err := get(s.db.Txn(false), ws, TableJobs, "gc", true)
 	if err != nil {
 		return nil, err
 	}
 	return collect[structs.Job](it, nil), nil
 }
 
-// JobsByPeriodic returns the periodic templates (periodic true) or every
-// other job.
-func (s *StateStore) JobsByPeriodic(ws memdb.WatchSet, periodic bool) ([]*structs.Job, error) {
-	it, err := get(s.db.Txn(false), ws, TableJobs, "periodic", periodic)
+// PeriodicJobs returns the periodic templates.
+func (s *StateStore) PeriodicJobs(ws memdb.WatchSet) ([]*structs.Job, error) {
+	it, err := get(s.db.Txn(false), ws, TableJobs, "periodic", true)
 	if err != nil {
 		return nil, err
 	}
@@ -218,12 +220,15 @@ func (tx *Txn) trimJobVersions(namespace, id string) error {
 		if err := tx.delete(TableJobVersion, old); err != nil {
 			return fmt.Errorf("job %q version %d: %w", old.ID, old.Version, err)
 		}
+		if err := tx.deleteJobSubmission(namespace, id, old.Version); err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
-// DeleteJob purges a job: the job, its versions, its summary, its
-// periodic launch record and its scaling events. Its evaluations and allocations stay until
+// DeleteJob purges a job: the job, its versions and their sources, its
+// summary, its periodic launch record and its scaling events. Its evaluations and allocations stay until
 // garbage collected.
 func (tx *Txn) DeleteJob(namespace, id string) error {
 	tx.touch(TableJobs)
@@ -263,6 +268,9 @@ func (tx *Txn) DeleteJob(namespace, id string) error {
 		return err
 	}
 	if err := tx.deleteScalingEvents(namespace, id); err != nil {
+		return err
+	}
+	if err := tx.deleteJobSubmissions(namespace, id); err != nil {
 		return err
 	}
 	tx.emitJob(structs.TypeJobDeregistered, job)

@@ -169,26 +169,45 @@ func TestJobs_IndexesByTypeGCAndPeriodic(t *testing.T) {
 	periodic := mockJob()
 	periodic.Type = structs.JobTypeBatch
 	periodic.Periodic = &structs.PeriodicConfig{Enabled: true, Spec: "* * * * *"}
+	system := mockJob()
+	system.Type = structs.JobTypeSystem
 	registered(t, s, 1, svc)
 	registered(t, s, 2, batch)
 	registered(t, s, 3, periodic)
+	registered(t, s, 4, system)
 
-	batches, err := s.JobsByType(nil, structs.JobTypeBatch)
+	systems, err := s.JobsByType(nil, structs.JobTypeSystem)
 	must.NoError(t, err)
-	must.Len(t, 2, batches)
-	templates, err := s.JobsByPeriodic(nil, true)
+	must.Len(t, 1, systems)
+	must.Eq(t, system.ID, systems[0].ID)
+	// Only the node-scoped types are indexed.
+	_, err = s.JobsByType(nil, structs.JobTypeBatch)
+	must.ErrorIs(t, err, structs.ErrInvalid)
+
+	templates, err := s.PeriodicJobs(nil)
 	must.NoError(t, err)
 	must.Len(t, 1, templates)
 	must.Eq(t, periodic.ID, templates[0].ID)
 
+	gc, err := s.GCableJobs(nil)
+	must.NoError(t, err)
+	must.Len(t, 0, gc)
 	// The batch job becomes dead once its only eval completes: GC-able.
 	ev := mockEval(batch)
 	ev.Status = structs.EvalStatusComplete
-	must.NoError(t, s.UpsertEvals(4, []*structs.Evaluation{ev}))
-	gc, err := s.JobsByGC(nil, true)
+	must.NoError(t, s.UpsertEvals(5, []*structs.Evaluation{ev}))
+	gc, err = s.GCableJobs(nil)
 	must.NoError(t, err)
 	must.Len(t, 1, gc)
 	must.Eq(t, batch.ID, gc[0].ID)
+
+	// A template that is no longer periodic leaves the index.
+	plain := periodic.Copy()
+	plain.Periodic = nil
+	registered(t, s, 6, plain)
+	templates, err = s.PeriodicJobs(nil)
+	must.NoError(t, err)
+	must.Len(t, 0, templates)
 }
 
 func TestJobs_Delete(t *testing.T) {

@@ -57,6 +57,11 @@ const (
 	// Auth methods and binding rules are ours too.
 	ACLAuthMethodSnapshot  SnapshotType = 110
 	ACLBindingRuleSnapshot SnapshotType = 111
+	// AutopilotConfigSnapshot is ours too (Nomad keeps it elsewhere).
+	AutopilotConfigSnapshot SnapshotType = 113
+	// JobSubmissionSnapshot holds the sources of job versions (Nomad has
+	// a record for them too, numbered in its own range).
+	JobSubmissionSnapshot SnapshotType = 114
 )
 
 // SnapshotHeader opens a persisted store. It is empty today; fields may
@@ -81,6 +86,7 @@ var persistOrder = []struct {
 	{TableDeployment, DeploymentSnapshot},
 	{TableSchedulerConfig, SchedulerConfigSnapshot},
 	{TableClusterMeta, ClusterMetadataSnapshot},
+	{TableAutopilotConfig, AutopilotConfigSnapshot},
 	{TableNodeAllocIndex, NodeAllocIndexSnapshot},
 	{TableRootKeys, RootKeySnapshot},
 	{TableACLPolicies, ACLPolicySnapshot},
@@ -93,6 +99,7 @@ var persistOrder = []struct {
 	{TableNodePools, NodePoolSnapshot},
 	{TableVariables, VariablesSnapshot},
 	{TableScalingEvents, ScalingEventsSnapshot},
+	{TableJobSubmissions, JobSubmissionSnapshot},
 }
 
 // Persist writes the whole snapshot to w: a msgpack SnapshotHeader, then
@@ -230,6 +237,8 @@ func (rs *restorer) restore(dec *codec.Decoder, typ SnapshotType) error {
 		table, obj = TableDeployment, new(structs.Deployment)
 	case SchedulerConfigSnapshot:
 		table, obj = TableSchedulerConfig, new(structs.SchedulerConfiguration)
+	case AutopilotConfigSnapshot:
+		table, obj = TableAutopilotConfig, new(structs.AutopilotConfig)
 	case ClusterMetadataSnapshot:
 		table, obj = TableClusterMeta, new(structs.ClusterMetadata)
 	case NodeAllocIndexSnapshot:
@@ -256,6 +265,8 @@ func (rs *restorer) restore(dec *codec.Decoder, typ SnapshotType) error {
 		table, obj = TableVariables, new(structs.VariableEncrypted)
 	case ScalingEventsSnapshot:
 		table, obj = TableScalingEvents, new(structs.JobScalingEvents)
+	case JobSubmissionSnapshot:
+		table, obj = TableJobSubmissions, new(structs.JobSubmission)
 	default:
 		return fmt.Errorf("unknown snapshot record type %d", typ)
 	}

@@ -72,6 +72,16 @@ func populatedStore(t testing.TB, numAllocs int) *StateStore {
 	must.NoError(t, s.UpsertScalingEvent(next(), &structs.ScalingEventRequest{Namespace: jobs[1].Namespace,
 		JobID: jobs[1].ID, TaskGroup: "web", ScalingEvent: &structs.ScalingEvent{Time: 1_700_000_000_000_000_001,
 			PreviousCount: 3, Message: "autoscaler failed", Error: true}}))
+	// The source of a job version.
+	src := mockJob()
+	src.ID = "with-source"
+	must.NoError(t, s.WithWriteTxn(next(), func(tx *Txn) error {
+		if err := tx.UpsertJob(src); err != nil {
+			return err
+		}
+		return tx.UpsertJobSubmission(src.Namespace, src.ID, &structs.JobSubmission{Source: "job \"with-source\" {}",
+			Format: "hcl2", VariableFlags: map[string]string{"x": "1"}, Variables: "y = 2"})
+	}))
 	// A tagged version.
 	must.NoError(t, s.UpdateJobVersionTag(next(), jobs[2].Namespace, &structs.JobApplyTagRequest{JobID: jobs[2].ID,
 		Name: "golden", Version: 0, Tag: &structs.JobVersionTag{Name: "golden", Description: "first", TaggedTime: 1}}))
@@ -123,6 +133,9 @@ func populatedStore(t testing.TB, numAllocs int) *StateStore {
 		SchedulerAlgorithm: structs.SchedulerAlgorithmSpread, PauseEvalBroker: true,
 		PreemptionConfig: structs.PreemptionConfig{SystemSchedulerEnabled: true}}))
 	must.NoError(t, s.ClusterSetMetadata(next(), &structs.ClusterMetadata{ClusterID: "cluster-1", CreateTime: 12345}))
+	must.NoError(t, s.AutopilotSetConfig(next(), &structs.AutopilotConfig{
+		CleanupDeadServers: false, LastContactThreshold: time.Second, MaxTrailingLogs: 99, MinQuorum: 3,
+		ServerStabilizationTime: 7 * time.Second, EnableRedundancyZones: true}))
 	must.NoError(t, s.UpsertRootKeys(next(), []*structs.RootKey{
 		mockRootKey(structs.RootKeyStateInactive, 1), mockRootKey(structs.RootKeyStateActive, 2)}))
 	must.NoError(t, s.UpsertACLPolicies(next(), []*structs.ACLPolicy{mockACLPolicy("readonly"), mockACLPolicy("ops")}))

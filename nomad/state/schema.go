@@ -21,6 +21,7 @@ const (
 	TableDeployment      = "deployment"
 	TableSchedulerConfig = "scheduler_config"
 	TableClusterMeta     = "cluster_meta"
+	TableAutopilotConfig = "autopilot-config"
 	TablePeriodicLaunch  = "periodic_launch"
 	TableNodeAllocIndex  = "node_alloc_index"
 	TableRootKeys        = "root_keys"
@@ -66,6 +67,7 @@ func stateSchema() *memdb.DBSchema {
 		deploymentTableSchema(),
 		singletonTableSchema[*structs.SchedulerConfiguration](TableSchedulerConfig),
 		singletonTableSchema[*structs.ClusterMetadata](TableClusterMeta),
+		singletonTableSchema[*structs.AutopilotConfig](TableAutopilotConfig),
 		periodicLaunchTableSchema(),
 		nodeAllocIndexTableSchema(),
 		rootKeysTableSchema(),
@@ -79,6 +81,7 @@ func stateSchema() *memdb.DBSchema {
 		nodePoolsTableSchema(),
 		variablesTableSchema(),
 		scalingEventsTableSchema(),
+		jobSubmissionsTableSchema(),
 	}
 	s := &memdb.DBSchema{Tables: make(map[string]*memdb.TableSchema, len(tables))}
 	for _, t := range tables {
@@ -140,28 +143,39 @@ func jobsTableSchema() *memdb.TableSchema {
 			indexID: idIndex(namespacedID(
 				func(j *structs.Job) string { return j.Namespace },
 				func(j *structs.Job) string { return j.ID })),
+			// type holds only system and sysbatch jobs, the ones a new
+			// or changed node is evaluated for; most jobs are services
+			// and batches, looked up by ID.
 			"type": {
 				Name:         "type",
 				AllowMissing: true,
-				Indexer:      strField(func(j *structs.Job) string { return j.Type }),
+				Indexer:      strField(nodeScopedJobType),
 			},
-			// gc lets the garbage collector visit only jobs it may purge.
+			// gc lets the garbage collector visit only jobs it may purge;
+			// live jobs are left out of it.
 			"gc": {
-				Name:    "gc",
-				Indexer: boolField(jobIsGCable),
+				Name:         "gc",
+				AllowMissing: true,
+				Indexer:      flagField(jobIsGCable),
 			},
 			// periodic lets the periodic dispatcher restore its templates
 			// without scanning every job.
 			"periodic": {
-				Name:    "periodic",
-				Indexer: boolField(func(j *structs.Job) bool { return j.IsPeriodic() }),
-			},
-			"modify_index": {
-				Name:    "modify_index",
-				Indexer: uintField(func(j *structs.Job) uint64 { return j.ModifyIndex }),
+				Name:         "periodic",
+				AllowMissing: true,
+				Indexer:      flagField(func(j *structs.Job) bool { return j.IsPeriodic() }),
 			},
 		},
 	}
+}
+
+// nodeScopedJobType is the type of a system or sysbatch job and "" (not
+// indexed) for any other.
+func nodeScopedJobType(j *structs.Job) string {
+	if j.Type == structs.JobTypeSystem || j.Type == structs.JobTypeSysBatch {
+		return j.Type
+	}
+	return ""
 }
 
 // jobIsGCable reports whether the garbage collector may purge the job
@@ -218,13 +232,25 @@ func evalsTableSchema() *memdb.TableSchema {
 				}},
 			},
 			// status serves the broker and blocked-evals restore on a
-			// leadership change: only pending and blocked evals matter.
+			// leadership change: only pending and blocked evals matter,
+			// so the index holds only those and a finished eval costs no
+			// insert in it.
 			"status": {
-				Name:    "status",
-				Indexer: strField(func(e *structs.Evaluation) string { return e.Status }),
+				Name:         "status",
+				AllowMissing: true,
+				Indexer:      strField(waitingEvalStatus),
 			},
 		},
 	}
+}
+
+// waitingEvalStatus is the status of a pending or blocked eval and ""
+// (not indexed) for any other.
+func waitingEvalStatus(e *structs.Evaluation) string {
+	if e.Status == structs.EvalStatusPending || e.Status == structs.EvalStatusBlocked {
+		return e.Status
+	}
+	return ""
 }
 
 func allocsTableSchema() *memdb.TableSchema {

@@ -35,7 +35,8 @@ const w3Jobs = 6
 // stopped.
 func mockJob(id string) *api.Job {
 	task := api.NewTask("work", "mock_driver")
-	task.Config = map[string]any{}
+	// mock_driver tasks without run_for exit at once (as Nomad's).
+	task.Config = map[string]any{"run_for": "24h"}
 	task.Resources = &api.Resources{CPU: ptr(20), MemoryMB: ptr(16)}
 	tg := api.NewTaskGroup("g", 1)
 	tg.Tasks = []*api.Task{task}

@@ -38,9 +38,12 @@ func (v violation) String() string {
 type verdict struct {
 	checked    map[string]int
 	violations []violation
+	// short counts, per explanation, the jobs the final checks found
+	// with fewer live allocations than their count, and accepted.
+	short map[string]int
 }
 
-func newVerdict() *verdict { return &verdict{checked: map[string]int{}} }
+func newVerdict() *verdict { return &verdict{checked: map[string]int{}, short: map[string]int{}} }
 
 // check counts one check of inv; when ok is false it records a
 // violation described by the format.
@@ -74,20 +77,35 @@ func (vd *verdict) checkAcknowledged(v *view, jobs []jobRecord) {
 }
 
 // checkAllocs: every running job has exactly its count of live
-// allocations, or fewer with a blocked evaluation that explains why, and
-// never two live allocations of one name; a stopped job has none.
+// allocations, or fewer with a blocked evaluation that explains why (or
+// a failed deployment of its version, after which nothing new is placed),
+// and never two live allocations of one name; a stopped job has none.
+// Jobs that want allocations while none at all is live mean the cluster
+// placed nothing, and every placement check passed for nothing.
 func (vd *verdict) checkAllocs(v *view) {
 	vd.checkDuplicates(v)
-	live, blocked := v.liveAllocs(), v.blocked()
+	live, blocked, failed := v.liveAllocs(), v.blocked(), v.failedDeployment()
+	wanted := 0
 	for id, j := range v.jobs {
 		allocs := live[id]
 		want := groupCount(j)
 		if deref(j.Stop) {
 			want = 0
 		}
-		ok := len(allocs) == want || (len(allocs) < want && blocked[id])
-		vd.check(invAllocCount, v.server, ok, "job %s: %d live allocations, count %d, blocked evaluation %t", id, len(allocs), want, blocked[id])
+		wanted += want
+		ok := len(allocs) == want || (len(allocs) < want && (blocked[id] || failed[id]))
+		switch {
+		case len(allocs) >= want:
+		case blocked[id]:
+			vd.short["blocked evaluation"]++
+		case failed[id]:
+			vd.short["failed deployment"]++
+		}
+		vd.check(invAllocCount, v.server, ok, "job %s: %d live allocations, count %d, blocked evaluation %t, failed deployment %t",
+			id, len(allocs), want, blocked[id], failed[id])
 	}
+	vd.check(invAllocCount, v.server, wanted == 0 || len(live) > 0,
+		"%d allocations wanted and none live on any node: nothing could be placed", wanted)
 }
 
 // checkDuplicates: no job has two live allocations of one name.

@@ -90,7 +90,32 @@ func TestCheckers(t *testing.T) {
 	v := healthy()
 	v.allocs = v.allocs[1:]
 	v.evals = append(v.evals, &api.Evaluation{ID: "e2", JobID: "a", Status: "blocked"})
-	must.SliceEmpty(t, run(v, ledger).violations)
+	vd := run(v, ledger)
+	must.SliceEmpty(t, vd.violations)
+	must.Eq(t, map[string]int{"blocked evaluation": 1}, vd.short)
+
+	// So are they by a failed deployment of the job's version (nothing
+	// new is placed for it), but not by one of an older version.
+	v = healthy()
+	v.allocs = v.allocs[1:]
+	v.deployments = []*api.Deployment{
+		{ID: "d1", JobID: "a", JobVersion: 0, Status: "failed", CreateIndex: 5},
+		{ID: "d0", JobID: "a", JobVersion: 0, Status: "successful", CreateIndex: 4},
+	}
+	vd = run(v, ledger)
+	must.SliceEmpty(t, vd.violations)
+	must.Eq(t, map[string]int{"failed deployment": 1}, vd.short)
+	v.jobs["a"].Version = ptr(uint64(1))
+	must.Len(t, 1, run(v, ledger).violations)
+
+	// Jobs that want allocations while none is live anywhere: the
+	// cluster placed nothing, even if every job has a blocked eval.
+	v = healthy()
+	v.allocs = v.allocs[2:]
+	v.evals = append(v.evals, &api.Evaluation{ID: "e2", JobID: "a", Status: "blocked"})
+	vd = run(v, ledger)
+	must.Len(t, 1, vd.violations)
+	must.StrContains(t, vd.violations[0].Detail, "nothing could be placed")
 }
 
 func TestCheckConvergedAndMinority(t *testing.T) {

@@ -84,10 +84,12 @@ func serverConfig(s *server, n int, serfAddrs []string) string {
 	for i, a := range serfAddrs {
 		quoted[i] = strconv.Quote(a)
 	}
-	return fmt.Sprintf(`name      = %q
-data_dir  = %q
-bind_addr = "127.0.0.1"
-log_level = "INFO"
+	return fmt.Sprintf(`name         = %q
+data_dir     = %q
+bind_addr    = "127.0.0.1"
+log_level    = "INFO"
+# Serves /v1/agent/debug/clock, which the clock-jump fault uses.
+enable_debug = true
 
 ports {
   http = %d
@@ -174,8 +176,11 @@ func (c *cluster) start(s *server) error {
 
 // startSims runs the steady and the flaky node simulators against the
 // servers' own RPC ports (clients are not partitioned) and waits for
-// their nodes. Nodes are small (1 core of 1000 MHz, 1 GiB) so that jobs
-// fill them and overcommitment would show.
+// their nodes. Nodes are small so that jobs fill them and overcommitment
+// would show: less the simulator's reservation (100 MHz, 256 MB, 4 GiB of
+// disk), each offers 900 MHz, 768 MB and 3 GiB of disk, so CPU binds
+// first (3 to 9 of the load's allocations). The disk must exceed the
+// reservation: at 4 GiB nothing at all could be placed.
 func (c *cluster) startSims(ctx context.Context, nodes, flaky int) error {
 	var addrs []string
 	for _, s := range c.servers {
@@ -184,7 +189,7 @@ func (c *cluster) startSims(ctx context.Context, nodes, flaky int) error {
 	run := func(name string, n int) (*proc, error) {
 		p, err := startProc(name, filepath.Join(c.dir, name+".log"), c.bin, "nodesim",
 			"-servers="+strings.Join(addrs, ","), fmt.Sprintf("-nodes=%d", n), "-name-prefix="+name,
-			"-cpu-cores=1", "-cpu-mhz=1000", "-memory=1024", "-disk=4096", "-stats-interval=0",
+			"-cpu-cores=1", "-cpu-mhz=1000", "-memory=1024", "-disk=7168", "-stats-interval=0",
 			"-register-concurrency=4")
 		if err != nil {
 			return nil, err

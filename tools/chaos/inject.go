@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
 	"sync"
 	"syscall"
@@ -80,7 +81,7 @@ func (in *injector) target(f fault, leader *server) *server {
 	switch f.Kind {
 	case killLeader, partitionLeader:
 		return leader
-	case stopServer, delayServer, fullDisk:
+	case stopServer, delayServer, fullDisk, clockJump:
 		return in.c.servers[f.Pick%len(in.c.servers)]
 	}
 	fs := in.c.followers(leader)
@@ -143,6 +144,16 @@ func (in *injector) inject(ctx context.Context, f fault, i int, s *server) error
 		}
 		sleep(ctx, f.Hold)
 		if err := freeDisk(s); err != nil {
+			return err
+		}
+	case clockJump:
+		if err := setClockOffset(s, f.Jump); err != nil {
+			return err
+		}
+		sleep(ctx, f.Hold)
+		// The server may have been restarted meanwhile (a clock is
+		// not kept across restarts); putting it back is then a no-op.
+		if err := setClockOffset(s, 0); err != nil {
 			return err
 		}
 	case nodeFlap:
@@ -301,4 +312,30 @@ func sleep(ctx context.Context, d time.Duration) {
 	case <-ctx.Done():
 	case <-time.After(d):
 	}
+}
+
+// setClockOffset moves the server's clock by d from the host's (0 puts
+// it back) through the agent's debug clock endpoint.
+func setClockOffset(s *server, d time.Duration) error {
+	body := strings.NewReader(fmt.Sprintf(`{"Offset":%q}`, d.String()))
+	req, err := http.NewRequest(http.MethodPut, s.httpAddr()+"/v1/agent/debug/clock", body)
+	if err != nil {
+		return err
+	}
+	client := &http.Client{Timeout: 5 * time.Second}
+	resp, err := client.Do(req)
+	if err != nil {
+		if d == 0 {
+			// Down or stopped by now: a restarted server starts with
+			// its clock back anyway.
+			return nil
+		}
+		return fmt.Errorf("moving %s's clock by %s: %w", s.name, d, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		msg, _ := io.ReadAll(resp.Body)
+		return fmt.Errorf("moving %s's clock by %s: %s: %s", s.name, d, resp.Status, msg)
+	}
+	return nil
 }

@@ -70,6 +70,7 @@ func parseOptions(args []string) (*options, error) {
 	delays := fs.Int("delays", -1, "delays of a server's traffic (default: a quarter of -partitions, at least 1)")
 	flaps := fs.Int("flaps", -1, "disappearances of the flaky client nodes (default: a tenth of -kills, at least 1)")
 	fs.IntVar(&o.sched.FullDisks, "full-disks", 0, "fills of one server's Raft disk (a tmpfs per server: needs root)")
+	jumps := fs.Int("clock-jumps", -1, "jumps of one server's clock, a minute to two hours either way (default: a tenth of -kills, at least 1)")
 	fs.DurationVar(&o.duration, "duration", 30*time.Minute, "stop injecting faults after this long")
 	seed := fs.Int64("seed", 0, "schedule seed (default: from the clock; printed)")
 	fs.IntVar(&o.nodes, "nodes", 20, "steady simulated client nodes")
@@ -98,6 +99,7 @@ func parseOptions(args []string) (*options, error) {
 	o.sched.Stops = orDefault(*stops, o.sched.Kills/10)
 	o.sched.Delays = orDefault(*delays, o.sched.Partitions/4)
 	o.sched.Flaps = orDefault(*flaps, o.sched.Kills/10)
+	o.sched.ClockJumps = orDefault(*jumps, o.sched.Kills/10)
 	if o.flakyNodes == 0 {
 		o.sched.Flaps = 0
 	}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -221,6 +223,12 @@ func (r *result) print(w io.Writer) {
 	}
 	for _, inv := range invariants {
 		fmt.Fprintf(w, "  %-60s %6d  %d\n", inv, r.verdict.checked[inv], bad[inv])
+	}
+	if len(r.verdict.short) > 0 {
+		fmt.Fprintln(w, "jobs short of their count, by explanation (summed over servers):")
+		for _, why := range slices.Sorted(maps.Keys(r.verdict.short)) {
+			fmt.Fprintf(w, "  %-20s %d\n", why, r.verdict.short[why])
+		}
 	}
 	fmt.Fprintf(w, "violations: %d\n", len(r.verdict.violations))
 	for _, v := range r.verdict.violations {

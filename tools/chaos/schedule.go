@@ -19,10 +19,11 @@ const (
 	delayServer       faultKind = "delay-server"
 	nodeFlap          faultKind = "node-flap"
 	fullDisk          faultKind = "full-disk"
+	clockJump         faultKind = "clock-jump"
 )
 
 // faultKinds lists the kinds in the order summaries print them.
-var faultKinds = []faultKind{killLeader, killFollower, stopServer, partitionLeader, partitionFollower, delayServer, nodeFlap, fullDisk}
+var faultKinds = []faultKind{killLeader, killFollower, stopServer, partitionLeader, partitionFollower, delayServer, nodeFlap, fullDisk, clockJump}
 
 // fault is one entry of the schedule. Targets are roles resolved when
 // the fault runs (the leader, or follower number Pick modulo the
@@ -33,8 +34,10 @@ type fault struct {
 	// Pick chooses among the followers (stop-server: among all servers).
 	Pick int
 	// Hold is how long the fault lasts (down, stopped, isolated,
-	// delayed, or nodes gone); Delay the latency of delay-server.
-	Hold, Delay time.Duration
+	// delayed, nodes gone, or clock moved); Delay the latency of
+	// delay-server; Jump how far clock-jump moves the server's clock
+	// (either way).
+	Hold, Delay, Jump time.Duration
 	// Gap is the quiet time after recovery before the next fault.
 	Gap time.Duration
 }
@@ -44,12 +47,15 @@ func (f fault) String() string {
 	if f.Delay > 0 {
 		s += fmt.Sprintf(" delay=%s", f.Delay)
 	}
+	if f.Jump != 0 {
+		s += fmt.Sprintf(" jump=%s", f.Jump)
+	}
 	return s + fmt.Sprintf(" gap=%s", f.Gap)
 }
 
 // scheduleConfig is how many faults of each kind to schedule.
 type scheduleConfig struct {
-	Kills, Partitions, Stops, Delays, Flaps, FullDisks int
+	Kills, Partitions, Stops, Delays, Flaps, FullDisks, ClockJumps int
 	// FlapHold is the least time flaky nodes stay away: past their
 	// heartbeat TTL and grace, so that the servers mark them down.
 	FlapHold time.Duration
@@ -101,6 +107,16 @@ func makeSchedule(seed uint64, cfg scheduleConfig) []fault {
 	})
 	add(cfg.Flaps, func(int) fault {
 		return fault{Kind: nodeFlap, Hold: between(r, cfg.FlapHold, cfg.FlapHold+5*time.Second)}
+	})
+	// A clock jump moves one server's clock by a minute to two hours,
+	// forward or back, for a few seconds, then puts it back: an
+	// operator's date -s or a bad NTP step, and its correction.
+	add(cfg.ClockJumps, func(int) fault {
+		jump := between(r, time.Minute, 2*time.Hour)
+		if r.IntN(2) == 0 {
+			jump = -jump
+		}
+		return fault{Kind: clockJump, Hold: between(r, 5*time.Second, 15*time.Second), Jump: jump.Round(time.Second)}
 	})
 	r.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
 	return out

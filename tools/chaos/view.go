@@ -19,6 +19,9 @@ type view struct {
 	allocs  []*api.AllocationListStub
 	evals   []*api.Evaluation
 	nodes   []*api.NodeListStub
+	// deployments are read for the alloc-count check only; the digest
+	// leaves them out.
+	deployments []*api.Deployment
 }
 
 // readView reads s's state without forwarding to the leader.
@@ -49,6 +52,9 @@ func readView(s *server) (*view, error) {
 	}
 	if v.nodes, _, err = c.Nodes().List(&api.QueryOptions{AllowStale: true, Params: map[string]string{"resources": "true"}}); err != nil {
 		return nil, fmt.Errorf("%s: nodes: %w", s.name, err)
+	}
+	if v.deployments, _, err = c.Deployments().List(stale); err != nil {
+		return nil, fmt.Errorf("%s: deployments: %w", s.name, err)
 	}
 	return v, nil
 }
@@ -133,6 +139,27 @@ func (v *view) blocked() map[string]bool {
 	for _, e := range v.evals {
 		if e.Status == "blocked" {
 			out[e.JobID] = true
+		}
+	}
+	return out
+}
+
+// failedDeployment reports the jobs whose current version's deployment
+// failed. The scheduler places no new allocations for such a version,
+// as Nomad does: only lost and rescheduled ones are replaced, until the
+// job is updated.
+func (v *view) failedDeployment() map[string]bool {
+	latest := map[string]*api.Deployment{}
+	for _, d := range v.deployments {
+		if l := latest[d.JobID]; l == nil || d.CreateIndex > l.CreateIndex {
+			latest[d.JobID] = d
+		}
+	}
+	out := map[string]bool{}
+	for id, d := range latest {
+		j := v.jobs[id]
+		if j != nil && d.Status == "failed" && d.JobVersion == deref(j.Version) && d.JobCreateIndex == deref(j.CreateIndex) {
+			out[id] = true
 		}
 	}
 	return out

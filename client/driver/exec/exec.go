@@ -50,6 +50,20 @@ type TaskConfig struct {
 	Args    []string `json:"args"`
 }
 
+// ValidateConfig checks a task's config block as Start decodes it, so a
+// server can report a bad block when a job is validated, before any
+// client tries to run it.
+func ValidateConfig(raw map[string]interface{}) error {
+	var tc TaskConfig
+	if err := driver.DecodeConfig(raw, &tc); err != nil {
+		return err
+	}
+	if tc.Command == "" {
+		return fmt.Errorf("task config: missing command")
+	}
+	return nil
+}
+
 // Driver is the exec driver.
 type Driver struct {
 	cfg Config

@@ -3,7 +3,9 @@
 // processes. What a task does is set by its config block:
 //
 //	run_for                 duration; the task exits by itself after it.
-//	                        Unset: it runs until stopped.
+//	                        Unset or 0: it exits at once, as Nomad's
+//	                        mock_driver; a long-running task sets a
+//	                        duration longer than it is needed.
 //	exit_code               exit code when run_for elapses (default 0).
 //	exit_signal             signal number reported when run_for elapses.
 //	exit_err_msg            the driver loses the task: its exit carries
@@ -65,6 +67,21 @@ type TaskConfig struct {
 	StdoutRepeat          int              `json:"stdout_repeat"`
 	StdoutRepeatDuration  driver.Duration  `json:"stdout_repeat_duration"`
 	ExecCommand           *ExecCommand     `json:"exec_command"`
+}
+
+// ValidateConfig checks a task's config block as Start decodes it, so a
+// server can report a bad block when a job is validated.
+func ValidateConfig(raw map[string]interface{}) error {
+	var tc TaskConfig
+	return driver.DecodeConfig(raw, &tc)
+}
+
+// runFor is how long the task runs: run_for, 0 when unset.
+func (c *TaskConfig) runFor() time.Duration {
+	if c.RunFor == nil {
+		return 0
+	}
+	return time.Duration(*c.RunFor)
 }
 
 // Driver is mock_driver.
@@ -133,7 +150,7 @@ func (d *Driver) Recover(cfg *driver.TaskConfig, st *driver.HandleState) (driver
 	if err != nil {
 		return nil, err
 	}
-	if p.Config.RunFor != nil && !time.Now().Before(p.StartedAt.Add(time.Duration(*p.Config.RunFor))) {
+	if !time.Now().Before(p.StartedAt.Add(p.Config.runFor())) {
 		// It ended while the client was down: report it exited already,
 		// as a real process's recorded exit would be.
 		<-h.done
@@ -190,11 +207,7 @@ var _ driver.Handle = (*Handle)(nil)
 // loop lives for the task's lifetime: it writes repeated output and ends
 // the task when run_for elapses or after a kill.
 func (h *Handle) loop() {
-	var runFor <-chan time.Time
-	if h.cfg.RunFor != nil {
-		left := time.Until(h.startedAt.Add(time.Duration(*h.cfg.RunFor)))
-		runFor = time.After(max(left, 0))
-	}
+	runFor := time.After(max(time.Until(h.startedAt.Add(h.cfg.runFor())), 0))
 	var tick <-chan time.Time
 	repeats := h.cfg.StdoutRepeat
 	if repeats > 0 && h.cfg.StdoutRepeatDuration > 0 && len(h.logs) > 0 {

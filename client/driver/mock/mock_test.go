@@ -42,6 +42,8 @@ func TestBehaviours(t *testing.T) {
 		wantErr  string
 	}{
 		{name: "exits 0 after run_for", config: map[string]interface{}{"run_for": "10ms"}},
+		{name: "no run_for: exits at once, as Nomad's", config: map[string]interface{}{}},
+		{name: "no run_for, exit code", config: map[string]interface{}{"exit_code": 2}, want: driver.ExitResult{ExitCode: 2}},
 		{name: "exit code", config: map[string]interface{}{"run_for": "1ms", "exit_code": 3}, want: driver.ExitResult{ExitCode: 3}},
 		{name: "signal and oom", config: map[string]interface{}{"run_for": "1ms", "exit_code": 137, "exit_signal": 9, "oom_killed": true},
 			want: driver.ExitResult{ExitCode: 137, Signal: 9, OOMKilled: true}},
@@ -89,7 +91,7 @@ func TestStopAndKillAfter(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			c := map[string]interface{}{}
+			c := map[string]interface{}{"run_for": "1h"}
 			if tc.killAfter != "" {
 				c["kill_after"] = tc.killAfter
 			}
@@ -121,7 +123,7 @@ func TestStartBlockForIsAbortable(t *testing.T) {
 }
 
 func TestSignals(t *testing.T) {
-	h, err := New().Start(context.Background(), cfg(t, map[string]interface{}{}))
+	h, err := New().Start(context.Background(), cfg(t, map[string]interface{}{"run_for": "1h"}))
 	if err != nil {
 		t.Fatal(err)
 	}

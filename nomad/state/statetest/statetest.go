@@ -40,6 +40,8 @@ func dump(t *testing.T, s *state.StateStore) map[string]interface{} {
 	add("scheduler_config", cfg, e)
 	meta, e := s.ClusterMetadata(nil)
 	add("cluster_meta", meta, e)
+	_, autopilot, e := s.AutopilotConfig(nil)
+	add("autopilot_config", autopilot, e)
 	indexes, e := s.Indexes()
 	add("indexes", indexes, e)
 	aclPolicies, e := s.ACLPolicies(nil, "")

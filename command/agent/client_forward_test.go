@@ -1,0 +1,117 @@
+package agent
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/gorilla/websocket"
+	"github.com/shoenig/test/must"
+
+	"github.com/opennomad/nomad/structs"
+	"github.com/opennomad/nomad/structs/mock"
+)
+
+// An agent whose client does not run the allocation forwards client
+// requests, websocket upgrades included, to the agent that does, with
+// the caller's token, one hop only.
+func TestForwardClient(t *testing.T) {
+	type seen struct {
+		Path, Query, Token, Forwarded string
+	}
+	var last seen
+	upgrader := websocket.Upgrader{}
+	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		last = seen{r.URL.Path, r.URL.RawQuery, r.Header.Get("X-Nomad-Token"), r.Header.Get(forwardedHeader)}
+		if strings.HasSuffix(r.URL.Path, "/exec") {
+			conn, err := upgrader.Upgrade(w, r, nil)
+			if err != nil {
+				return
+			}
+			defer conn.Close()
+			_, msg, err := conn.ReadMessage()
+			if err == nil {
+				_ = conn.WriteMessage(websocket.TextMessage, append([]byte("echo:"), msg...))
+			}
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]string{"from": "target"})
+	}))
+	defer target.Close()
+
+	h := newTestHTTP(t)
+	node := mock.Node()
+	node.HTTPAddr = strings.TrimPrefix(target.URL, "http://")
+	must.NoError(t, h.rpc.state.UpsertNode(10, node))
+	job := mock.Job()
+	must.NoError(t, h.rpc.state.UpsertJob(11, job))
+	alloc := mock.Alloc(mock.ForJob(job, 0), mock.OnNode(node))
+	must.NoError(t, h.rpc.state.UpsertAllocs(12, []*structs.Allocation{alloc}))
+
+	cases := []struct {
+		name, path string
+		wantStatus int
+		wantPath   string
+	}{
+		{"alloc stats", "/v1/client/allocation/" + alloc.ID + "/stats", 200, "/v1/client/allocation/" + alloc.ID + "/stats"},
+		{"fs ls", "/v1/client/fs/ls/" + alloc.ID + "?path=/", 200, "/v1/client/fs/ls/" + alloc.ID},
+		{"node stats", "/v1/client/stats?node_id=" + node.ID, 200, "/v1/client/stats"},
+		{"unknown alloc", "/v1/client/allocation/" + mock.IDFor(99) + "/stats", 404, ""},
+		{"unknown node", "/v1/client/stats?node_id=" + mock.IDFor(98), 404, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			last = seen{}
+			resp, body := h.do("GET", tc.path, "", "X-Nomad-Token", "secret-1")
+			must.Eq(t, tc.wantStatus, resp.StatusCode, must.Sprint(body))
+			if tc.wantPath == "" {
+				must.Eq(t, "", last.Path, must.Sprint("nothing forwarded"))
+				return
+			}
+			must.Eq(t, tc.wantPath, last.Path)
+			must.Eq(t, "secret-1", last.Token)
+			must.Eq(t, "n1", last.Forwarded)
+			must.StrContains(t, body, `"from":"target"`)
+		})
+	}
+
+	// A request forwarded already is not forwarded again: this agent
+	// answers it as an agent without the allocation would.
+	last = seen{}
+	resp, _ := h.do("GET", "/v1/client/allocation/"+alloc.ID+"/stats", "", forwardedHeader, "other")
+	must.Eq(t, http.StatusNotImplemented, resp.StatusCode)
+	must.Eq(t, "", last.Path)
+
+	// The exec websocket is relayed both ways.
+	wsURL := "ws" + strings.TrimPrefix(h.srv.URL, "http") + "/v1/client/allocation/" + alloc.ID + "/exec?task=web&command=%5B%22sh%22%5D"
+	conn, _, err := websocket.DefaultDialer.Dial(wsURL, nil)
+	must.NoError(t, err)
+	defer conn.Close()
+	must.NoError(t, conn.WriteMessage(websocket.TextMessage, []byte("hi")))
+	_, msg, err := conn.ReadMessage()
+	must.NoError(t, err)
+	must.Eq(t, "echo:hi", string(msg))
+
+	// Exec into an allocation no server knows: upgraded, then closed
+	// with the reason, as Nomad's agents answer.
+	unknownURL := "ws" + strings.TrimPrefix(h.srv.URL, "http") + "/v1/client/allocation/" + mock.IDFor(97) + "/exec?task=web&command=%5B%22sh%22%5D"
+	unknown, _, err := websocket.DefaultDialer.Dial(unknownURL, nil)
+	must.NoError(t, err)
+	_, _, err = unknown.ReadMessage()
+	var closed *websocket.CloseError
+	must.True(t, errors.As(err, &closed), must.Sprintf("%v", err))
+	must.Eq(t, websocket.ClosePolicyViolation, closed.Code)
+	must.Eq(t, fmt.Sprintf("Unknown allocation %q", mock.IDFor(97)), closed.Text)
+	unknown.Close()
+
+	// A node whose agent is gone answers 502, naming the node.
+	target.Close()
+	resp, body := h.do("GET", "/v1/client/allocation/"+alloc.ID+"/stats", "")
+	must.Eq(t, http.StatusBadGateway, resp.StatusCode)
+	must.StrContains(t, body, node.ID)
+}
