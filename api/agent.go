@@ -69,6 +69,9 @@ const (
 type AgentSchedulerWorkersInfo struct {
 	ServerID   string                     `json:"server_id"`
 	Schedulers []AgentSchedulerWorkerInfo `json:"schedulers"`
+	// Paused reports whether an operator paused every worker (extension
+	// of Nomad's API, set by servers that support pausing).
+	Paused *bool `json:"paused,omitempty"`
 }
 
 // AgentSchedulerWorkerInfo is one scheduler worker of a server. Started is
@@ -79,6 +82,9 @@ type AgentSchedulerWorkerInfo struct {
 	Started           string   `json:"started"`
 	Status            string   `json:"status"`
 	WorkloadStatus    string   `json:"workload_status"`
+	// OperatorPaused reports whether an operator paused this worker on
+	// its own (extension of Nomad's API).
+	OperatorPaused bool `json:"operator_paused,omitempty"`
 }
 
 // AgentSchedulerWorkerConfigRequest is the body of PUT

@@ -130,6 +130,9 @@ var extraFields = map[string]bool{
 	// Pausing every scheduler worker of a server is our extension.
 	"AgentSchedulerWorkerConfigRequest.paused":  true,
 	"AgentSchedulerWorkerConfigResponse.paused": true,
+	// So are the pause of one worker and showing it, for any server.
+	"AgentSchedulerWorkersInfo.paused":         true,
+	"AgentSchedulerWorkerInfo.operator_paused": true,
 	// The eval backlog limit (backpressure) is our extension; a write
 	// without it keeps the stored limit.
 	"SchedulerConfiguration.EvalBacklogLimit": true,

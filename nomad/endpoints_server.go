@@ -12,6 +12,7 @@ import (
 	"github.com/opennomad/nomad/nomad/evaltrace"
 	"github.com/opennomad/nomad/nomad/periodic"
 	"github.com/opennomad/nomad/nomad/state"
+	"github.com/opennomad/nomad/nomad/worker"
 	"github.com/opennomad/nomad/structs"
 )
 
@@ -47,6 +48,12 @@ func (e *endpointServer) ClientServers() []*structs.NodeServerInfo { return e.s.
 func (e *endpointServer) RaftPeers() ([]string, error)             { return e.s.raftPeers() }
 func (e *endpointServer) RemoveRaftPeer(id string) (uint64, error) { return e.s.removeRaftPeer(id) }
 func (e *endpointServer) Members() []*structs.ServerMember         { return e.s.members() }
+func (e *endpointServer) MemberName() string                       { return e.s.memberName() }
+func (e *endpointServer) SchedulerWorkers() *worker.Pool           { return e.s.workers }
+
+func (e *endpointServer) ForwardToServer(method, serverID string, info structs.RPCInfo, args, reply interface{}) (bool, error) {
+	return e.s.forwardToServer(method, serverID, info, args, reply)
+}
 
 func (e *endpointServer) ServerHealth() (*structs.OperatorHealthReply, error) {
 	return e.s.serverHealth()

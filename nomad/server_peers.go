@@ -39,6 +39,18 @@ func (b *peerBook) get(id raft.ServerID) (peerInfo, bool) {
 	return p, ok
 }
 
+// byName finds the server named name ("<node>.<region>").
+func (b *peerBook) byName(name string) (peerInfo, bool) {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	for _, p := range b.byID {
+		if p.name == name {
+			return p, true
+		}
+	}
+	return peerInfo{}, false
+}
+
 // SetPeer records the RPC address ("host:port") and node name
 // ("<name>.<region>") of the server with Raft ID id, so that
 // Status.Leader, Status.Peers and the Raft configuration report it by

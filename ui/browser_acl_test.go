@@ -14,7 +14,8 @@ import (
 // link to sign in; a wrong secret is refused at sign-in with the
 // server's answer; the right one shows what it is, the jobs appear and
 // the header names the token; the namespace filter offers every
-// namespace, with or without jobs; signing out refuses again.
+// namespace, with or without jobs; the exec terminal works with the
+// token; signing out refuses again.
 func TestBrowserACL(t *testing.T) {
 	findBrowser(t)
 	d := startAgent(t, func(c *agent.Config) { c.ACL.Enabled = true })
@@ -55,6 +56,21 @@ func TestBrowserACL(t *testing.T) {
 	if strings.Contains(href, d.token) {
 		t.Fatalf("the token is in the address %s", href)
 	}
+
+	// The exec terminal passes the token in its first frame (a browser's
+	// websocket carries no header).
+	var allocs []map[string]any
+	d.waitFor(t, "secret-web running", func() bool {
+		return d.getJSON("/v1/job/secret-web/allocations", &allocs) == nil && len(allocs) == 1 && allocs[0]["ClientStatus"] == "running"
+	})
+	run(t, ctx, wait,
+		chromedp.Navigate(d.addr+"/ui/allocations/"+allocs[0]["ID"].(string)),
+		chromedp.WaitVisible(chromedp.CSS("#exec-connect")),
+		chromedp.SetValue(chromedp.CSS("#exec-command"), `/bin/sh -c "echo acl-$((2+2))"`),
+		chromedp.Click(chromedp.CSS("#exec-connect")),
+		textContains("#exec-status", "Exited with code 0"),
+		textContains("#exec-terminal .xterm-rows", "acl-4"),
+	)
 
 	run(t, ctx, wait,
 		chromedp.Navigate(d.addr+"/ui/settings/tokens"),

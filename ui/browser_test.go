@@ -1,11 +1,14 @@
 package ui_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 )
 
@@ -68,6 +71,56 @@ func TestBrowser(t *testing.T) {
 			textContains("#s-files + div", "sleep/"),
 			chromedp.Click(chromedp.Search(`//button[text()="sleep/"]`)),
 			textContains("#s-files + div", "local/"),
+		)
+	})
+
+	t.Run("exec terminal runs commands in the task", func(t *testing.T) {
+		// typeLine types into the focused terminal as a paste would (key
+		// events reach xterm twice, as a key and as input) and presses
+		// Enter.
+		typeLine := func(text string) chromedp.Action[chromedp.Void] {
+			return chromedp.Func(func(ctx context.Context, tgt *chromedp.Target) error {
+				if _, err := cdp.Call(ctx, tgt, input.InsertText, input.InsertTextParams{Text: text}); err != nil {
+					return err
+				}
+				_, err := chromedp.KeyEvent("\r")(ctx, tgt)
+				return err
+			})
+		}
+		termText := `document.querySelector("#exec-terminal .xterm-rows")?.textContent || ""`
+		run(t, ctx, wait,
+			chromedp.Navigate(d.addr+"/ui/allocations/"+allocID),
+			chromedp.WaitVisible(chromedp.CSS("#exec-connect")),
+			waitJS(`document.querySelector("#exec-task").value === "sleep" && document.querySelector("#exec-command").value === "/bin/sh"`),
+			chromedp.Click(chromedp.CSS("#exec-connect")),
+			textContains("#exec-status", "Connected to task sleep"),
+			waitJS(`document.activeElement?.classList.contains("xterm-helper-textarea")`),
+			// The shell's prompt.
+			waitJS(`/[#$]/.test(`+termText+`)`),
+			// The shell computes the answer, so that the text is its output
+			// and not the echo of what was typed.
+			typeLine("echo hello-$((6*7))"),
+			waitJS(termText+`.includes("hello-42")`),
+			// The terminal's size reached the task's terminal: stty
+			// reports as many rows as xterm draws.
+			typeLine("stty size"),
+			waitJS(`(() => { const rows = document.querySelectorAll("#exec-terminal .xterm-rows > div").length; return new RegExp("(^|[^0-9])" + rows + " [0-9]+").test(`+termText+`); })()`),
+			typeLine("exit 3"),
+			textContains("#exec-status", "Exited with code 3"),
+			chromedp.WaitVisible(chromedp.CSS("#exec-connect")),
+		)
+		// A command with arguments, stdin to cat and the end of input.
+		run(t, ctx, wait,
+			chromedp.SetValue(chromedp.CSS("#exec-command"), `/bin/sh -c "cat; echo cat-done"`),
+			chromedp.Click(chromedp.CSS("#exec-connect")),
+			textContains("#exec-status", "Connected"),
+			waitJS(`document.activeElement?.classList.contains("xterm-helper-textarea")`),
+			typeLine("meow"),
+			waitJS(termText+`.includes("meow")`),
+			// Ctrl-D ends cat's input; the shell then says it is done.
+			chromedp.KeyEvent("d", chromedp.KeyModifiers(chromedp.ModifierCtrl)),
+			waitJS(termText+`.includes("cat-done")`),
+			textContains("#exec-status", "Exited with code 0"),
 		)
 	})
 
@@ -189,7 +242,9 @@ func TestBrowser(t *testing.T) {
 		run(t, ctx, wait,
 			chromedp.Navigate(d.addr+"/ui/jobs/planned@default"),
 			chromedp.WaitVisible(chromedp.CSS("#revert-0")),
-			chromedp.Click(chromedp.CSS("#revert-0")),
+			// The versions list is redrawn as the job's data arrives: click
+			// whichever button is there when the click happens.
+			clickNow("#revert-0"),
 			textContains("#toast", "reverted to version 0"),
 		)
 		d.waitFor(t, "planned reverted to count 1", func() bool {
@@ -301,7 +356,7 @@ func TestBrowser(t *testing.T) {
 		run(t, ctx, wait,
 			chromedp.Navigate(d.addr+"/ui/scheduler"),
 			textContains("#toggle-workers", "Pause workers"),
-			chromedp.Click(chromedp.CSS("#toggle-workers")),
+			clickNow("#toggle-workers"),
 		)
 		var lastStatus string
 		d.waitFor(t, "every worker paused", func() bool {
@@ -327,12 +382,70 @@ func TestBrowser(t *testing.T) {
 		}, func() string { return lastStatus })
 		run(t, ctx, wait,
 			textContains("#toggle-workers", "Resume workers"),
-			chromedp.Click(chromedp.CSS("#toggle-workers")),
+			clickNow("#toggle-workers"),
 		)
 		d.waitFor(t, "the workers resumed", func() bool {
 			var cfg map[string]any
 			return d.getJSON("/v1/agent/schedulers/config", &cfg) == nil && cfg["paused"] == false
 		})
+
+		// One worker alone: its own Pause button, then Resume.
+		var info struct {
+			Schedulers []struct {
+				ID             string `json:"id"`
+				Status         string `json:"status"`
+				OperatorPaused bool   `json:"operator_paused"`
+			} `json:"schedulers"`
+		}
+		if err := d.getJSON("/v1/agent/schedulers", &info); err != nil || len(info.Schedulers) == 0 {
+			t.Fatalf("workers: %v %v", info, err)
+		}
+		id := info.Schedulers[len(info.Schedulers)-1].ID
+		worker := func(paused bool) func() bool {
+			return func() bool {
+				// A fresh value each time: operator_paused is left out
+				// when false.
+				info.Schedulers = nil
+				if d.getJSON("/v1/agent/schedulers", &info) != nil {
+					return false
+				}
+				for _, w := range info.Schedulers {
+					if w.ID == id {
+						return w.OperatorPaused == paused && (w.Status == "Paused") == paused
+					}
+				}
+				return false
+			}
+		}
+		button := `#workers button[data-worker="` + id + `"]`
+		run(t, ctx, wait, textContains(button, "Pause"), clickNow(button))
+		d.waitFor(t, "the worker paused alone", worker(true))
+		run(t, ctx, wait, textContains(button, "Resume"), textContains("#workers", "by an operator"), clickNow(button))
+		d.waitFor(t, "the worker resumed", worker(false), func() string {
+			text, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#workers")))
+			return fmt.Sprintf("%+v\n%s", info, text)
+		})
+	})
+
+	// Last: it adds nodes, which the cases above count.
+	t.Run("the node list shows a page of nodes at a time", func(t *testing.T) {
+		for i := range 150 {
+			registerSimNode(t, d, fmt.Sprintf("sim-%03d", i), "dc2", "sim", 4000, 8192)
+		}
+		rows := `document.querySelectorAll("main tbody tr").length`
+		run(t, ctx, wait,
+			chromedp.Navigate(d.addr+"/ui/nodes"),
+			textContains("main .count", "151 of 151 nodes, the first 100 shown"),
+			waitJS(rows+` === 100`),
+			textContains("#nodes-more", "Show 51 more"),
+			chromedp.Click(chromedp.CSS("#nodes-more")),
+			waitJS(rows+` === 151`),
+			waitJS(`!document.querySelector("#nodes-more")`),
+			// The search covers every node, not only those shown.
+			chromedp.SendKeys(chromedp.CSS("#n-search"), "sim-149"),
+			textContains("main .count", "1 of 151 nodes"),
+			waitJS(rows+` === 1`),
+		)
 	})
 
 	t.Run("every page loads without a script error", func(t *testing.T) {

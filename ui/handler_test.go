@@ -62,7 +62,7 @@ func TestAssetsImportsResolve(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files := []string{"assets/js/app.js", "assets/js/api.js", "assets/js/dom.js", "assets/js/failures.js", "assets/js/diff.js"}
+	files := []string{"assets/js/app.js", "assets/js/api.js", "assets/js/dom.js", "assets/js/failures.js", "assets/js/diff.js", "assets/js/exec.js", "assets/js/token.js", "assets/js/workers.js"}
 	for _, e := range entries {
 		files = append(files, "assets/js/pages/"+e.Name())
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/opennomad/nomad/command/agent"
+	"github.com/opennomad/nomad/structs"
 )
 
 // The browser tests drive headless Chromium against a real in-process
@@ -287,6 +288,13 @@ func waitJS(expr string) chromedp.Action[chromedp.Void] {
 	})
 }
 
+// clickNow clicks the element sel matches at the moment of the click,
+// waiting until there is one. chromedp.Click finds the element first and
+// fails when the page redraws it in between.
+func clickNow(sel string) chromedp.Action[chromedp.Void] {
+	return waitJS(fmt.Sprintf(`(() => { const e = document.querySelector(%q); if (!e) return false; e.click(); return true; })()`, sel))
+}
+
 // textContains waits until the element matched by sel has text.
 func textContains(sel, text string) chromedp.Action[chromedp.Void] {
 	return waitJS(fmt.Sprintf(`(() => { const e = document.querySelector(%q); return !!e && e.textContent.includes(%q); })()`, sel, text))
@@ -298,4 +306,29 @@ func trim(s string, n int) string {
 		return s[:n] + "…"
 	}
 	return s
+}
+
+// registerSimNode registers a node with the servers as a client would,
+// with nobody behind it (its allocations stay pending): enough for the
+// pages that draw the cluster.
+func registerSimNode(t testing.TB, d *devAgent, name, dc, class string, cpu, memMB int64) string {
+	t.Helper()
+	node := &structs.Node{
+		ID: structs.GenerateUUID(), SecretID: structs.GenerateUUID(), Name: name, Datacenter: dc,
+		NodePool: structs.NodePoolDefault, NodeClass: class, HTTPAddr: "127.0.0.1:4646",
+		Status: structs.NodeStatusReady, SchedulingEligibility: structs.NodeSchedulingEligible,
+		Attributes: map[string]string{"kernel.name": "linux", "os.name": "linux", "cpu.arch": "amd64", "driver.raw_exec": "1", "unique.hostname": name},
+		NodeResources: &structs.NodeResources{
+			Cpu:    structs.NodeCpuResources{CpuShares: cpu},
+			Memory: structs.NodeMemoryResources{MemoryMB: memMB},
+			Disk:   structs.NodeDiskResources{DiskMB: 100 * 1024},
+		},
+		Drivers: map[string]*structs.DriverInfo{"raw_exec": {Detected: true, Healthy: true, HealthDescription: "Healthy"}},
+	}
+	node.ComputeClass()
+	var reply structs.NodeUpdateResponse
+	if err := d.agent.RPC("Node.Register", &structs.NodeRegisterRequest{Node: node}, &reply); err != nil {
+		t.Fatal(err)
+	}
+	return node.ID
 }

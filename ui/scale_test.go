@@ -10,7 +10,6 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/opennomad/nomad/command/agent"
-	"github.com/opennomad/nomad/structs"
 )
 
 // TestPageTimesAtScale measures how long the main pages take to show a
@@ -33,23 +32,7 @@ func TestPageTimesAtScale(t *testing.T) {
 	})
 	start := time.Now()
 	for i := 0; i < nodes; i++ {
-		node := &structs.Node{
-			ID: structs.GenerateUUID(), SecretID: structs.GenerateUUID(), Name: fmt.Sprintf("sim-%04d", i),
-			Datacenter: fmt.Sprintf("dc%d", 1+i%3), NodePool: structs.NodePoolDefault, NodeClass: "sim",
-			HTTPAddr: "127.0.0.1:4646", Status: structs.NodeStatusReady, SchedulingEligibility: structs.NodeSchedulingEligible,
-			Attributes: map[string]string{"kernel.name": "linux", "os.name": "linux", "cpu.arch": "amd64", "driver.raw_exec": "1"},
-			NodeResources: &structs.NodeResources{
-				Cpu:    structs.NodeCpuResources{CpuShares: 16000},
-				Memory: structs.NodeMemoryResources{MemoryMB: 32768},
-				Disk:   structs.NodeDiskResources{DiskMB: 100 * 1024},
-			},
-			Drivers: map[string]*structs.DriverInfo{"raw_exec": {Detected: true, Healthy: true, HealthDescription: "Healthy"}},
-		}
-		node.ComputeClass()
-		var reply structs.NodeUpdateResponse
-		if err := d.agent.RPC("Node.Register", &structs.NodeRegisterRequest{Node: node}, &reply); err != nil {
-			t.Fatal(err)
-		}
+		registerSimNode(t, d, fmt.Sprintf("sim-%04d", i), fmt.Sprintf("dc%d", 1+i%3), "sim", 16000, 32768)
 	}
 	for i := 0; i < jobs; i++ {
 		d.runHCL(t, sleepJob(fmt.Sprintf("svc-%03d", i), perJob, 100, 64))
@@ -64,8 +47,10 @@ func TestPageTimesAtScale(t *testing.T) {
 	pages := []struct{ name, path, ready string }{
 		{"Jobs", "/ui/jobs", `document.querySelectorAll("#jobs-table tbody tr").length === 100`},
 		{"A job (100 allocations)", "/ui/jobs/svc-050@default", `document.querySelectorAll("#s-allocations + .table-wrap tbody tr").length >= 100`},
-		{"Nodes", "/ui/nodes", `document.querySelectorAll("main tbody tr").length >= 1000`},
-		{"Topology", "/ui/topology", `document.querySelectorAll(".tnode").length >= 1000`},
+		// The first page of rows with their fill bars (a node's allocations
+		// reserve some CPU), and the count of every node.
+		{"Nodes", "/ui/nodes", `document.querySelectorAll("main tbody tr").length >= 100 && (document.querySelector("main .count")?.textContent || "").startsWith("1001 of 1001") && !!document.querySelector('main tbody [role=meter]:not([aria-valuenow="0"])')`},
+		{"Topology", "/ui/topology", `document.querySelectorAll(".tnode").length >= 1000 && document.querySelectorAll(".tseg").length >= 20000`},
 		{"Evaluations", "/ui/evaluations", `document.querySelectorAll("main tbody tr").length >= 100`},
 		{"Scheduler", "/ui/scheduler", `!document.querySelector("main .loading") && !!document.querySelector("main h2")`},
 	}

@@ -10,8 +10,6 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
-
-	"github.com/opennomad/nomad/structs"
 )
 
 // TestScreenshots writes PNGs of the main pages into the directory
@@ -33,23 +31,7 @@ func TestScreenshots(t *testing.T) {
 	// with nobody running their allocations (those stay pending), which
 	// is enough for a picture of the cluster.
 	for i, n := range []struct{ name, dc, class string }{{"sim-a", "dc1", "small"}, {"sim-b", "dc1", "small"}, {"sim-c", "dc2", "large"}} {
-		node := &structs.Node{
-			ID: structs.GenerateUUID(), SecretID: structs.GenerateUUID(), Name: n.name, Datacenter: n.dc,
-			NodePool: structs.NodePoolDefault, NodeClass: n.class, HTTPAddr: "127.0.0.1:4646",
-			Status: structs.NodeStatusReady, SchedulingEligibility: structs.NodeSchedulingEligible,
-			Attributes: map[string]string{"kernel.name": "linux", "os.name": "linux", "cpu.arch": "amd64", "driver.raw_exec": "1", "unique.hostname": n.name},
-			NodeResources: &structs.NodeResources{
-				Cpu:    structs.NodeCpuResources{CpuShares: int64(4000 * (i + 1))},
-				Memory: structs.NodeMemoryResources{MemoryMB: int64(8192 * (i + 1))},
-				Disk:   structs.NodeDiskResources{DiskMB: 100 * 1024},
-			},
-			Drivers: map[string]*structs.DriverInfo{"raw_exec": {Detected: true, Healthy: true, HealthDescription: "Healthy"}},
-		}
-		node.ComputeClass()
-		var reply structs.NodeUpdateResponse
-		if err := d.agent.RPC("Node.Register", &structs.NodeRegisterRequest{Node: node}, &reply); err != nil {
-			t.Fatal(err)
-		}
+		registerSimNode(t, d, n.name, n.dc, n.class, int64(4000*(i+1)), int64(8192*(i+1)))
 	}
 	d.runHCL(t, sleepJob("web", 4, 500, 512))
 	d.runHCL(t, sleepJob("api", 3, 800, 1024))
@@ -130,8 +112,31 @@ func TestScreenshots(t *testing.T) {
 			_, err := chromedp.Evaluate[bool](`(() => { const s = document.querySelector('.tseg[data-job="cache"]') || document.querySelector('.tseg'); s.dispatchEvent(new MouseEvent('mouseover', {bubbles: true})); return true; })()`)(ctx2, tgt)
 			return err
 		}))
-	shot("scheduler", "/ui/scheduler", 1280, 1100, 1, chromedp.WaitVisible(chromedp.CSS("#toggle-workers")), chromedp.WaitVisible(chromedp.CSS("ul.stats")))
+	// One worker paused by an operator, beside the one the leader keeps.
+	var workers struct {
+		Schedulers []struct {
+			ID string `json:"id"`
+		} `json:"schedulers"`
+	}
+	if err := d.getJSON("/v1/agent/schedulers", &workers); err != nil || len(workers.Schedulers) == 0 {
+		t.Fatalf("workers: %v", err)
+	}
+	last := workers.Schedulers[len(workers.Schedulers)-1].ID
+	d.send(t, "PUT", "/v1/agent/schedulers/pause", map[string]any{"paused": true, "worker_id": last})
+	shot("scheduler", "/ui/scheduler", 1280, 1100, 1, chromedp.WaitVisible(chromedp.CSS("#toggle-workers")), chromedp.WaitVisible(chromedp.CSS("ul.stats")),
+		textContains("#workers", "by an operator"))
+	d.send(t, "PUT", "/v1/agent/schedulers/pause", map[string]any{"paused": false, "worker_id": last})
 	shot("servers", "/ui/servers", 1280, 500, 1, textContains("#leader", "127.0.0.1"))
+	// The exec terminal of an allocation, after a command ran in it.
+	shot("exec", "/ui/allocations/"+webAlloc, 1280, 1500, 1,
+		chromedp.WaitVisible(chromedp.CSS("#exec-connect")),
+		chromedp.SetValue(chromedp.CSS("#exec-command"), `/bin/sh -c "echo hello from $(hostname); ls -l; uname -sm"`),
+		chromedp.Click(chromedp.CSS("#exec-connect")),
+		textContains("#exec-status", "Exited with code 0"))
+	d.send(t, "PUT", "/v1/var/app/web/config", map[string]any{"Path": "app/web/config", "Items": map[string]string{"user": "admin", "log_level": "debug"}})
+	d.send(t, "PUT", "/v1/var/nomad/jobs/web", map[string]any{"Path": "nomad/jobs/web", "Items": map[string]string{"db_password": "s3cret"}})
+	shot("variables", "/ui/variables", 1280, 500, 1, textContains("#vars-table", "app/web/config"))
+	shot("tokens", "/ui/settings/tokens", 1280, 600, 1, chromedp.WaitVisible(chromedp.CSS("#token-secret")))
 	shot("run", "/ui/jobs/run", 1280, 900, 1,
 		chromedp.SetValue(chromedp.CSS("#job-hcl"), sleepJob("web", 6, 500, 512)),
 		chromedp.Click(chromedp.CSS("#plan-job")), textContains("#plan-out", "Scheduler"))

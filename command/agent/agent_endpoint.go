@@ -147,10 +147,15 @@ func (s *HTTPServer) agentHealthRequest(w http.ResponseWriter, r *http.Request) 
 	return out, nil
 }
 
-// agentSchedulersRequest serves GET /v1/agent/schedulers.
+// agentSchedulersRequest serves GET /v1/agent/schedulers: this server's
+// workers, or with ?server_id= (an extension) those of any server of the
+// region, through the Workers.Info RPC (agent_schedulers_pause.go).
 func (s *HTTPServer) agentSchedulersRequest(w http.ResponseWriter, r *http.Request) (interface{}, error) {
 	if err := requireMethod(r, http.MethodGet); err != nil {
 		return nil, err
+	}
+	if id := r.URL.Query().Get("server_id"); id != "" {
+		return s.remoteSchedulers(r, id)
 	}
 	if s.cfg.Server == nil {
 		return nil, codedError(http.StatusBadRequest, "Server only endpoint")
@@ -159,7 +164,11 @@ func (s *HTTPServer) agentSchedulersRequest(w http.ResponseWriter, r *http.Reque
 	if err != nil {
 		return nil, err
 	}
-	return api.AgentSchedulerWorkersInfo{ServerID: s.serverID(), Schedulers: nonNil(workers)}, nil
+	info := api.AgentSchedulerWorkersInfo{ServerID: s.serverID(), Schedulers: nonNil(workers)}
+	if cfg, err := s.cfg.Server.SchedulerWorkerConfig(); err == nil {
+		info.Paused = cfg.Paused
+	}
+	return info, nil
 }
 
 // agentSchedulerConfigRequest serves /v1/agent/schedulers/config: GET

@@ -172,7 +172,8 @@ func privateIP() string {
 
 // SchedulerWorkers describes each scheduling worker of this server.
 func (l *localServer) SchedulerWorkers() ([]api.AgentSchedulerWorkerInfo, error) {
-	workers := l.srv.Workers().Workers()
+	pool := l.srv.Workers()
+	workers := pool.Workers()
 	out := make([]api.AgentSchedulerWorkerInfo, 0, len(workers))
 	for _, w := range workers {
 		out = append(out, api.AgentSchedulerWorkerInfo{
@@ -181,6 +182,7 @@ func (l *localServer) SchedulerWorkers() ([]api.AgentSchedulerWorkerInfo, error)
 			Started:           w.Started.UTC().Format(time.RFC3339Nano),
 			Status:            w.Status,
 			WorkloadStatus:    w.WorkloadStatus,
+			OperatorPaused:    pool.WorkerPaused(w.ID),
 		})
 	}
 	return out, nil

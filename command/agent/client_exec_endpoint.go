@@ -96,6 +96,17 @@ func (s *HTTPServer) allocExec(w http.ResponseWriter, r *http.Request, allocID s
 	}
 	defer conn.Close()
 	sess := &execSession{conn: conn, done: make(chan struct{})}
+	if wantsExecHandshake(r) {
+		if err := s.readExecHandshake(conn, r, allocID); err != nil {
+			code, msg := errorStatus(err)
+			closeCode := websocket.ClosePolicyViolation
+			if code >= 500 {
+				closeCode = websocket.CloseInternalServerErr
+			}
+			sess.closeWith(closeCode, msg)
+			return nil
+		}
+	}
 	code, err := sess.run(c, allocID, q.Get("task"), command, tty)
 	if err != nil {
 		sess.closeWith(execCloseCode(err), err.Error())

@@ -157,6 +157,7 @@ func (s *HTTPServer) routes() {
 	h("/v1/validate/job", viaRPC, s.validateJobRequest)
 
 	h("/v1/nodes", viaRPC, s.nodesRequest)
+	h("/v1/nodes/usage", viaRPC, s.nodesUsageRequest)
 	h("/v1/node/", viaRPC, s.nodeSpecificRequest)
 	// Longer patterns than /v1/node/, so pools are never read as node IDs.
 	h("/v1/node/pools", viaRPC, s.nodePoolsRequest)
@@ -181,6 +182,7 @@ func (s *HTTPServer) routes() {
 	h("/v1/agent/monitor", agentRead, s.agentMonitorRequest)
 	h("/v1/agent/schedulers", agentRead, s.agentSchedulersRequest)
 	h("/v1/agent/schedulers/config", readWrite(agentRead, agentWrite), s.agentSchedulerConfigRequest)
+	h("/v1/agent/schedulers/pause", agentWrite, s.agentSchedulersPauseRequest)
 
 	h("/v1/status/leader", public, s.statusLeaderRequest)
 	h("/v1/status/peers", public, s.statusPeersRequest)

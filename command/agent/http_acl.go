@@ -151,20 +151,18 @@ var clientAllocOpNeed = allocCapability("stats, checks: read-job; restart, signa
 // visible to the command (raw_exec, exec), since such a command acts on
 // the node as much as on the task.
 var clientAllocNeed = need{
-	Doc: clientAllocOpNeed.Doc + "; exec: alloc-exec, and alloc-node-exec too when the task's driver has no filesystem isolation (raw_exec, exec), in the allocation's namespace",
+	Doc: clientAllocOpNeed.Doc + "; exec: alloc-exec, and alloc-node-exec too when the task's driver has no filesystem isolation (raw_exec, exec), in the allocation's namespace (with `ws_handshake=true` and no token header, of the token in the first frame)",
 	check: func(s *HTTPServer, a *acl.ACL, r *http.Request) error {
 		id, sub := splitObjectPath(r, "/v1/client/allocation/", clientAllocSubresources)
 		if sub != "exec" {
 			return clientAllocOpNeed.check(s, a, r)
 		}
-		ns := s.allocNamespace(r, id)
-		if !a.AllowNsOpAny(ns, acl.NamespaceCapabilityAllocExec) {
-			return errPermissionDenied
+		if execDeferredAuth(r) {
+			// The token comes in the first frame; the handler checks
+			// it before running anything (client_exec_handshake.go).
+			return nil
 		}
-		if s.execNeedsNodeExec(id, r.URL.Query().Get("task")) && !a.AllowNsOpAny(ns, acl.NamespaceCapabilityAllocNodeExec) {
-			return errPermissionDenied
-		}
-		return nil
+		return s.execAllowed(a, r, id)
 	},
 }
 

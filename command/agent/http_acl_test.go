@@ -98,6 +98,7 @@ var routeCases = map[string][]routeCase{
 	},
 	"/v1/validate/job": {{method: "PUT", path: "/v1/validate/job", body: unplaceableBody, rules: nsRead, allowed: allowReaders}},
 	"/v1/nodes":        {{method: "GET", path: "/v1/nodes", rules: nodeRead, allowed: allowReaders}},
+	"/v1/nodes/usage":  {{method: "GET", path: "/v1/nodes/usage?allocs=true", rules: nodeRead, allowed: allowReaders}},
 	"/v1/node/": {
 		{method: "GET", path: "/v1/node/" + noID, rules: nodeRead, allowed: allowReaders},
 		{method: "GET", path: "/v1/node/" + noID + "/allocations", rules: nodeRead, allowed: allowReaders},
@@ -160,11 +161,18 @@ var routeCases = map[string][]routeCase{
 		{method: "GET", path: "/v1/client/metadata", rules: nodeRead, allowed: allowReaders},
 		{method: "POST", path: "/v1/client/metadata", body: `{"Meta":{"a":"b"}}`, rules: `node { policy = "write" }`, allowed: allowRight},
 	},
-	"/v1/agent/monitor":    {{method: "GET", path: "/v1/agent/monitor?log_level=debug", rules: agentRd, allowed: allowReaders}},
-	"/v1/agent/schedulers": {{method: "GET", path: "/v1/agent/schedulers", rules: agentRd, allowed: allowReaders}},
+	"/v1/agent/monitor": {{method: "GET", path: "/v1/agent/monitor?log_level=debug", rules: agentRd, allowed: allowReaders}},
+	"/v1/agent/schedulers": {
+		{method: "GET", path: "/v1/agent/schedulers", rules: agentRd, allowed: allowReaders},
+		{method: "GET", path: "/v1/agent/schedulers?server_id=nowhere.global", rules: agentRd, allowed: allowReaders},
+	},
 	"/v1/agent/schedulers/config": {
 		{method: "GET", path: "/v1/agent/schedulers/config", rules: agentRd, allowed: allowReaders},
 		{method: "POST", path: "/v1/agent/schedulers/config", body: `{"num_schedulers":-1}`, rules: agentWr, allowed: allowRight},
+	},
+	"/v1/agent/schedulers/pause": {
+		{method: "PUT", path: "/v1/agent/schedulers/pause", body: `{"paused":false}`, rules: agentWr, allowed: allowRight},
+		{method: "PUT", path: "/v1/agent/schedulers/pause?server_id=nowhere.global", body: `{"paused":false}`, rules: agentWr, allowed: allowRight},
 	},
 	// Listing the gossip keys needs agent write too, as in Nomad.
 	"/v1/agent/keyring/": {

@@ -28,6 +28,13 @@ func (f *forwardingServer) Forward(method string, _ structs.RPCInfo, _, _ interf
 	return true, errForwarded
 }
 
+// ForwardToServer is where the methods meant for one named server (the
+// Workers endpoint) ask where they are served, instead of Forward.
+func (f *forwardingServer) ForwardToServer(method, _ string, _ structs.RPCInfo, _, _ interface{}) (bool, error) {
+	f.methods = append(f.methods, method)
+	return true, errForwarded
+}
+
 // notForwarded are the methods any server answers itself, without asking
 // where the request is served.
 var notForwarded = map[string]bool{
@@ -41,7 +48,8 @@ var notForwarded = map[string]bool{
 	"Operator.RaftGetConfiguration": true, // forwards only another region's
 }
 
-// Every endpoint method asks Forward first, under its own RPC name, and
+// Every endpoint method asks Forward (or ForwardToServer) first, under
+// its own RPC name, and
 // does nothing else when the request is served elsewhere: the one place a
 // check common to every request goes.
 func TestEndpoints_ForwardFirst(t *testing.T) {

@@ -32,6 +32,7 @@ var nodeRules = Rules{
 	"GetNode":           NodeRead(),
 	"GetAllocs":         NodeRead(),
 	"List":              NodeRead(),
+	"Usage":             NodeRead(),
 }
 
 // errSecretMismatch refuses a node write that does not carry the node's

@@ -70,6 +70,10 @@ func NamespaceAny(capabilities ...string) Rule {
 func NodeRead() Rule  { return level("node read", (*acl.ACL).AllowNodeRead) }
 func NodeWrite() Rule { return level("node write", (*acl.ACL).AllowNodeWrite) }
 
+// AgentRead passes agent read; AgentWrite agent write.
+func AgentRead() Rule  { return level("agent read", (*acl.ACL).AllowAgentRead) }
+func AgentWrite() Rule { return level("agent write", (*acl.ACL).AllowAgentWrite) }
+
 // OperatorRead passes operator read; OperatorWrite operator write.
 func OperatorRead() Rule  { return level("operator read", (*acl.ACL).AllowOperatorRead) }
 func OperatorWrite() Rule { return level("operator write", (*acl.ACL).AllowOperatorWrite) }

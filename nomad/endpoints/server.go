@@ -11,6 +11,7 @@ import (
 	"github.com/opennomad/nomad/nomad/evaltrace"
 	"github.com/opennomad/nomad/nomad/periodic"
 	"github.com/opennomad/nomad/nomad/state"
+	"github.com/opennomad/nomad/nomad/worker"
 	"github.com/opennomad/nomad/scheduler"
 	"github.com/opennomad/nomad/structs"
 )
@@ -178,6 +179,22 @@ type Server interface {
 	// server that does not lead.
 	VariableLocks() VariableLocks
 
+	// ForwardToServer decides which server serves a request meant for
+	// one server (its scheduler workers): it returns false when serverID
+	// is "" or names this server, by member name ("<node>.<region>") or
+	// node name. Otherwise it returns true with the outcome of serving the
+	// request on the server of that name in the cluster, marked
+	// forwarded; a name no known server has, or a forwarded request that
+	// reaches a server of another name, fails with an error of kind
+	// structs.ErrNotFound.
+	ForwardToServer(method, serverID string, info structs.RPCInfo, args, reply interface{}) (bool, error)
+
+	// MemberName is this server's gossip member name ("<node>.<region>").
+	MemberName() string
+
+	// SchedulerWorkers is this server's pool of scheduler workers.
+	SchedulerWorkers() *worker.Pool
+
 	// ForcePeriodicRun launches a child of the periodic job now through
 	// the leader's periodic dispatcher.
 	ForcePeriodicRun(namespace, jobID string) (*periodic.Launched, error)
@@ -282,5 +299,6 @@ func All(srv Server) []Endpoint {
 		{"Variables", &Variables{srv: srv}, variablesRules},
 		{"Search", &Search{srv: srv}, searchRules},
 		{"Scaling", &Scaling{srv: srv}, scalingRules},
+		{"Workers", &Workers{srv: srv}, workersRules},
 	}
 }

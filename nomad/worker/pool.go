@@ -12,6 +12,10 @@ import (
 	"github.com/opennomad/nomad/structs"
 )
 
+// ErrUnknownWorker is wrapped by a pause or resume of a worker ID the
+// pool does not run.
+var ErrUnknownWorker = fmt.Errorf("unknown scheduler worker: %w", structs.ErrNotFound)
+
 // ErrInvalidSchedulerConfig is wrapped by every rejection of a worker
 // pool configuration; the HTTP layer answers it with 400 "Invalid
 // request".
@@ -76,6 +80,8 @@ type Pool struct {
 	retired []*Worker
 	leader  bool
 	paused  bool
+	// held are the workers an operator paused one by one, by ID.
+	held map[string]bool
 }
 
 // NewPool checks cfg and returns a pool with no worker running.
@@ -183,12 +189,46 @@ func (p *Pool) Pause() {
 	p.applyPausesLocked()
 }
 
-// Resume undoes Pause; workers the leader keeps paused stay paused.
+// Resume undoes Pause, and the pauses of single workers too; workers
+// the leader keeps paused stay paused.
 func (p *Pool) Resume() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.paused = false
+	p.held = nil
 	p.applyPausesLocked()
+}
+
+// SetWorkerPaused pauses (true) or resumes (false) the one worker with
+// the ID, as Pause and Resume do all of them. A worker paused so stays
+// paused until resumed, or until the pool is resumed as a whole or the
+// worker replaced; one the leader or a pause of the pool holds stays
+// paused when resumed alone. An ID the pool does not run is
+// ErrUnknownWorker.
+func (p *Pool) SetWorkerPaused(id string, paused bool) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !slices.ContainsFunc(p.workers, func(w *Worker) bool { return w.ID() == id }) {
+		return fmt.Errorf("worker %q: %w", id, ErrUnknownWorker)
+	}
+	if paused {
+		if p.held == nil {
+			p.held = map[string]bool{}
+		}
+		p.held[id] = true
+	} else {
+		delete(p.held, id)
+	}
+	p.applyPausesLocked()
+	return nil
+}
+
+// WorkerPaused reports whether an operator paused the worker with the ID
+// on its own (SetWorkerPaused).
+func (p *Pool) WorkerPaused(id string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.held[id]
 }
 
 // Paused reports whether an operator paused the pool (the leader's own
@@ -258,7 +298,7 @@ func (p *Pool) applyPausesLocked() {
 		leaderPaused = int(math.Floor(p.fraction * float64(len(p.workers))))
 	}
 	for i, w := range p.workers {
-		if p.paused || i < leaderPaused {
+		if p.paused || i < leaderPaused || p.held[w.ID()] {
 			w.Pause()
 		} else {
 			w.Resume()
@@ -267,6 +307,7 @@ func (p *Pool) applyPausesLocked() {
 }
 
 func (p *Pool) retireLocked(w *Worker) {
+	delete(p.held, w.ID())
 	w.Stop()
 	// Forget those that are gone already, so the list stays short.
 	p.retired = slices.DeleteFunc(p.retired, func(r *Worker) bool {

@@ -95,6 +95,36 @@ func TestPool_OperatorPause(t *testing.T) {
 	must.Eq(t, e.ID, receive(t, h.ep.acks, "ack"))
 }
 
+// TestPool_PauseOneWorker: an operator pauses and resumes one worker by
+// its ID; the others keep working; resuming the pool resumes it too; an
+// unknown ID is refused.
+func TestPool_PauseOneWorker(t *testing.T) {
+	p, h := newTestPool(t, 3)
+	ws := poolWorkers(p)
+	last := ws[2]
+	must.NoError(t, p.SetWorkerPaused(last.ID(), true))
+	must.True(t, p.WorkerPaused(last.ID()))
+	waitForWorker(t, last, "paused", func(st Status, _ WorkloadStatus) bool { return st == Paused })
+	for _, w := range ws[:2] {
+		waitForWorker(t, w, "started", func(st Status, _ WorkloadStatus) bool { return st == Started })
+	}
+	e := h.register(h.s.Job())
+	must.Eq(t, e.ID, receive(t, h.ep.acks, "ack"))
+
+	must.NoError(t, p.SetWorkerPaused(last.ID(), false))
+	must.False(t, p.WorkerPaused(last.ID()))
+	waitPaused(t, ws, 0)
+
+	must.NoError(t, p.SetWorkerPaused(ws[0].ID(), true))
+	p.Resume()
+	must.False(t, p.WorkerPaused(ws[0].ID()))
+	waitPaused(t, ws, 0)
+
+	err := p.SetWorkerPaused("no-such-worker", true)
+	must.ErrorIs(t, err, ErrUnknownWorker)
+	must.True(t, structs.IsKind(err, structs.ErrNotFound))
+}
+
 func TestPool_Resize(t *testing.T) {
 	p, _ := newTestPool(t, 2)
 	p.SetLeader(true)

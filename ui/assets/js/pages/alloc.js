@@ -2,6 +2,7 @@
 // restarts, followed live; its logs and the files of its directory.
 import { h, replace, table, badge, when, dl, section, shortId, nodeHref, evalHref, jobHref, errorBox, action, bytes, allocResources, mhz, mib } from '../dom.js';
 import { get, getJSON, getText, send, watch } from '../api.js';
+import { execView } from '../exec.js';
 
 const MAX_LOG = 256 * 1024;
 
@@ -152,7 +153,24 @@ export async function page(root, params, ctx) {
     replace(logs, logsView(a, ctx.signal));
   };
   drawLogs();
+  // The exec view likewise follows the set of running tasks; a session
+  // ends with its view.
+  const exec = h('div');
+  let execTasks = null;
+  let execCtl = null;
+  const drawExec = () => {
+    const running = Object.entries(a.TaskStates || {}).filter(([, t]) => t.State === 'running').map(([n]) => n).sort();
+    const key = running.join(',');
+    if (key === execTasks) return;
+    execTasks = key;
+    execCtl?.abort();
+    execCtl = new AbortController();
+    const mine = execCtl;
+    ctx.signal.addEventListener('abort', () => mine.abort(), { once: true });
+    replace(exec, execView(a.ID, running, mine.signal));
+  };
+  drawExec();
   replace(root, h('p', { class: 'crumbs' }, h('a', { href: '/ui/jobs' }, 'Jobs'), ' / ', h('a', { href: jobHref(a.JobID, a.Namespace) }, a.JobID), ' / allocation'),
-    head, errs, facts, section('Tasks', tasks), section('Logs', logs), section('Files', filesView(a)));
-  watch(`/v1/allocation/${id}`, {}, ctx.signal, (data) => { a = data; draw(); drawLogs(); replace(errs); }, (err) => replace(errs, errorBox(err)));
+    head, errs, facts, section('Tasks', tasks), section('Logs', logs), section('Exec', exec), section('Files', filesView(a)));
+  watch(`/v1/allocation/${id}`, {}, ctx.signal, (data) => { a = data; draw(); drawLogs(); drawExec(); replace(errs); }, (err) => replace(errs, errorBox(err)));
 }

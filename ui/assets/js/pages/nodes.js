@@ -17,6 +17,9 @@ export function usageByNode(allocs) {
   return m;
 }
 
+// PAGE is how many nodes the list shows at first, and adds at a time.
+const PAGE = 100;
+
 function drainText(n) {
   if (n.DrainStrategy) return 'draining';
   return n.Drain ? 'draining' : 'no';
@@ -37,6 +40,12 @@ export async function list(root, _params, ctx) {
   replace(root, h('div', { class: 'page-head' }, h('h1', {}, 'Nodes'), h('a', { class: 'button', href: '/ui/topology' }, 'Topology')), form, count, body);
   let nodes = [];
   let usage = new Map();
+  // Rows shown: a page at a time. A thousand rows cost the browser over a
+  // second to lay out, and no one reads them all: the search and filters
+  // find a node, the topology shows the whole cluster.
+  let shown = PAGE;
+  let lastFilter = '';
+  const more = h('div', { class: 'actions more' });
   const draw = () => {
     const f = Object.fromEntries(new FormData(form));
     const sp = new URLSearchParams(Object.entries(f).filter(([, v]) => v));
@@ -44,7 +53,14 @@ export async function list(root, _params, ctx) {
     const term = (f.search || '').toLowerCase();
     const rows = nodes.filter((n) => (!term || [n.Name, n.ID, n.Address, n.NodeClass].some((x) => (x || '').toLowerCase().includes(term))) &&
       (!f.status || n.Status === f.status) && (!f.eligibility || n.SchedulingEligibility === f.eligibility));
-    count.textContent = `${rows.length} of ${nodes.length} nodes`;
+    if (location.search !== lastFilter) { lastFilter = location.search; shown = PAGE; }
+    const page = rows.slice(0, shown);
+    count.textContent = `${rows.length} of ${nodes.length} nodes${page.length < rows.length ? `, the first ${page.length} shown` : ''}`;
+    const left = rows.length - page.length;
+    replace(more, left > 0 ? [
+      h('button', { type: 'button', id: 'nodes-more', onclick: () => { shown += PAGE; draw(); } }, `Show ${Math.min(PAGE, left)} more`),
+      h('button', { type: 'button', id: 'nodes-all', onclick: () => { shown = rows.length; draw(); } }, `Show all ${rows.length}`),
+    ] : null);
     replace(body, table([
       { label: 'Node', cell: (n) => h('a', { href: nodeHref(n.ID) }, n.Name) },
       { label: 'ID', cell: (n) => h('code', { title: n.ID }, shortId(n.ID)) },
@@ -58,14 +74,24 @@ export async function list(root, _params, ctx) {
       { label: 'CPU', cell: (n) => meter('CPU', usage.get(n.ID)?.cpu || 0, nodeCapacity(n).cpu, mhz) },
       { label: 'Memory', cell: (n) => meter('Memory', usage.get(n.ID)?.mem || 0, nodeCapacity(n).mem, mib) },
       { label: 'Address', cell: (n) => n.Address },
-    ], rows, { caption: 'Nodes', empty: nodes.length ? 'No node matches the filters.' : 'No client nodes have registered.' }));
+    ], page, { caption: 'Nodes', empty: nodes.length ? 'No node matches the filters.' : 'No client nodes have registered.' }), more);
   };
   form.addEventListener('input', draw);
   const onErr = (err) => replace(body, errorBox(err));
-  // The node list blocks on the nodes; the allocations (for the fill
-  // bars) are followed alongside.
-  watch('/v1/nodes', { resources: 'true' }, ctx.signal, (data) => { nodes = data.sort((a, b) => a.Name.localeCompare(b.Name)); draw(); }, onErr);
-  await watch('/v1/allocations', { resources: 'true', namespace: '*' }, ctx.signal, (data) => { usage = usageByNode(data); if (nodes.length) draw(); }, onErr);
+  // The node list blocks on the nodes; what their allocations reserve
+  // (the fill bars) is followed alongside, summed by the servers
+  // (/v1/nodes/usage) rather than from every allocation.
+  // The first drawing waits for both: a thousand rows are drawn once,
+  // not once bare and again with their bars.
+  let seen = 0;
+  const both = (first) => { seen |= first; if (seen === 3) draw(); };
+  watch('/v1/nodes', { resources: 'true' }, ctx.signal, (data) => { nodes = data.sort((a, b) => a.Name.localeCompare(b.Name)); both(1); }, onErr);
+  await watch('/v1/nodes/usage', {}, ctx.signal, (data) => { usage = usageFromSummary(data); both(2); }, onErr);
+}
+
+// usageFromSummary maps /v1/nodes/usage to the shape of usageByNode.
+export function usageFromSummary(list) {
+  return new Map(list.map((u) => [u.NodeID, { cpu: u.CPU, mem: u.MemoryMB, disk: u.DiskMB, count: u.AllocCount }]));
 }
 
 export async function page(root, params, ctx) {

@@ -1,21 +1,24 @@
-// /ui/scheduler: the scheduler at work. This server's workers with
-// their state and a pause/resume control, the cluster's eval broker
-// switch, and the evaluations waiting (pending, blocked).
+// /ui/scheduler: the scheduler at work. Every server's workers with
+// their state and pause/resume controls (one worker or all), the
+// cluster's eval broker switch, and the evaluations waiting (pending,
+// blocked).
 import { h, replace, table, badge, when, dl, section, shortId, evalHref, jobHref, errorBox, action } from '../dom.js';
 import { get, getJSON, send, poll, watch } from '../api.js';
+import { workersView } from '../workers.js';
 
 export async function page(root, _params, ctx) {
   ctx.title('Scheduler');
   const broker = h('div');
   const queues = h('div', { class: 'queues' });
   const workers = h('div');
+  const pool = h('div');
   const queue = h('div');
   const errs = h('div');
   replace(root, h('div', { class: 'page-head' }, h('h1', {}, 'Scheduler')),
     h('p', { class: 'help' }, 'Every change becomes an evaluation; the leader\'s eval broker hands evaluations to scheduler workers on every server; each worker plans placements and the leader\'s plan applier commits them.'),
     errs,
     section('Eval broker', broker, queues),
-    section('Workers on this server', workers),
+    section('Workers', workers),
     section('Evaluations waiting', queue));
 
   // Broker: the cluster-wide scheduler configuration (in Raft).
@@ -48,44 +51,27 @@ export async function page(root, _params, ctx) {
     drawBroker(res.SchedulerConfig);
   };
 
-  // Workers: /v1/agent/schedulers answers for the agent asked only.
-  let workerKey = '';
-  const drawWorkers = (info, cfg) => {
-    const key = JSON.stringify([info, cfg]);
-    if (key === workerKey) return;
-    workerKey = key;
-    const paused = !!cfg.paused;
+  // Workers: every server's (workers.js), and this agent's pool size.
+  const wv = workersView(ctx.signal);
+  replace(workers, wv.el, pool);
+  let poolKey = '';
+  const drawPool = (cfg) => {
+    const key = JSON.stringify(cfg);
+    if (key === poolKey) return;
+    poolKey = key;
     const n = h('input', { id: 'num-schedulers', type: 'number', min: 0, value: cfg.num_schedulers, class: 'narrow' });
-    replace(workers,
-      h('p', {}, 'Server ', h('strong', {}, info.server_id), `: ${cfg.num_schedulers} workers running `, h('code', {}, (cfg.enabled_schedulers || []).join(', ')),
-        paused ? [' — ', badge('paused'), ' by an operator.'] : '.'),
-      table([
-        { label: 'Worker', cell: (w) => h('code', { title: w.id }, shortId(w.id)) },
-        { label: 'Status', cell: (w) => badge(w.status) },
-        { label: 'Doing', cell: (w) => w.workload_status },
-        { label: 'Schedulers', cell: (w) => (w.enabled_schedulers || []).join(', ') },
-        { label: 'Started', cell: (w) => when(w.started) },
-      ], info.schedulers || [], { caption: 'Scheduler workers', empty: 'This server runs no scheduler workers.' }),
-      h('div', { class: 'actions' },
-        action(paused ? 'Resume workers' : 'Pause workers', async () => {
-          await send('PUT', '/v1/agent/schedulers/config', { num_schedulers: cfg.num_schedulers, enabled_schedulers: cfg.enabled_schedulers, paused: !paused });
-          await refreshWorkers();
-          return paused ? 'Workers resumed' : 'Workers paused: they finish their current evaluation and take no more';
-        }, { id: 'toggle-workers', class: paused ? 'primary' : 'danger' }),
-        h('form', { class: 'inline-form', onsubmit: async (e) => {
-          e.preventDefault();
-          try {
-            await send('PUT', '/v1/agent/schedulers/config', { num_schedulers: Number(n.value), enabled_schedulers: cfg.enabled_schedulers, paused: cfg.paused });
-            await refreshWorkers();
-            replace(errs);
-          } catch (err) { replace(errs, errorBox(err)); }
-        } }, h('label', { for: 'num-schedulers' }, 'Workers'), n, h('button', { type: 'submit' }, 'Set'))),
-      h('p', { class: 'help' }, 'Pausing applies to this server until it restarts; the leader may also keep some of its own workers paused to leave CPU to Raft and the plan applier. The other servers\' workers are on their own agents\' scheduler page.'));
+    replace(pool,
+      h('form', { class: 'inline-form', onsubmit: async (e) => {
+        e.preventDefault();
+        try {
+          await send('PUT', '/v1/agent/schedulers/config', { num_schedulers: Number(n.value), enabled_schedulers: cfg.enabled_schedulers });
+          await Promise.all([refreshPool(), wv.refresh()]);
+          replace(errs);
+        } catch (err) { replace(errs, errorBox(err)); }
+      } }, h('label', { for: 'num-schedulers' }, `Workers of this agent's server (${cfg.server_id}), running `, h('code', {}, (cfg.enabled_schedulers || []).join(', '))), n, h('button', { type: 'submit' }, 'Set')),
+      h('p', { class: 'help' }, 'Pauses and sizes apply until the server restarts. The leader also keeps some of its own workers paused, to leave CPU to Raft and the plan applier; those show as paused without "by an operator".'));
   };
-  const refreshWorkers = async () => {
-    const [info, cfg] = await Promise.all([getJSON('/v1/agent/schedulers', {}, ctx.signal), getJSON('/v1/agent/schedulers/config', {}, ctx.signal)]);
-    drawWorkers(info, cfg);
-  };
+  const refreshPool = async () => drawPool(await getJSON('/v1/agent/schedulers/config', {}, ctx.signal));
 
   const drawQueue = (evals) => {
     const waiting = evals.filter((e) => e.Status === 'pending' || e.Status === 'blocked');
@@ -125,14 +111,11 @@ export async function page(root, _params, ctx) {
   };
 
   const onErr = (err) => replace(errs, errorBox(err));
-  await Promise.all([refreshBroker(), refreshWorkers().catch((err) => {
-    // A client-only agent runs no workers.
-    replace(workers, h('p', { class: 'empty' }, `This agent runs no scheduler workers (${err.message}).`));
-    throw err;
-  })]).catch(() => {});
+  // A client-only agent has no pool of its own (400): no size form.
+  await Promise.all([refreshBroker(), wv.refresh(), refreshPool().catch(() => replace(pool))]).catch(() => {});
   watch('/v1/operator/scheduler/configuration', {}, ctx.signal, (res) => drawBroker(res.SchedulerConfig), onErr);
   watch('/v1/evaluations', { namespace: '*' }, ctx.signal, drawQueue, onErr);
-  // The agent's workers answer no blocking query: poll them.
-  poll(2000, ctx.signal, refreshWorkers, () => {});
+  // The workers answer no blocking query: poll them.
+  poll(2000, ctx.signal, wv.refresh, () => {});
   poll(2000, ctx.signal, refreshQueues, () => replace(queues));
 }

@@ -2,14 +2,20 @@
 // with a CPU and a memory bar, each filled by its allocations in their
 // job's colour, grouped by datacenter and node pool. Hovering or
 // focusing an allocation shows its job.
-import { h, replace, badge, nodeHref, allocHref, errorBox, hue, mhz, mib, allocResources, nodeCapacity, liveAlloc, shortId } from '../dom.js';
-import { getJSON, watch } from '../api.js';
+//
+// The allocations come from /v1/nodes/usage?allocs=true: each live
+// allocation's ID, job, group, CPU and memory, summed per node by the
+// servers, instead of every allocation in full.
+import { h, replace, badge, nodeHref, allocHref, errorBox, hue, mhz, mib, nodeCapacity, shortId } from '../dom.js';
+import { watch } from '../api.js';
+
+// dims maps a bar to the field of an allocation's share.
+const dims = { cpu: 'CPU', mem: 'MemoryMB' };
 
 function segs(allocs, dim, cap, colour) {
   return allocs.map((a) => {
-    const r = allocResources(a);
-    const pct = cap > 0 ? (r[dim] / cap) * 100 : 0;
-    const label = `${a.JobID} / ${a.TaskGroup} (allocation ${shortId(a.ID)}): ${mhz(r.cpu)} CPU, ${mib(r.mem)} memory`;
+    const pct = cap > 0 ? (a[dims[dim]] / cap) * 100 : 0;
+    const label = `${a.JobID} / ${a.TaskGroup} (allocation ${shortId(a.ID)}): ${mhz(a.CPU)} CPU, ${mib(a.MemoryMB)} memory`;
     return h('a', {
       class: 'tseg', href: allocHref(a.ID), 'aria-label': label, 'data-job': a.JobID, 'data-tip': label,
       tabindex: dim === 'cpu' ? '0' : '-1', style: { width: `${pct}%`, backgroundColor: colour(a.JobID) },
@@ -19,7 +25,7 @@ function segs(allocs, dim, cap, colour) {
 
 function nodeBox(n, allocs, colour) {
   const cap = nodeCapacity(n);
-  const used = allocs.reduce((s, a) => { const r = allocResources(a); s.cpu += r.cpu; s.mem += r.mem; return s; }, { cpu: 0, mem: 0 });
+  const used = allocs.reduce((s, a) => { s.cpu += a.CPU; s.mem += a.MemoryMB; return s; }, { cpu: 0, mem: 0 });
   const pct = (x, y) => (y > 0 ? Math.round((x / y) * 100) : 0);
   return h('article', { class: `tnode ${n.Status !== 'ready' ? 'down' : ''} ${n.SchedulingEligibility !== 'eligible' ? 'inelig' : ''}`, 'data-node': n.ID, 'aria-label': `Node ${n.Name}` },
     h('header', {}, h('a', { href: nodeHref(n.ID) }, n.Name), ' ', n.Status !== 'ready' ? badge(n.Status) : null,
@@ -59,17 +65,19 @@ export async function page(root, _params, ctx) {
   pic.addEventListener('focusout', hide);
 
   let nodes = [];
-  const draw = (allocs) => {
-    const live = allocs.filter(liveAlloc);
-    const byNode = new Map();
-    for (const a of live) { if (!byNode.has(a.NodeID)) byNode.set(a.NodeID, []); byNode.get(a.NodeID).push(a); }
-    const tot = { cpu: 0, mem: 0, ucpu: 0, umem: 0 };
+  const draw = (usage) => {
+    const byNode = new Map(usage.map((u) => [u.NodeID, u.Allocs || []]));
+    const tot = { cpu: 0, mem: 0, ucpu: 0, umem: 0, count: 0 };
     for (const n of nodes) { const c = nodeCapacity(n); tot.cpu += c.cpu; tot.mem += c.mem; }
-    for (const a of live) { const r = allocResources(a); tot.ucpu += r.cpu; tot.umem += r.mem; }
+    const jobSet = new Set();
+    for (const u of usage) {
+      tot.ucpu += u.CPU; tot.umem += u.MemoryMB; tot.count += u.AllocCount;
+      for (const a of u.Allocs || []) jobSet.add(a.JobID);
+    }
     replace(summary,
-      h('span', {}, h('strong', {}, nodes.length), ' nodes'), h('span', {}, h('strong', {}, live.length), ' running or pending allocations'),
+      h('span', {}, h('strong', {}, nodes.length), ' nodes'), h('span', {}, h('strong', {}, tot.count), ' running or pending allocations'),
       h('span', {}, 'CPU ', h('strong', {}, `${mhz(tot.ucpu)} / ${mhz(tot.cpu)}`)), h('span', {}, 'Memory ', h('strong', {}, `${mib(tot.umem)} / ${mib(tot.mem)}`)));
-    const jobs = [...new Set(live.map((a) => a.JobID))].sort();
+    const jobs = [...jobSet].sort();
     // Hues a golden angle apart keep neighbouring jobs distinct; past a
     // dozen jobs the lightness alternates too.
     const hues = new Map(jobs.map((j, i) => [j, `hsl(${Math.round(i * 137.508) % 360} 65% ${i % 2 ? 38 : 48}%)`]));
@@ -91,13 +99,14 @@ export async function page(root, _params, ctx) {
         h('div', { class: 'tgrid' }, dcs.get(dc).get(pool).sort((a, b) => a.Name.localeCompare(b.Name)).map((n) => nodeBox(n, byNode.get(n.ID) || [], colour))))))));
   };
   const onErr = (err) => replace(errs, errorBox(err));
-  // Nodes and allocations are followed apart; either changing redraws.
-  let allocs = null;
-  watch('/v1/nodes', { resources: 'true' }, ctx.signal, (d) => { nodes = d; if (allocs) draw(allocs); }, onErr);
-  await watch('/v1/allocations', { resources: 'true', namespace: '*' }, ctx.signal, async (list) => {
-    allocs = list;
-    if (!nodes.length) nodes = await getJSON('/v1/nodes', { resources: 'true' }, ctx.signal);
-    draw(allocs);
+  // Nodes and their usage are followed apart; once both arrived, either
+  // changing redraws.
+  let usage = null;
+  let haveNodes = false;
+  watch('/v1/nodes', { resources: 'true' }, ctx.signal, (d) => { nodes = d; haveNodes = true; if (usage) draw(usage); }, onErr);
+  await watch('/v1/nodes/usage', { allocs: 'true' }, ctx.signal, (list) => {
+    usage = list;
+    if (haveNodes) draw(usage);
     replace(errs);
   }, onErr);
 }
