@@ -119,14 +119,23 @@ func (s *HTTPServer) allocExec(w http.ResponseWriter, r *http.Request, allocID s
 // refuseExecUpgrade answers an exec websocket as Nomad's agents do for a
 // refusal found before any client is involved (an allocation no server
 // knows): it upgrades, then closes with 1008 and the reason, which is
-// what the api package reports as the error.
-func refuseExecUpgrade(w http.ResponseWriter, r *http.Request, reason string) error {
+// what the api package reports as the error. A session that brings its
+// token in the handshake frame is authorized first (against the
+// request's namespace, the allocation being unknown), so that the answer
+// tells nothing to a caller who may not exec there.
+func (s *HTTPServer) refuseExecUpgrade(w http.ResponseWriter, r *http.Request, allocID, reason string) error {
 	conn, err := execUpgrader.Upgrade(hijacker(w), r, nil)
 	if err != nil {
 		return nil
 	}
 	defer conn.Close()
 	sess := &execSession{conn: conn, done: make(chan struct{})}
+	if wantsExecHandshake(r) {
+		if err := s.readExecHandshake(conn, r, allocID); err != nil {
+			sess.closeWith(execCloseCode(err), err.Error())
+			return nil
+		}
+	}
 	sess.closeWith(websocket.ClosePolicyViolation, reason)
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+	"github.com/opennomad/nomad/structs/mock"
 	"github.com/shoenig/test/must"
 )
 
@@ -73,5 +74,20 @@ func TestAllocExec_Handshake(t *testing.T) {
 				}
 			}
 		})
+	}
+
+	// An allocation no server knows: the handshake's token is checked
+	// (in the request's namespace) before the answer says so.
+	unknown := "ws://" + u.Host + "/v1/client/allocation/" + mock.IDFor(7) + "/exec?" + q.Encode()
+	for tok, want := range map[string]string{readTok: "Permission denied", execTok: "Unknown allocation"} {
+		conn, _, err := websocket.DefaultDialer.Dial(unknown, nil)
+		must.NoError(t, err)
+		must.NoError(t, conn.WriteMessage(websocket.TextMessage, []byte(`{"version":1,"auth_token":"`+tok+`"}`)))
+		conn.SetReadDeadline(time.Now().Add(15 * time.Second))
+		_, _, err = conn.ReadMessage()
+		var ce *websocket.CloseError
+		must.True(t, errors.As(err, &ce), must.Sprintf("%v", err))
+		must.StrContains(t, ce.Text, want)
+		conn.Close()
 	}
 }

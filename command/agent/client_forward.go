@@ -58,7 +58,7 @@ func (s *HTTPServer) forwardClient(fn handlerFunc) handlerFunc {
 		}
 		if node == nil {
 			if allocID != "" && strings.HasSuffix(r.URL.Path, "/exec") && websocket.IsWebSocketUpgrade(r) {
-				return nil, refuseExecUpgrade(w, r, fmt.Sprintf("Unknown allocation %q", allocID))
+				return nil, s.refuseExecUpgrade(w, r, allocID, fmt.Sprintf("Unknown allocation %q", allocID))
 			}
 			if allocID != "" {
 				return nil, codedError(http.StatusNotFound, fmt.Sprintf("Unknown allocation %q", allocID))
