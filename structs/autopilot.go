@@ -57,6 +57,15 @@ func (c *AutopilotConfig) Validate() error {
 	return nil
 }
 
+// Indexes returns the Raft indexes of the configuration's first and last
+// writes.
+func (c *AutopilotConfig) Indexes() (create, modify uint64) { return c.CreateIndex, c.ModifyIndex }
+
+// SetIndexes stamps the configuration with the indexes of its writes.
+func (c *AutopilotConfig) SetIndexes(create, modify uint64) {
+	c.CreateIndex, c.ModifyIndex = create, modify
+}
+
 // Copy returns a copy.
 func (c *AutopilotConfig) Copy() *AutopilotConfig {
 	if c == nil {

@@ -104,6 +104,17 @@ func (s *SchedulerConfiguration) Validate() error {
 	return fmt.Errorf("invalid scheduler algorithm: %s", s.SchedulerAlgorithm)
 }
 
+// Indexes returns the Raft indexes of the configuration's first and last
+// writes.
+func (s *SchedulerConfiguration) Indexes() (create, modify uint64) {
+	return s.CreateIndex, s.ModifyIndex
+}
+
+// SetIndexes stamps the configuration with the indexes of its writes.
+func (s *SchedulerConfiguration) SetIndexes(create, modify uint64) {
+	s.CreateIndex, s.ModifyIndex = create, modify
+}
+
 // Copy returns a copy.
 func (s *SchedulerConfiguration) Copy() *SchedulerConfiguration {
 	if s == nil {

@@ -19,55 +19,19 @@ func (s *StateStore) SchedulerConfig(ws memdb.WatchSet) (uint64, *structs.Schedu
 }
 
 func schedulerConfig(txn *memdb.Txn, ws memdb.WatchSet) (uint64, *structs.SchedulerConfiguration, error) {
-	raw, err := first(txn, ws, TableSchedulerConfig, indexID)
-	if err != nil || raw == nil {
-		return 0, nil, err
-	}
-	c := raw.(*structs.SchedulerConfiguration)
-	return c.ModifyIndex, c, nil
+	return readConfig[structs.SchedulerConfiguration](txn, ws, TableSchedulerConfig)
 }
 
 // SchedulerSetConfig replaces the scheduler configuration.
 func (tx *Txn) SchedulerSetConfig(config *structs.SchedulerConfiguration) error {
-	if config == nil {
-		return fmt.Errorf("scheduler configuration is nil")
-	}
-	if err := config.Validate(); err != nil {
-		return fmt.Errorf("scheduler configuration: %w", err)
-	}
-	_, existing, err := schedulerConfig(tx.txn, nil)
-	if err != nil {
-		return err
-	}
-	if existing != nil {
-		config.CreateIndex = existing.CreateIndex
-	} else {
-		config.CreateIndex = tx.index
-	}
-	config.ModifyIndex = tx.index
-	return tx.insert(TableSchedulerConfig, config)
+	return setConfig(tx, TableSchedulerConfig, "scheduler configuration", config)
 }
 
 // SchedulerCASConfig replaces the scheduler configuration only if its
 // ModifyIndex is still cas (0: only if none was ever written), and
 // reports whether it did. A failed check is not an error.
 func (tx *Txn) SchedulerCASConfig(cas uint64, config *structs.SchedulerConfiguration) (bool, error) {
-	tx.touch(TableSchedulerConfig)
-	_, existing, err := schedulerConfig(tx.txn, nil)
-	if err != nil {
-		return false, err
-	}
-	current := uint64(0)
-	if existing != nil {
-		current = existing.ModifyIndex
-	}
-	if current != cas {
-		return false, nil
-	}
-	if err := tx.SchedulerSetConfig(config); err != nil {
-		return false, err
-	}
-	return true, nil
+	return casConfig(tx, TableSchedulerConfig, "scheduler configuration", cas, config)
 }
 
 // ClusterMetadata returns the cluster's identity, or nil before the first
