@@ -337,6 +337,9 @@ func TestBrowser(t *testing.T) {
 		run(t, ctx, wait,
 			chromedp.Navigate(d.addr+"/ui/scheduler"),
 			textContains("#toggle-broker", "Pause the broker"),
+			// The queues by scheduler type, one row per type.
+			textContains("#by-type", "By scheduler type"),
+			textContains("#by-type", "sysbatch"),
 			chromedp.Click(chromedp.CSS("#toggle-broker")),
 		)
 		d.waitFor(t, "the broker paused", paused(true))

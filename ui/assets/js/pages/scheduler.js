@@ -13,11 +13,12 @@ export async function page(root, _params, ctx) {
   const workers = h('div');
   const pool = h('div');
   const queue = h('div');
+  const byType = h('div', { id: 'by-type' });
   const errs = h('div');
   replace(root, h('div', { class: 'page-head' }, h('h1', {}, 'Scheduler')),
     h('p', { class: 'help' }, 'Every change becomes an evaluation; the leader\'s eval broker hands evaluations to scheduler workers on every server; each worker plans placements and the leader\'s plan applier commits them.'),
     errs,
-    section('Eval broker', broker, queues),
+    section('Eval broker', broker, queues, byType),
     section('Workers', workers),
     section('Evaluations waiting', queue));
 
@@ -73,7 +74,31 @@ export async function page(root, _params, ctx) {
   };
   const refreshPool = async () => drawPool(await getJSON('/v1/agent/schedulers/config', {}, ctx.signal));
 
+  // Per scheduler type: the broker's ready and unacknowledged gauges
+  // (leader's metrics) beside the pending, blocked and failed evaluations
+  // of the state, so a queue that builds up for one kind of job shows.
+  const TYPES = ['service', 'batch', 'system', 'sysbatch', '_core'];
+  let lastGauges = [];
+  let lastEvals = [];
+  const drawByType = () => {
+    const gauge = (t, what) => lastGauges.find((g) => g.Name.endsWith(`.nomad.broker.${t}.${what}`))?.Value;
+    const count = (t, status) => lastEvals.filter((e) => e.Type === t && e.Status === status).length;
+    const rows = TYPES.map((t) => ({ t, ready: gauge(t, 'ready'), unacked: gauge(t, 'unacked'),
+      pending: count(t, 'pending'), blocked: count(t, 'blocked'), failed: count(t, 'failed') }))
+      .filter((r) => r.t !== '_core' || r.ready || r.unacked || r.pending || r.blocked || r.failed);
+    replace(byType, h('h3', {}, 'By scheduler type'), table([
+      { label: 'Scheduler', cell: (r) => h('code', {}, r.t) },
+      { label: 'Ready', cell: (r) => r.ready ?? '—' },
+      { label: 'Being scheduled', cell: (r) => r.unacked ?? '—' },
+      { label: 'Pending', cell: (r) => r.pending },
+      { label: 'Blocked', cell: (r) => r.blocked },
+      { label: 'Failed', cell: (r) => r.failed },
+    ], rows, { caption: 'Evaluations by scheduler type' }));
+  };
+
   const drawQueue = (evals) => {
+    lastEvals = evals;
+    drawByType();
     const waiting = evals.filter((e) => e.Status === 'pending' || e.Status === 'blocked');
     const by = (s) => evals.filter((e) => e.Status === s).length;
     replace(queue,
@@ -102,6 +127,8 @@ export async function page(root, _params, ctx) {
   const refreshQueues = async () => {
     const m = await getJSON('/v1/metrics', {}, ctx.signal);
     const gauges = m.Gauges || [];
+    lastGauges = gauges;
+    drawByType();
     const value = (suffix) => gauges.find((g) => g.Name.endsWith(`.nomad.${suffix}`))?.Value;
     if (!GAUGES.some(([k]) => value(k) !== undefined)) { replace(queues); return; }
     replace(queues, h('h3', {}, 'Queues now'),
