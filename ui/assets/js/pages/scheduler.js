@@ -81,7 +81,10 @@ export async function page(root, _params, ctx) {
   let lastGauges = [];
   let lastEvals = [];
   const drawByType = () => {
-    const gauge = (t, what) => lastGauges.find((g) => g.Name.endsWith(`.nomad.broker.${t}.${what}`))?.Value;
+    // The broker reports a type once it has held one of its evaluations;
+    // on the leader (which reports totals) an unreported type has none.
+    const leader = lastGauges.some((g) => g.Name.endsWith('.nomad.broker.total_ready'));
+    const gauge = (t, what) => lastGauges.find((g) => g.Name.endsWith(`.nomad.broker.${t}.${what}`))?.Value ?? (leader ? 0 : undefined);
     const count = (t, status) => lastEvals.filter((e) => e.Type === t && e.Status === status).length;
     const rows = TYPES.map((t) => ({ t, ready: gauge(t, 'ready'), unacked: gauge(t, 'unacked'),
       pending: count(t, 'pending'), blocked: count(t, 'blocked'), failed: count(t, 'failed') }))
