@@ -150,6 +150,14 @@ func (tx *Txn) updateDeploymentStatus(u *structs.DeploymentStatusUpdate, eventTy
 	if d == nil {
 		return fmt.Errorf("update status of deployment %q: deployment not found", u.DeploymentID)
 	}
+	if !d.Active() {
+		// A deployment that ended (failed, successful, cancelled) stays
+		// ended. Updates are decided on snapshots: the deployment
+		// watcher marking a deployment "running, needs promotion" may
+		// have read it just before an operator failed it, and its update
+		// must not bring the failed deployment back to life.
+		return nil
+	}
 	c := *d
 	c.Status = u.Status
 	c.StatusDescription = u.StatusDescription

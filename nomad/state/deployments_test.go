@@ -83,6 +83,16 @@ func TestDeployments_StatusUpdate(t *testing.T) {
 	must.True(t, j.Stable)
 	must.Eq(t, structs.JobStatusDead, jobStatus())
 
+	// An ended deployment stays ended: an update decided on an older
+	// snapshot changes nothing.
+	must.NoError(t, s.UpdateDeploymentStatus(5, &structs.DeploymentStatusUpdate{
+		DeploymentID: d.ID, Status: structs.DeploymentStatusRunning,
+		StatusDescription: structs.DeploymentStatusDescriptionRunningNeedsPromotion,
+	}))
+	out, _ = s.DeploymentByID(nil, d.ID)
+	must.Eq(t, structs.DeploymentStatusSuccessful, out.Status)
+	must.Eq(t, 4, out.ModifyIndex)
+
 	err := s.UpdateDeploymentStatus(5, &structs.DeploymentStatusUpdate{DeploymentID: "missing"})
 	must.ErrorContains(t, err, `deployment "missing"`)
 	must.ErrorContains(t, s.UpsertDeployment(5, &structs.Deployment{ID: "x"}), "JobID and Namespace are required")
