@@ -1,7 +1,6 @@
 package endpoints
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/hashicorp/go-memdb"
@@ -75,17 +74,9 @@ func (a *ACL) UpsertAuthMethods(args *structs.ACLAuthMethodsUpsertRequest, reply
 	if err != nil {
 		return err
 	}
-	store = a.srv.State()
-	reply.AuthMethods = make([]*structs.ACLAuthMethod, 0, len(methods))
-	for _, m := range methods {
-		stored, err := store.ACLAuthMethodByName(nil, m.Name)
-		if err != nil {
-			return err
-		}
-		if stored == nil {
-			return fmt.Errorf("%w: %s", structs.ErrACLAuthMethodNotFound, m.Name)
-		}
-		reply.AuthMethods = append(reply.AuthMethods, stored.Copy())
+	names := keysOf(methods, func(m *structs.ACLAuthMethod) string { return m.Name })
+	if reply.AuthMethods, err = storedCopies(names, authMethodByName(a.srv.State()), structs.ErrACLAuthMethodNotFound); err != nil {
+		return err
 	}
 	reply.Index = index
 	return nil
@@ -104,14 +95,8 @@ func (a *ACL) DeleteAuthMethods(args *structs.ACLAuthMethodsDeleteRequest, reply
 	if len(args.Names) == 0 {
 		return structs.KindErrorf(structs.ErrInvalid, "must specify at least one auth method")
 	}
-	for _, name := range args.Names {
-		m, err := a.srv.State().ACLAuthMethodByName(nil, name)
-		if err != nil {
-			return err
-		}
-		if m == nil {
-			return fmt.Errorf("%w: %s", structs.ErrACLAuthMethodNotFound, name)
-		}
+	if _, err := storedCopies(args.Names, authMethodByName(a.srv.State()), structs.ErrACLAuthMethodNotFound); err != nil {
+		return err
 	}
 	req := &structs.ACLAuthMethodsDeleteRequest{Names: args.Names, WriteRequest: args.WriteRequest}
 	_, index, err := a.srv.RaftApply(structs.ACLAuthMethodsDeleteRequestType, req)
@@ -231,17 +216,9 @@ func (a *ACL) UpsertBindingRules(args *structs.ACLBindingRulesUpsertRequest, rep
 	if err != nil {
 		return err
 	}
-	store = a.srv.State()
-	reply.ACLBindingRules = make([]*structs.ACLBindingRule, 0, len(rules))
-	for _, r := range rules {
-		stored, err := store.ACLBindingRuleByID(nil, r.ID)
-		if err != nil {
-			return err
-		}
-		if stored == nil {
-			return fmt.Errorf("%w: %s", structs.ErrACLBindingRuleNotFound, r.ID)
-		}
-		reply.ACLBindingRules = append(reply.ACLBindingRules, stored.Copy())
+	ids := keysOf(rules, func(r *structs.ACLBindingRule) string { return r.ID })
+	if reply.ACLBindingRules, err = storedCopies(ids, bindingRuleByID(a.srv.State()), structs.ErrACLBindingRuleNotFound); err != nil {
+		return err
 	}
 	reply.Index = index
 	return nil
@@ -259,14 +236,8 @@ func (a *ACL) DeleteBindingRules(args *structs.ACLBindingRulesDeleteRequest, rep
 	if len(args.ACLBindingRuleIDs) == 0 {
 		return structs.KindErrorf(structs.ErrInvalid, "must specify at least one binding rule")
 	}
-	for _, id := range args.ACLBindingRuleIDs {
-		r, err := a.srv.State().ACLBindingRuleByID(nil, id)
-		if err != nil {
-			return err
-		}
-		if r == nil {
-			return fmt.Errorf("%w: %s", structs.ErrACLBindingRuleNotFound, id)
-		}
+	if _, err := storedCopies(args.ACLBindingRuleIDs, bindingRuleByID(a.srv.State()), structs.ErrACLBindingRuleNotFound); err != nil {
+		return err
 	}
 	req := &structs.ACLBindingRulesDeleteRequest{ACLBindingRuleIDs: args.ACLBindingRuleIDs, WriteRequest: args.WriteRequest}
 	_, index, err := a.srv.RaftApply(structs.ACLBindingRulesDeleteRequestType, req)

@@ -1,8 +1,6 @@
 package endpoints
 
 import (
-	"fmt"
-
 	"github.com/hashicorp/go-memdb"
 
 	"github.com/opennomad/nomad/nomad/state"
@@ -68,17 +66,9 @@ func (a *ACL) UpsertRoles(args *structs.ACLRolesUpsertRequest, reply *structs.AC
 	if err != nil {
 		return err
 	}
-	store = a.srv.State()
-	reply.Roles = make([]*structs.ACLRole, 0, len(roles))
-	for _, r := range roles {
-		stored, err := store.ACLRoleByID(nil, r.ID)
-		if err != nil {
-			return err
-		}
-		if stored == nil {
-			return fmt.Errorf("%w: %s", structs.ErrACLRoleNotFound, r.ID)
-		}
-		reply.Roles = append(reply.Roles, stored.Copy())
+	ids := keysOf(roles, func(r *structs.ACLRole) string { return r.ID })
+	if reply.Roles, err = storedCopies(ids, roleByID(a.srv.State()), structs.ErrACLRoleNotFound); err != nil {
+		return err
 	}
 	reply.Index = index
 	return nil
@@ -96,14 +86,8 @@ func (a *ACL) DeleteRoles(args *structs.ACLRolesDeleteByIDRequest, reply *struct
 	if len(args.ACLRoleIDs) == 0 {
 		return structs.KindErrorf(structs.ErrInvalid, "must specify at least one role")
 	}
-	for _, id := range args.ACLRoleIDs {
-		r, err := a.srv.State().ACLRoleByID(nil, id)
-		if err != nil {
-			return err
-		}
-		if r == nil {
-			return fmt.Errorf("%w: %s", structs.ErrACLRoleNotFound, id)
-		}
+	if _, err := storedCopies(args.ACLRoleIDs, roleByID(a.srv.State()), structs.ErrACLRoleNotFound); err != nil {
+		return err
 	}
 	req := &structs.ACLRolesDeleteByIDRequest{ACLRoleIDs: args.ACLRoleIDs, WriteRequest: args.WriteRequest}
 	_, index, err := a.srv.RaftApply(structs.ACLRolesDeleteRequestType, req)
