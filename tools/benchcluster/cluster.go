@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/opennomad/nomad/tools/childproc"
+
 	"github.com/opennomad/nomad/api"
 )
 
@@ -23,7 +25,7 @@ type agent struct {
 	name  string
 	dir   string
 	ports agentPorts
-	proc  *proc
+	proc  *childproc.Proc
 }
 
 func (a *agent) httpAddr() string { return fmt.Sprintf("http://127.0.0.1:%d", a.ports.HTTP) }
@@ -45,7 +47,7 @@ type cluster struct {
 	client  *agent
 	// token is the management token when ACLs are on.
 	token string
-	sim   *proc
+	sim   *childproc.Proc
 }
 
 // freePorts reserves n distinct free ports on 127.0.0.1. They are
@@ -203,7 +205,7 @@ func (c *cluster) start(a *agent, config string) error {
 	if err := os.WriteFile(cfgPath, []byte(config), 0o600); err != nil {
 		return err
 	}
-	p, err := startProc(a.name, filepath.Join(a.dir, "agent.log"), c.bin, "agent", "-config="+cfgPath)
+	p, err := childproc.Start(a.name, filepath.Join(a.dir, "agent.log"), c.bin, "agent", "-config="+cfgPath)
 	if err != nil {
 		return err
 	}
@@ -219,13 +221,13 @@ func (c *cluster) startSim(ctx context.Context, nodes int) (time.Duration, error
 		addrs = append(addrs, s.rpcAddr())
 	}
 	start := time.Now()
-	p, err := startProc("nodesim", filepath.Join(c.dir, "nodesim.log"), c.bin, "nodesim",
+	p, err := childproc.Start("nodesim", filepath.Join(c.dir, "nodesim.log"), c.bin, "nodesim",
 		"-servers="+strings.Join(addrs, ","), fmt.Sprintf("-nodes=%d", nodes), "-stats-interval=10s")
 	if err != nil {
 		return 0, err
 	}
 	c.sim = p
-	if _, err := p.waitLog(ctx, "nodes ready in"); err != nil {
+	if _, err := p.WaitLog(ctx, "nodes ready in"); err != nil {
 		return 0, err
 	}
 	return time.Since(start), nil
@@ -235,7 +237,7 @@ func (c *cluster) startSim(ctx context.Context, nodes int) (time.Duration, error
 func (c *cluster) running() []*agent {
 	var out []*agent
 	for _, s := range c.servers {
-		if s.proc != nil && s.proc.running() {
+		if s.proc != nil && s.proc.Running() {
 			out = append(out, s)
 		}
 	}
@@ -299,14 +301,14 @@ func (c *cluster) bootstrapACLs(ctx context.Context, a *agent) error {
 // and removes the directory unless keep.
 func (c *cluster) close() {
 	if c.sim != nil {
-		c.sim.kill(syscall.SIGINT, 5*time.Second)
+		c.sim.Stop(syscall.SIGINT, 5*time.Second)
 	}
 	if c.client != nil && c.client.proc != nil {
-		c.client.proc.kill(syscall.SIGINT, 5*time.Second)
+		c.client.proc.Stop(syscall.SIGINT, 5*time.Second)
 	}
 	for _, s := range c.servers {
 		if s.proc != nil {
-			s.proc.kill(syscall.SIGINT, 5*time.Second)
+			s.proc.Stop(syscall.SIGINT, 5*time.Second)
 		}
 	}
 }

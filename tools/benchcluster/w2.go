@@ -86,7 +86,7 @@ func runW2(ctx context.Context, o *options, wc w2Case) (*w2Outcome, error) {
 		if s != leader {
 			addrs = append(addrs, s.httpAddr())
 		}
-		pids = append(pids, s.proc.pid())
+		pids = append(pids, s.proc.Pid())
 	}
 
 	cfg := loadgen.DefaultConfig()
@@ -100,7 +100,7 @@ func runW2(ctx context.Context, o *options, wc w2Case) (*w2Outcome, error) {
 	cfg.Timeout = 30 * time.Minute
 	cfg.Progress = os.Stderr
 
-	simPID := c.sim.pid()
+	simPID := c.sim.Pid()
 	watched := append([]int{simPID, os.Getpid()}, pids...)
 	cpuBefore, err := cpuTimes(watched)
 	if err != nil {

@@ -118,7 +118,7 @@ func runW3(ctx context.Context, o *options) (*w3Outcome, error) {
 	}
 
 	killedAt := time.Now()
-	leader.proc.kill(syscall.SIGKILL, 0)
+	leader.proc.Stop(syscall.SIGKILL, 0)
 	survivors := c.running()
 	registered := make(chan error, 1)
 	go func() {

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/opennomad/nomad/tools/childproc"
+
 	"github.com/opennomad/nomad/api"
 )
 
@@ -22,7 +24,7 @@ type server struct {
 	dir             string
 	http, rpc, serf int
 	proxy           *proxy
-	proc            *proc
+	proc            *childproc.Proc
 	stopped         bool // SIGSTOPped
 }
 
@@ -37,7 +39,7 @@ func (s *server) api(timeout time.Duration) *api.Client {
 }
 
 // up reports whether the process runs and is not stopped.
-func (s *server) up() bool { return s.proc != nil && s.proc.running() && !s.stopped }
+func (s *server) up() bool { return s.proc != nil && s.proc.Running() && !s.stopped }
 
 // cluster is the servers, their proxies and the node simulators of one
 // run, under one temporary directory.
@@ -51,7 +53,7 @@ type cluster struct {
 	servers   []*server
 	// sim holds the steady nodes; flaky the nodes that disappear and
 	// come back (a second simulator, stopped and continued).
-	sim, flaky *proc
+	sim, flaky *childproc.Proc
 }
 
 // freePorts reserves n distinct free loopback ports; they are released
@@ -165,12 +167,12 @@ func startCluster(bin string, n int, raftDisks bool) (*cluster, error) {
 
 // start runs (or reruns, with the same data dir) server s.
 func (c *cluster) start(s *server) error {
-	p, err := startProc(s.name, filepath.Join(s.dir, "agent.log"), c.bin, "agent", "-config="+filepath.Join(s.dir, "agent.hcl"))
+	p, err := childproc.Start(s.name, filepath.Join(s.dir, "agent.log"), c.bin, "agent", "-config="+filepath.Join(s.dir, "agent.hcl"))
 	if err != nil {
 		return err
 	}
 	s.proc, s.stopped = p, false
-	c.net.setPID(s.name, p.pid())
+	c.net.setPID(s.name, p.Pid())
 	return nil
 }
 
@@ -186,15 +188,16 @@ func (c *cluster) startSims(ctx context.Context, nodes, flaky int) error {
 	for _, s := range c.servers {
 		addrs = append(addrs, fmt.Sprintf("127.0.0.1:%d", s.rpc))
 	}
-	run := func(name string, n int) (*proc, error) {
-		p, err := startProc(name, filepath.Join(c.dir, name+".log"), c.bin, "nodesim",
+	run := func(name string, n int) (*childproc.Proc, error) {
+		p, err := childproc.Start(name, filepath.Join(c.dir, name+".log"), c.bin, "nodesim",
 			"-servers="+strings.Join(addrs, ","), fmt.Sprintf("-nodes=%d", n), "-name-prefix="+name,
 			"-cpu-cores=1", "-cpu-mhz=1000", "-memory=1024", "-disk=7168", "-stats-interval=0",
 			"-register-concurrency=4")
 		if err != nil {
 			return nil, err
 		}
-		return p, p.waitLog(ctx, "nodes ready in")
+		_, err = p.WaitLog(ctx, "nodes ready in")
+		return p, err
 	}
 	var err error
 	if c.sim, err = run("steady", nodes); err != nil {
@@ -271,14 +274,14 @@ func (c *cluster) followers(leader *server) []*server {
 
 // close stops every process and proxy.
 func (c *cluster) close() {
-	for _, p := range []*proc{c.sim, c.flaky} {
+	for _, p := range []*childproc.Proc{c.sim, c.flaky} {
 		if p != nil {
-			p.stop(syscall.SIGINT, 5*time.Second)
+			p.Stop(syscall.SIGINT, 5*time.Second)
 		}
 	}
 	for _, s := range c.servers {
 		if s.proc != nil {
-			s.proc.stop(syscall.SIGINT, 5*time.Second)
+			s.proc.Stop(syscall.SIGINT, 5*time.Second)
 		}
 		if s.proxy != nil {
 			s.proxy.close()

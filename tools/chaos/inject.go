@@ -91,15 +91,15 @@ func (in *injector) target(f fault, leader *server) *server {
 func (in *injector) inject(ctx context.Context, f fault, i int, s *server) error {
 	switch f.Kind {
 	case killLeader, killFollower:
-		s.proc.signal(syscall.SIGKILL)
-		<-s.proc.done
+		s.proc.Signal(syscall.SIGKILL)
+		<-s.proc.Done()
 		sleep(ctx, f.Hold)
 		return in.c.start(s)
 	case stopServer:
-		s.proc.signal(syscall.SIGSTOP)
+		s.proc.Signal(syscall.SIGSTOP)
 		s.stopped = true
 		sleep(ctx, f.Hold)
-		s.proc.signal(syscall.SIGCONT)
+		s.proc.Signal(syscall.SIGCONT)
 		s.stopped = false
 	case partitionLeader, partitionFollower:
 		start := time.Now()
@@ -165,14 +165,14 @@ func (in *injector) inject(ctx context.Context, f fault, i int, s *server) error
 		// election during the flap (a late effect of an earlier fault)
 		// restarts every node's heartbeat timer at the failover TTL.
 		start := time.Now()
-		in.c.flaky.signal(syscall.SIGSTOP)
+		in.c.flaky.Signal(syscall.SIGSTOP)
 		down := in.flakyDown(ctx, start.Add(f.Hold+flapGrace))
 		in.vd.check(invNodes, "", down, "the flaky nodes were gone for %s and not marked down", time.Since(start).Round(time.Millisecond))
 		if down {
 			fmt.Fprintf(in.out, "chaos:          the flaky nodes were marked down %s after they vanished\n", time.Since(start).Round(10*time.Millisecond))
 		}
 		sleep(ctx, time.Until(start.Add(f.Hold)))
-		in.c.flaky.signal(syscall.SIGCONT)
+		in.c.flaky.Signal(syscall.SIGCONT)
 	}
 	return nil
 }
@@ -275,8 +275,8 @@ func (in *injector) checkPlacements(i int, f fault) {
 // on its own: a violation of "servers stay up".
 func (in *injector) restartExited(when string) error {
 	for _, s := range in.c.servers {
-		up := s.proc.running()
-		in.vd.check(invServersUp, s.name, up, "exited %s; see %s", when, s.proc.logPath)
+		up := s.proc.Running()
+		in.vd.check(invServersUp, s.name, up, "exited %s; see %s", when, s.proc.LogPath)
 		if !up {
 			if err := in.c.start(s); err != nil {
 				return err
@@ -291,11 +291,11 @@ func (in *injector) restartExited(when string) error {
 func (in *injector) healAll() error {
 	in.c.net.heal()
 	if in.c.flaky != nil {
-		in.c.flaky.signal(syscall.SIGCONT)
+		in.c.flaky.Signal(syscall.SIGCONT)
 	}
 	for _, s := range in.c.servers {
-		if s.proc.running() {
-			s.proc.signal(syscall.SIGCONT)
+		if s.proc.Running() {
+			s.proc.Signal(syscall.SIGCONT)
 			s.stopped = false
 			continue
 		}
