@@ -38,6 +38,8 @@ type Membership struct {
 	raft   Raft
 	serf   *serf.Serf
 	logger hclog.Logger
+	// pruneWait bounds how long ForceLeave waits for serf to prune.
+	pruneWait time.Duration
 
 	events  chan serf.Event
 	servers *serverSet
@@ -96,6 +98,7 @@ func New(cfg Config, r Raft) (*Membership, error) {
 		return nil, fmt.Errorf("starting gossip on %s:%d: %w", cfg.BindAddr, cfg.BindPort, err)
 	}
 	m.serf = s
+	m.pruneWait = sc.BroadcastTimeout + sc.LeavePropagateDelay + time.Second
 	// The local member joins before any event arrives.
 	if info, ok := m.servers.update(s.LocalMember(), serf.EventMemberJoin, time.Now()); ok && cfg.OnServer != nil {
 		cfg.OnServer(info)
@@ -192,18 +195,55 @@ func (m *Membership) ForceLeave(name string, prune bool) error {
 	if prune {
 		remove = m.serf.RemoveFailedNodePrune
 	}
-	if err := remove(m.qualify(name)); err != nil {
+	member := m.qualify(name)
+	if err := remove(member); err != nil {
 		return fmt.Errorf("force-leave %q: %w", name, err)
+	}
+	if prune {
+		m.awaitPruned(member)
 	}
 	return nil
 }
 
-// qualify adds this region to a bare node name that is not a member.
-func (m *Membership) qualify(name string) string {
+// awaitPruned returns once member is gone from the member list, or after
+// the longest time serf takes to prune one. Serf prunes in the
+// background, after a broadcast and propagation delay when the member
+// was still alive; Nomad's force-leave answered only once the member was
+// gone, and callers list the members right after it (Nomad's own api
+// tests do), so this waits the same way.
+func (m *Membership) awaitPruned(member string) {
+	deadline := time.NewTimer(m.pruneWait)
+	defer deadline.Stop()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if !m.isMember(member) {
+			return
+		}
+		select {
+		case <-tick.C:
+		case <-deadline.C:
+			return
+		case <-m.shutdownCtx.Done():
+			return
+		}
+	}
+}
+
+// isMember reports whether name is in the gossip member list, in any status.
+func (m *Membership) isMember(name string) bool {
 	for _, member := range m.serf.Members() {
 		if member.Name == name {
-			return name
+			return true
 		}
+	}
+	return false
+}
+
+// qualify adds this region to a bare node name that is not a member.
+func (m *Membership) qualify(name string) string {
+	if m.isMember(name) {
+		return name
 	}
 	return name + "." + m.cfg.Region
 }

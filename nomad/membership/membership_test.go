@@ -315,6 +315,30 @@ func TestForceLeave(t *testing.T) {
 	})
 }
 
+// force-leave with prune of a member gossip still believes alive answers
+// only once the member is gone, as Nomad's did: callers list the members
+// right after it. Serf itself prunes such a member in the background.
+func TestForceLeave_PruneAliveAnswersWhenGone(t *testing.T) {
+	slowProbes := func(cfg *Config) {
+		cfg.Tune = func(sc *serf.Config) {
+			fastGossip(sc)
+			// The stopped member must still look alive when it is pruned.
+			sc.MemberlistConfig.ProbeInterval = time.Minute
+			sc.BroadcastTimeout = 300 * time.Millisecond
+		}
+	}
+	c := newTestCluster(t)
+	a := c.start("a", 0, slowProbes)
+	b := c.start("b", 0, slowProbes)
+	_, err := a.m.Join([]string{b.serfAddr()})
+	must.NoError(t, err)
+	waitFor(t, func() bool { return a.m.isMember("b.global") })
+
+	b.stop()
+	must.NoError(t, a.m.ForceLeave("b", true))
+	must.False(t, a.m.isMember("b.global"))
+}
+
 // Members carry Nomad's name and tags; Servers lists the alive ones.
 func TestMembersAndServers(t *testing.T) {
 	c := newTestCluster(t)
