@@ -52,12 +52,15 @@ func (s *HTTPServer) forwardClient(fn handlerFunc) handlerFunc {
 			// view was stale. Answer as the client would.
 			return fn(w, r)
 		}
+		if allocID != "" && isExecUpgrade(r) && execDeferredAuth(r) && s.serverFinder() == nil {
+			return nil, s.forwardExecHandshake(w, r, allocID)
+		}
 		node, err := s.targetNode(r, allocID, nodeID)
 		if err != nil {
 			return nil, err
 		}
 		if node == nil {
-			if allocID != "" && strings.HasSuffix(r.URL.Path, "/exec") && websocket.IsWebSocketUpgrade(r) {
+			if allocID != "" && isExecUpgrade(r) {
 				return nil, s.refuseExecUpgrade(w, r, allocID, fmt.Sprintf("Unknown allocation %q", allocID))
 			}
 			if allocID != "" {
@@ -71,6 +74,21 @@ func (s *HTTPServer) forwardClient(fn handlerFunc) handlerFunc {
 		s.proxyToAgent(w, r, node)
 		return nil, nil
 	}
+}
+
+// serverFinder is this agent's own server as a finder of nodes, nil on
+// an agent without a server.
+func (s *HTTPServer) serverFinder() allocNodeFinder {
+	if s.cfg.Server == nil {
+		return nil
+	}
+	f, _ := s.cfg.Server.(allocNodeFinder)
+	return f
+}
+
+// isExecUpgrade reports whether r opens an exec websocket.
+func isExecUpgrade(r *http.Request) bool {
+	return strings.HasSuffix(r.URL.Path, "/exec") && websocket.IsWebSocketUpgrade(r)
 }
 
 // clientRequestTarget reads the allocation or node a client request is
@@ -114,7 +132,7 @@ func (s *HTTPServer) answersLocally(allocID, nodeID string) bool {
 // state on a server agent, else through the servers with the caller's
 // token.
 func (s *HTTPServer) targetNode(r *http.Request, allocID, nodeID string) (*structs.Node, error) {
-	if f, ok := s.cfg.Server.(allocNodeFinder); ok && s.cfg.Server != nil {
+	if f := s.serverFinder(); f != nil {
 		if allocID != "" {
 			return f.AllocNode(allocID)
 		}

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gorilla/websocket"
 	"github.com/shoenig/test/must"
@@ -114,4 +115,88 @@ func TestForwardClient(t *testing.T) {
 	resp, body := h.do("GET", "/v1/client/allocation/"+alloc.ID+"/stats", "")
 	must.Eq(t, http.StatusBadGateway, resp.StatusCode)
 	must.StrContains(t, body, node.ID)
+}
+
+// A browser's exec session (token in the first frame) through an agent
+// without a server: the agent reads the handshake, asks the servers with
+// its token where the allocation runs, hands the same handshake to the
+// node's agent and relays the session, close frame included.
+func TestForwardClient_ExecHandshakeWithoutServer(t *testing.T) {
+	var firstFrame string
+	upgrader := websocket.Upgrader{}
+	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		conn, err := upgrader.Upgrade(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer conn.Close()
+		_, first, err := conn.ReadMessage()
+		if err != nil {
+			return
+		}
+		firstFrame = string(first)
+		_, msg, err := conn.ReadMessage()
+		if err != nil {
+			return
+		}
+		_ = conn.WriteMessage(websocket.TextMessage, append([]byte("echo:"), msg...))
+		_ = conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, "done"), time.Now().Add(time.Second))
+	}))
+	defer target.Close()
+
+	h := newTestHTTP(t)
+	must.Nil(t, h.http.serverFinder(), must.Sprint("the test agent must have no server state of its own"))
+	node := mock.Node()
+	node.HTTPAddr = strings.TrimPrefix(target.URL, "http://")
+	must.NoError(t, h.rpc.state.UpsertNode(10, node))
+	job := mock.Job()
+	must.NoError(t, h.rpc.state.UpsertJob(11, job))
+	alloc := mock.Alloc(mock.ForJob(job, 0), mock.OnNode(node))
+	must.NoError(t, h.rpc.state.UpsertAllocs(12, []*structs.Allocation{alloc}))
+	base := "ws" + strings.TrimPrefix(h.srv.URL, "http") + "/v1/client/allocation/"
+	query := "/exec?task=web&command=%5B%22sh%22%5D&ws_handshake=true"
+	handshake := `{"version":1,"auth_token":"secret-7"}`
+
+	conn, _, err := websocket.DefaultDialer.Dial(base+alloc.ID+query, nil)
+	must.NoError(t, err)
+	defer conn.Close()
+	must.NoError(t, conn.WriteMessage(websocket.TextMessage, []byte(handshake)))
+	must.NoError(t, conn.WriteMessage(websocket.TextMessage, []byte("hi")))
+	_, msg, err := conn.ReadMessage()
+	must.NoError(t, err)
+	must.Eq(t, "echo:hi", string(msg))
+	_, _, err = conn.ReadMessage()
+	var closed *websocket.CloseError
+	must.True(t, errors.As(err, &closed), must.Sprintf("%v", err))
+	must.Eq(t, websocket.CloseNormalClosure, closed.Code)
+	must.Eq(t, "done", closed.Text)
+	must.Eq(t, handshake, firstFrame)
+	// The servers were asked with the handshake's token.
+	var asked []string
+	for _, c := range h.rpc.calls {
+		if c.Method == "Alloc.GetAlloc" {
+			asked = append(asked, c.Args.(*structs.AllocSpecificRequest).AuthToken)
+		}
+	}
+	must.Eq(t, []string{"secret-7"}, asked)
+
+	cases := []struct {
+		name, alloc, first, closeText string
+	}{
+		{"unknown allocation", mock.IDFor(96), handshake, fmt.Sprintf("Unknown allocation %q", mock.IDFor(96))},
+		{"no handshake frame", alloc.ID, `{"stdin":{"data":"eA=="}}`, "exec handshake"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			conn, _, err := websocket.DefaultDialer.Dial(base+tc.alloc+query, nil)
+			must.NoError(t, err)
+			defer conn.Close()
+			must.NoError(t, conn.WriteMessage(websocket.TextMessage, []byte(tc.first)))
+			_, _, err = conn.ReadMessage()
+			var closed *websocket.CloseError
+			must.True(t, errors.As(err, &closed), must.Sprintf("%v", err))
+			must.Eq(t, websocket.ClosePolicyViolation, closed.Code)
+			must.StrContains(t, closed.Text, tc.closeText)
+		})
+	}
 }
