@@ -46,13 +46,7 @@ func TestForwardClient(t *testing.T) {
 	defer target.Close()
 
 	h := newTestHTTP(t)
-	node := mock.Node()
-	node.HTTPAddr = strings.TrimPrefix(target.URL, "http://")
-	must.NoError(t, h.rpc.state.UpsertNode(10, node))
-	job := mock.Job()
-	must.NoError(t, h.rpc.state.UpsertJob(11, job))
-	alloc := mock.Alloc(mock.ForJob(job, 0), mock.OnNode(node))
-	must.NoError(t, h.rpc.state.UpsertAllocs(12, []*structs.Allocation{alloc}))
+	node, alloc := runsOn(t, h, target)
 
 	cases := []struct {
 		name, path string
@@ -146,13 +140,7 @@ func TestForwardClient_ExecHandshakeWithoutServer(t *testing.T) {
 
 	h := newTestHTTP(t)
 	must.Nil(t, h.http.serverFinder(), must.Sprint("the test agent must have no server state of its own"))
-	node := mock.Node()
-	node.HTTPAddr = strings.TrimPrefix(target.URL, "http://")
-	must.NoError(t, h.rpc.state.UpsertNode(10, node))
-	job := mock.Job()
-	must.NoError(t, h.rpc.state.UpsertJob(11, job))
-	alloc := mock.Alloc(mock.ForJob(job, 0), mock.OnNode(node))
-	must.NoError(t, h.rpc.state.UpsertAllocs(12, []*structs.Allocation{alloc}))
+	_, alloc := runsOn(t, h, target)
 	base := "ws" + strings.TrimPrefix(h.srv.URL, "http") + "/v1/client/allocation/"
 	query := "/exec?task=web&command=%5B%22sh%22%5D&ws_handshake=true"
 	handshake := `{"version":1,"auth_token":"secret-7"}`
@@ -199,4 +187,18 @@ func TestForwardClient_ExecHandshakeWithoutServer(t *testing.T) {
 			must.StrContains(t, closed.Text, tc.closeText)
 		})
 	}
+}
+
+// runsOn stores, in the servers' state h reads, a node whose agent is
+// target and an allocation running on it.
+func runsOn(t *testing.T, h *testHTTP, target *httptest.Server) (*structs.Node, *structs.Allocation) {
+	t.Helper()
+	node := mock.Node()
+	node.HTTPAddr = strings.TrimPrefix(target.URL, "http://")
+	must.NoError(t, h.rpc.state.UpsertNode(10, node))
+	job := mock.Job()
+	must.NoError(t, h.rpc.state.UpsertJob(11, job))
+	alloc := mock.Alloc(mock.ForJob(job, 0), mock.OnNode(node))
+	must.NoError(t, h.rpc.state.UpsertAllocs(12, []*structs.Allocation{alloc}))
+	return node, alloc
 }
