@@ -247,3 +247,60 @@ func TestACLEndpoint_LoginOIDC(t *testing.T) {
 	_, err = complete("nonce-3", state, code, redirect)
 	must.ErrorContains(t, err, "no role or policy bindings matched")
 }
+
+// TestACLEndpoint_LoginThroughFollower: both steps of an OIDC login made
+// through a follower are served by the leader, where the login waits
+// between them; a JWT refused as unauthenticated keeps its kind across
+// the hop.
+func TestACLEndpoint_LoginThroughFollower(t *testing.T) {
+	servers := newInmemCluster(t, 3, func(c *Config) { c.ACLEnabled = true }).servers
+	leader := leaderOf(t, servers)
+	var follower *Server
+	for _, s := range servers {
+		if s != leader {
+			follower = s
+			break
+		}
+	}
+	var boot structs.ACLTokenUpsertResponse
+	must.NoError(t, follower.RPC("ACL.Bootstrap", &structs.ACLTokenBootstrapRequest{}, &boot))
+	mgmt := boot.Tokens[0].SecretID
+
+	tp := capoidc.StartTestProvider(t)
+	const redirect = "http://localhost:4649/oidc/callback"
+	tp.SetClientCreds("nomad-client", "nomad-secret")
+	tp.SetAllowedRedirectURIs([]string{redirect})
+	tp.SetExpectedAuthCode("the-code")
+	tp.SetExpectedAuthNonce("follower-nonce")
+	idp := newJWTProvider(t)
+	var am structs.ACLAuthMethodsUpsertResponse
+	must.NoError(t, follower.RPC("ACL.UpsertAuthMethods", &structs.ACLAuthMethodsUpsertRequest{AuthMethods: []*structs.ACLAuthMethod{
+		{Name: "corp", Type: structs.ACLAuthMethodTypeOIDC, TokenLocality: structs.ACLAuthMethodTokenLocalityLocal,
+			MaxTokenTTL: time.Hour, Config: &structs.ACLAuthMethodConfig{OIDCDiscoveryURL: tp.Addr(),
+				OIDCClientID: "nomad-client", OIDCClientSecret: "nomad-secret", DiscoveryCaPem: []string{tp.CACert()},
+				SigningAlgs: []string{"ES256"}, AllowedRedirectURIs: []string{redirect}}},
+		{Name: "ci", Type: structs.ACLAuthMethodTypeJWT, TokenLocality: structs.ACLAuthMethodTokenLocalityLocal,
+			MaxTokenTTL: time.Hour, Config: &structs.ACLAuthMethodConfig{JWKSURL: idp.jwks.URL}},
+	}, WriteRequest: asTokenWrite(mgmt)}, &am))
+	var br structs.ACLBindingRulesUpsertResponse
+	must.NoError(t, follower.RPC("ACL.UpsertBindingRules", &structs.ACLBindingRulesUpsertRequest{ACLBindingRules: []*structs.ACLBindingRule{
+		{AuthMethod: "corp", BindType: structs.ACLBindingRuleBindTypeManagement}}, WriteRequest: asTokenWrite(mgmt)}, &br))
+
+	var start structs.ACLOIDCAuthURLResponse
+	must.NoError(t, follower.RPC("ACL.OIDCAuthURL", &structs.ACLOIDCAuthURLRequest{AuthMethodName: "corp",
+		RedirectURI: redirect, ClientNonce: "follower-nonce"}, &start))
+	client := tp.HTTPClient()
+	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	resp, err := client.Get(start.AuthURL)
+	must.NoError(t, err)
+	resp.Body.Close()
+	loc, err := url.Parse(resp.Header.Get("Location"))
+	must.NoError(t, err)
+	var done structs.ACLLoginResponse
+	must.NoError(t, follower.RPC("ACL.OIDCCompleteAuth", &structs.ACLOIDCCompleteAuthRequest{AuthMethodName: "corp",
+		ClientNonce: "follower-nonce", State: loc.Query().Get("state"), Code: loc.Query().Get("code"), RedirectURI: redirect}, &done))
+	must.Eq(t, structs.ACLManagementToken, done.ACLToken.Type)
+
+	err = follower.RPC("ACL.Login", &structs.ACLLoginRequest{AuthMethodName: "ci", LoginToken: "not-a-jwt"}, &done)
+	must.True(t, structs.IsKind(err, structs.ErrUnauthenticated), must.Sprintf("got %v", err))
+}
