@@ -72,8 +72,7 @@ const aclAuthMethodGroupHelp = `
 Usage: nomad acl auth-method <subcommand> [options] [args]
 
   Create, list, read, update and delete ACL auth methods: the identity
-  providers (OIDC or JWT) single sign-on would go through. Logging in
-  through them is not supported by this server yet.
+  providers (OIDC or JWT) users log in through with "nomad login".
 
       $ nomad acl auth-method create -name sso -type OIDC -token-locality local \
           -max-token-ttl 1h -config @oidc.json

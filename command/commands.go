@@ -196,6 +196,7 @@ func Commands(meta Meta) map[string]cli.CommandFactory {
 		"agent-info":          func(m Meta) cli.Command { return &AgentInfoCommand{Meta: m} },
 		"check":               func(m Meta) cli.Command { return &AgentCheckCommand{Meta: m} },
 		"monitor":             func(m Meta) cli.Command { return &MonitorCommand{Meta: m} },
+		"login":               func(m Meta) cli.Command { return &LoginCommand{Meta: m} },
 		"ui":                  func(m Meta) cli.Command { return &UiCommand{Meta: m} },
 		"node config":         func(m Meta) cli.Command { return &NodeConfigCommand{Meta: m} },
 		"node intro":          func(m Meta) cli.Command { return newGroup(m, "node intro", nodeIntroGroupHelp) },

@@ -109,7 +109,6 @@ var commandDifferences = map[string]string{
 var missingCommandReasons = map[string]string{
 	"action":                                "task actions are not supported by the server",
 	"job action":                            "task actions are not supported by the server",
-	"login":                                 "the server has no login endpoint (/v1/acl/login, /v1/acl/oidc): auth methods can be managed, not used",
 	"node identity":                         "node identities are not issued",
 	"node identity get":                     "node identities are not issued",
 	"node identity renew":                   "node identities are not issued",

@@ -66,6 +66,9 @@ func TestACLEndpoint_Disabled(t *testing.T) {
 		{"ACL.UpsertOneTimeToken", &structs.OneTimeTokenUpsertRequest{}, &structs.OneTimeTokenUpsertResponse{}},
 		{"ACL.ExchangeOneTimeToken", &structs.OneTimeTokenExchangeRequest{}, &structs.OneTimeTokenExchangeResponse{}},
 		{"ACL.ReapExpired", &structs.ACLReapExpiredRequest{}, &structs.GenericResponse{}},
+		{"ACL.Login", &structs.ACLLoginRequest{}, &structs.ACLLoginResponse{}},
+		{"ACL.OIDCAuthURL", &structs.ACLOIDCAuthURLRequest{}, &structs.ACLOIDCAuthURLResponse{}},
+		{"ACL.OIDCCompleteAuth", &structs.ACLOIDCCompleteAuthRequest{}, &structs.ACLLoginResponse{}},
 	}
 	for _, c := range calls {
 		t.Run(c.method, func(t *testing.T) {

@@ -154,6 +154,10 @@ func (p *ACLPolicy) Validate() error {
 
 // joinProblems makes one error of several, each on its own, of kind
 // ErrInvalid; nil when there are none.
+// IsValidACLName reports whether name may name a policy or a role: both
+// follow the same pattern.
+func IsValidACLName(name string) bool { return validACLPolicyName.MatchString(name) }
+
 func joinProblems(errs []error) error {
 	if len(errs) == 0 {
 		return nil

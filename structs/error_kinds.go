@@ -41,6 +41,10 @@ var (
 	// 400, as these have always answered here; retrying with fresh state
 	// may succeed.
 	ErrConflict = errors.New("conflict")
+	// ErrUnauthenticated is a credential presented to log in that does
+	// not prove who the caller is (a JWT with a bad signature, expired,
+	// for another audience): 401.
+	ErrUnauthenticated = errors.New("unauthenticated")
 )
 
 // ErrPermissionDenied refuses a request its caller may not make: 403. Its
@@ -148,7 +152,7 @@ var recognised = []error{
 
 // kinds is every kind, most specific first: KindOf returns the first err
 // is.
-var kinds = append(append([]error{}, recognised...), ErrNotFound, ErrInvalid, ErrConflict)
+var kinds = append(append([]error{}, recognised...), ErrNotFound, ErrInvalid, ErrConflict, ErrUnauthenticated)
 
 // kindedSentinel is a specific kind that is also of a general one.
 // opensMessage marks a sentinel whose text starts a message that goes on
@@ -227,6 +231,8 @@ func HTTPStatus(kind error) int {
 		return http.StatusBadRequest
 	case errors.Is(kind, ErrBackpressure):
 		return http.StatusTooManyRequests
+	case errors.Is(kind, ErrUnauthenticated):
+		return http.StatusUnauthorized
 	}
 	return 0
 }
@@ -254,6 +260,8 @@ func kindOfStatus(code int) error {
 		return ErrInvalid
 	case http.StatusTooManyRequests:
 		return ErrBackpressure
+	case http.StatusUnauthorized:
+		return ErrUnauthenticated
 	}
 	return nil
 }

@@ -59,6 +59,7 @@ func TestErrorKinds(t *testing.T) {
 		// A conflict answers 400 like an invalid request, and reads as
 		// one after the hop.
 		{kind: ErrConflict, status: http.StatusBadRequest, remote: ErrInvalid},
+		{kind: ErrUnauthenticated, status: http.StatusUnauthorized},
 	}
 	covered := map[error]bool{}
 	for _, tc := range cases {
@@ -105,7 +106,7 @@ func TestErrorKinds(t *testing.T) {
 			}
 			// The sentinel's own words, with no status, name the kinds
 			// recognised by text; a general kind's words alone name none.
-			if tc.kind == ErrNotFound || tc.kind == ErrInvalid || tc.kind == ErrConflict {
+			if tc.kind == ErrNotFound || tc.kind == ErrInvalid || tc.kind == ErrConflict || tc.kind == ErrUnauthenticated {
 				must.Nil(t, KindOf(rpc.ServerError(tc.kind.Error())))
 			} else {
 				texts["plain text"] = rpc.ServerError(tc.kind.Error())

@@ -9,8 +9,7 @@ import (
 )
 
 // The auth method and binding rule routes, and the client introduction
-// token, served by the ACL.* RPCs with Nomad's paths and texts. The login
-// routes (OIDC and JWT) are not built and answer 501.
+// token, served by the ACL.* RPCs with Nomad's paths and texts.
 
 // aclAuthMethodsRequest serves GET /v1/acl/auth-methods.
 func (s *HTTPServer) aclAuthMethodsRequest(w http.ResponseWriter, r *http.Request) (interface{}, error) {

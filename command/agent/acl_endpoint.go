@@ -13,8 +13,8 @@ import (
 // The ACL API: /v1/acl/bootstrap, policies, tokens and roles, served by
 // the ACL.* RPCs with Nomad's paths, statuses and texts; auth methods,
 // binding rules and client introduction tokens in
-// acl_auth_method_endpoint.go. The OIDC and JWT login routes are not
-// implemented and answer 501.
+// acl_auth_method_endpoint.go; the login routes in
+// acl_login_endpoint.go.
 
 // aclRoutes registers the ACL routes with h.
 func (s *HTTPServer) aclRoutes(h func(string, need, handlerFunc)) {
@@ -34,9 +34,11 @@ func (s *HTTPServer) aclRoutes(h func(string, need, handlerFunc)) {
 	h("/v1/acl/binding-rule", viaRPC, s.aclBindingRuleCreateRequest)
 	h("/v1/acl/binding-rule/", viaRPC, s.aclBindingRuleSpecificRequest)
 	h("/v1/acl/identity/client-introduction-token", viaRPC, s.aclClientIntroductionTokenRequest)
-	for _, p := range []string{"/v1/acl/oidc/", "/v1/acl/login", "/v1/acl/identity/"} {
-		h(p, notServed, aclNotSupported)
-	}
+	// Logging in is how a caller gets a token: open to anyone.
+	h("/v1/acl/login", public, s.aclLoginRequest)
+	h("/v1/acl/oidc/auth-url", public, s.aclOIDCAuthURLRequest)
+	h("/v1/acl/oidc/complete-auth", public, s.aclOIDCCompleteAuthRequest)
+	h("/v1/acl/identity/", notServed, aclNotSupported)
 }
 
 // aclNotSupported answers the ACL routes this server does not implement.

@@ -165,10 +165,15 @@ func TestACLHTTP_Routes(t *testing.T) {
 	resp, _ = ra.doWithHeaders("DELETE", "/v1/acl/role/"+role.ID, "", mgmt)
 	must.Eq(t, http.StatusOK, resp.StatusCode)
 
-	for _, p := range []string{"/v1/acl/login", "/v1/acl/oidc/auth-url", "/v1/acl/oidc/complete-auth"} {
-		resp, body = ra.doWithHeaders("PUT", p, "", mgmt)
-		must.Eq(t, http.StatusNotImplemented, resp.StatusCode, must.Sprint(p))
-		must.StrContains(t, body, "not supported by this server")
+	// The login routes name the fields a request lacks.
+	for p, want := range map[string]string{
+		"/v1/acl/login":              "invalid login request: missing auth method name; missing login token",
+		"/v1/acl/oidc/auth-url":      "invalid OIDC auth-url request: missing auth method name",
+		"/v1/acl/oidc/complete-auth": "invalid OIDC complete-auth request: missing auth method name",
+	} {
+		resp, body = ra.doWithHeaders("PUT", p, "{}", nil)
+		must.Eq(t, http.StatusBadRequest, resp.StatusCode, must.Sprint(p))
+		must.StrContains(t, body, want)
 	}
 }
 

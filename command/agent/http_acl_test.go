@@ -228,8 +228,15 @@ var routeCases = map[string][]routeCase{
 	"/v1/acl/binding-rule/": {{method: "GET", path: "/v1/acl/binding-rule/" + noID, allowed: allowRight}},
 	"/v1/acl/identity/client-introduction-token": {{method: "PUT", path: "/v1/acl/identity/client-introduction-token",
 		body: `{}`, rules: `node { policy = "write" }`, allowed: allowRight}},
-	"/v1/acl/oidc/":     {{method: "POST", path: "/v1/acl/oidc/auth-url", allowed: allowAll}},
-	"/v1/acl/login":     {{method: "POST", path: "/v1/acl/login", allowed: allowAll}},
+	// Logging in is how a caller gets a token: anyone may try (here
+	// with a method that does not exist: 400 for everyone).
+	"/v1/acl/login": {{method: "POST", path: "/v1/acl/login", body: `{"AuthMethodName":"x","LoginToken":"t"}`,
+		allowed: allowAll}},
+	"/v1/acl/oidc/auth-url": {{method: "POST", path: "/v1/acl/oidc/auth-url",
+		body: `{"AuthMethodName":"x","RedirectURI":"http://localhost/cb","ClientNonce":"n"}`, allowed: allowAll}},
+	"/v1/acl/oidc/complete-auth": {{method: "POST", path: "/v1/acl/oidc/complete-auth",
+		body:    `{"AuthMethodName":"x","ClientNonce":"n","State":"s","Code":"c","RedirectURI":"http://localhost/cb"}`,
+		allowed: allowAll}},
 	"/v1/acl/identity/": {{method: "POST", path: "/v1/acl/identity/other", allowed: allowAll}},
 	"/v1/client/fs/": {
 		{method: "GET", path: "/v1/client/fs/ls/" + noID, rules: nsCaps("read-fs"), allowed: allowRight},

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/go-memdb"
 
 	"github.com/opennomad/nomad/acl"
+	"github.com/opennomad/nomad/nomad/login"
 	"github.com/opennomad/nomad/nomad/state"
 	"github.com/opennomad/nomad/structs"
 )
@@ -36,6 +37,9 @@ const ACLBootstrapResetFile = "acl-bootstrap-reset"
 // step that every other endpoint relies on.
 type ACL struct {
 	srv Server
+	// pending holds the OIDC logins begun on this server (the leader)
+	// and not yet completed (acl_login.go).
+	pending *login.Pending
 }
 
 // aclRules: the ACL endpoints authorize their requests themselves, as
@@ -74,6 +78,11 @@ var aclRules = Rules{
 	"UpsertOneTimeToken":            Self("a token stored in state"),
 	"ExchangeOneTimeToken":          Public(),
 	"ReapExpired":                   Internal(),
+	// Logging in is how a caller without a token gets one: anyone may
+	// try; what they earn is the auth method's binding rules' to say.
+	"Login":            Public(),
+	"OIDCAuthURL":      Public(),
+	"OIDCCompleteAuth": Public(),
 }
 
 // enabled refuses calls while ACLs are off.

@@ -292,7 +292,7 @@ func All(srv Server) []Endpoint {
 		{"Region", &Region{srv: srv}, regionRules},
 		{"System", &System{srv: srv}, systemRules},
 		{"Keyring", &Keyring{srv: srv}, keyringRules},
-		{"ACL", &ACL{srv: srv}, aclRules},
+		{"ACL", &ACL{srv: srv, pending: newPendingLogins()}, aclRules},
 		{"Namespace", &Namespace{srv: srv}, namespaceRules},
 		{"ServiceRegistration", &ServiceRegistration{srv: srv}, serviceRegistrationRules},
 		{"NodePool", &NodePool{srv: srv}, nodePoolRules},

@@ -1,9 +1,12 @@
-// /ui/settings/tokens: sign in with an ACL token (its secret ID), see
-// what it is, sign out. The secret is checked with /v1/acl/token/self
-// before it is kept; a wrong one is refused with the server's answer.
+// /ui/settings/tokens: sign in with an ACL token (its secret ID), or
+// through one of the cluster's OIDC auth methods; see what the token is,
+// sign out. The secret is checked with /v1/acl/token/self before it is
+// kept; a wrong one is refused with the server's answer. The OIDC
+// provider sends the browser back here to complete its login (sso.js).
 import { h, replace, dl, errorBox, when } from '../dom.js';
 import { getJSON } from '../api.js';
 import { secret, signIn, signOut } from '../token.js';
+import * as sso from '../sso.js';
 
 // whoAmI asks the agent which token a secret is ("" for the anonymous
 // one). It passes the secret explicitly: the stored one may be another.
@@ -40,9 +43,10 @@ export async function page(root, _params, ctx) {
     h('div', { class: 'field grow' }, h('label', { for: 'token-secret' }, 'Secret ID'), input),
     h('div', { class: 'field' }, h('button', { type: 'submit', class: 'primary', id: 'token-sign-in' }, 'Sign in')));
   const out = h('button', { type: 'button', id: 'token-sign-out' }, 'Sign out');
+  const methods = h('div', { id: 'token-sso', class: 'actions' });
   replace(root, h('h1', {}, 'ACL token'),
     h('p', {}, 'With ACLs enabled, the UI sends this token with every request. It is kept in this browser only.'),
-    status, form);
+    status, form, methods);
 
   const show = async () => {
     try {
@@ -77,7 +81,36 @@ export async function page(root, _params, ctx) {
       replace(status, errorBox(err));
     }
   });
-  await show();
+  const signedIn = (tok) => {
+    signIn(tok.SecretID);
+    replace(status, h('p', {}, 'Signed in as ', h('strong', {}, tok.Name || tok.AccessorID), '.'), tokenDetails(tok), out);
+  };
+  const cb = sso.callback();
+  if (cb && cb.error) {
+    replace(status, errorBox(new Error(`The OIDC provider refused the login: ${cb.error}`)));
+  } else if (cb) {
+    replace(status, h('p', {}, 'Completing the login…'));
+    try {
+      signedIn(await sso.complete(cb));
+    } catch (err) {
+      replace(status, errorBox(err));
+    }
+  } else {
+    await show();
+  }
+
+  // A button per OIDC auth method; the provider brings the browser back.
+  for (const m of await sso.oidcMethods(ctx.signal)) {
+    const button = h('button', { type: 'button', class: 'sso-sign-in', 'data-method': m.Name }, `Sign in with ${m.Name}`);
+    button.addEventListener('click', async () => {
+      try {
+        await sso.begin(m.Name);
+      } catch (err) {
+        replace(status, errorBox(err));
+      }
+    });
+    methods.append(button);
+  }
 }
 
 // label is the header's text for the current token.
