@@ -51,6 +51,9 @@ var missingEndpointReasons = map[string]string{
 var endpointDifferences = map[string]string{
 	"/v1/client/":              "forwarded to the client agent's HTTP API, not through the servers (see above)",
 	"GET /v1/operator/license": "no license: answers 204, as Nomad's community edition (licensing is a Nomad Enterprise feature)",
+	"DELETE /v1/evaluations":   "by `EvalIDs` only: a `Filter` answers 501",
+	"/v1/agent/pprof/":         "profiles the agent asked only: a `server_id` or `node_id` naming another agent is refused",
+	"GET /v1/agent/monitor":    "streams the logs of the agent asked only: a `server_id` or `node_id` naming another agent is refused",
 }
 
 // endpointProbeQueries are added to the probe of an endpoint whose
@@ -266,13 +269,25 @@ func TestEndpointTableDoc(t *testing.T) {
 	for _, e := range unrouted {
 		t.Errorf("%s is not routed (404 Invalid URL path): register it to answer 501", e)
 	}
-	// A difference noted for an endpoint that is not served is stale.
+	// A reason noted for an endpoint that is served is stale, and so is
+	// a difference that fits no endpoint served.
+	differing := map[string]bool{}
 	for _, e := range nomadEndpoints {
 		if answers[e].notSupportedKind() != "" {
 			continue
 		}
 		if _, ok := noteFor(missingEndpointReasons, e); ok {
 			t.Errorf("%s is served (%d), yet missingEndpointReasons says why it is not", e, answers[e].Code)
+		}
+		for key := range endpointDifferences {
+			if keyMatches(key, e) {
+				differing[key] = true
+			}
+		}
+	}
+	for key := range endpointDifferences {
+		if !differing[key] {
+			t.Errorf("endpointDifferences has %q, which fits no endpoint served", key)
 		}
 	}
 
