@@ -79,10 +79,14 @@ func (s *HTTPServer) unsupportedRoutesOn(h func(string, need, handlerFunc)) {
 }
 
 // notSupported answers 501 naming the path and, when there is one, the
-// feature it needs.
+// feature it needs: a list of volumes of ?type=csi needs CSI.
 func notSupported(feature string) handlerFunc {
 	return func(_ http.ResponseWriter, r *http.Request) (interface{}, error) {
-		return nil, errNotSupported(r, feature)
+		needs := feature
+		if needs == "" && r.URL.Query().Get("type") == "csi" {
+			needs = featureCSI
+		}
+		return nil, errNotSupported(r, needs)
 	}
 }
 
