@@ -63,21 +63,19 @@ var endpointProbeQueries = map[string]string{
 	"GET /v1/agent/pprof/trace":   "seconds=0.01",
 }
 
-// endpointPlaceholders name objects in probes: UUIDs where Nomad wants
-// one, a plain name elsewhere. None of them exists.
-var endpointPlaceholders = map[string]string{
-	":accessor_id":       "6b3d3b4e-0d36-4f6a-9c4d-1f1d2a3b4c5d",
-	":role_id":           "6b3d3b4e-0d36-4f6a-9c4d-1f1d2a3b4c5d",
-	":binding_rule_id":   "6b3d3b4e-0d36-4f6a-9c4d-1f1d2a3b4c5d",
-	":alloc_id":          "6b3d3b4e-0d36-4f6a-9c4d-1f1d2a3b4c5d",
-	":deployment_id":     "6b3d3b4e-0d36-4f6a-9c4d-1f1d2a3b4c5d",
-	":eval_id":           "6b3d3b4e-0d36-4f6a-9c4d-1f1d2a3b4c5d",
-	":node_id":           "6b3d3b4e-0d36-4f6a-9c4d-1f1d2a3b4c5d",
-	":key_id":            "6b3d3b4e-0d36-4f6a-9c4d-1f1d2a3b4c5d",
-	":recommendation_id": "6b3d3b4e-0d36-4f6a-9c4d-1f1d2a3b4c5d",
-	":policy_id":         "6b3d3b4e-0d36-4f6a-9c4d-1f1d2a3b4c5d",
-	":claim_id":          "6b3d3b4e-0d36-4f6a-9c4d-1f1d2a3b4c5d",
-	":var_path":          "probe/absent",
+// The objects probes name: a UUID where Nomad wants one, a plain name
+// elsewhere. None of them exists.
+const (
+	absentUUID    = "6b3d3b4e-0d36-4f6a-9c4d-1f1d2a3b4c5d"
+	absentName    = "probe-absent"
+	absentVarPath = "probe/absent"
+)
+
+// uuidPlaceholders are the path placeholders that stand for UUIDs.
+var uuidPlaceholders = map[string]bool{
+	":accessor_id": true, ":role_id": true, ":binding_rule_id": true, ":alloc_id": true,
+	":deployment_id": true, ":eval_id": true, ":node_id": true, ":key_id": true,
+	":recommendation_id": true, ":policy_id": true, ":claim_id": true,
 }
 
 // endpointAnswer is what the agent answered a probe.
@@ -120,10 +118,13 @@ func probeURL(e nomadEndpoint) string {
 		if !strings.HasPrefix(s, ":") {
 			continue
 		}
-		if v, ok := endpointPlaceholders[s]; ok {
-			segs[i] = v
-		} else {
-			segs[i] = "probe-absent"
+		switch {
+		case uuidPlaceholders[s]:
+			segs[i] = absentUUID
+		case s == ":var_path":
+			segs[i] = absentVarPath
+		default:
+			segs[i] = absentName
 		}
 	}
 	out := strings.Join(segs, "/")
