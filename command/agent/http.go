@@ -218,7 +218,7 @@ func (s *HTTPServer) routes() {
 	// Answered by the agent running the allocation or node; any other
 	// agent forwards them there (client_forward.go).
 	h("/v1/client/fs/", fsNeed, s.forwardClient(s.fsRequest))
-	h("/v1/client/allocation/", clientAllocNeed, s.forwardClient(s.clientAllocRequest))
+	h("/v1/client/allocation/", clientAllocNeed, checkClientAllocPath(s.forwardClient(s.clientAllocRequest)))
 	h("/v1/client/stats", nodeReadNeed, s.forwardClient(s.clientStatsRequest))
 	h("/v1/client/metadata", nodeMetaNeed, s.forwardClient(s.clientMetadataRequest))
 
@@ -241,6 +241,11 @@ func (s *HTTPServer) routes() {
 	s.handle("/v1/agent/pprof/profile", pprofNeed, http.HandlerFunc(s.pprofRequest))
 	s.handle("/v1/agent/pprof/symbol", pprofNeed, http.HandlerFunc(s.pprofRequest))
 	s.handle("/v1/agent/pprof/trace", pprofNeed, http.HandlerFunc(s.pprofRequest))
+
+	// Nomad's routes this server does not serve: 501, not 404
+	// (unsupported_endpoint.go). Registered last: they yield to any
+	// route above.
+	s.unsupportedRoutesOn(h)
 
 	// The web UI, and / sending browsers to it (API clients keep the
 	// redirect to /v1/agent/self).
