@@ -97,10 +97,26 @@ func runWithTTY(cmd *exec.Cmd, attr *syscall.SysProcAttr, opts *driver.ExecOptio
 	if err != nil {
 		return 0, fmt.Errorf("starting %s on a terminal: %w", opts.Command[0], err)
 	}
-	defer tty.Close()
+	// Resizes use the terminal's descriptor, so they stop before it is
+	// closed: the resizer is told to end, and the close waits for it.
+	stopResize, resized := make(chan struct{}), make(chan struct{})
+	defer func() {
+		close(stopResize)
+		<-resized
+		tty.Close()
+	}()
 	go func() {
-		for size := range opts.ResizeCh {
-			pty.Setsize(tty, &pty.Winsize{Rows: uint16(size.Height), Cols: uint16(size.Width)})
+		defer close(resized)
+		for {
+			select {
+			case <-stopResize:
+				return
+			case size, ok := <-opts.ResizeCh:
+				if !ok {
+					return
+				}
+				pty.Setsize(tty, &pty.Winsize{Rows: uint16(size.Height), Cols: uint16(size.Width)})
+			}
 		}
 	}()
 	if opts.Stdin != nil {

@@ -144,3 +144,29 @@ func TestRunExec_KilledOnCancel(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// A terminal session whose operator keeps resizing it while the command
+// ends: the resizes stop before the terminal is closed, and the session
+// ends although the operator never closed its resize channel.
+func TestRunExec_TTYResizesWhileEnding(t *testing.T) {
+	resize := make(chan driver.TerminalSize)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		for i := 0; ; i++ {
+			select {
+			case resize <- driver.TerminalSize{Height: 20 + i%5, Width: 80}:
+			case <-stop:
+				return
+			}
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	code, err := RunExec(ctx, execSpec(t), &driver.ExecOptions{
+		Command: []string{"true"}, Tty: true, ResizeCh: resize, Stdout: io.Discard, Stderr: io.Discard,
+	})
+	if err != nil || code != 0 {
+		t.Fatalf("code %d, error %v", code, err)
+	}
+}
