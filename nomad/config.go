@@ -160,7 +160,7 @@ type Config struct {
 	AllocUpdateBatchInterval time.Duration
 
 	// MemoryLimit is the memory figure the operator gave this server, in
-	// bytes (0: none). The agent also makes it the Go runtime's soft
+	// bytes (0: none). The agent also makes 90% of it the Go runtime's soft
 	// memory limit; the server reports it with its live heap, and the
 	// leader refuses writes that add work while any server's live heap is
 	// past mempressure.HighWater of its figure.

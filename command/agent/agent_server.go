@@ -39,8 +39,11 @@ func (a *Agent) startServer() (serverBackend, error) {
 	}
 	if cfg.MemoryLimit > 0 {
 		// The collector works harder as the process nears the figure,
-		// rather than letting the heap double past it.
-		debug.SetMemoryLimit(int64(cfg.MemoryLimit))
+		// rather than letting the heap double past it. The runtime's
+		// limit counts only the memory it manages; the rest of the
+		// figure is left for what it does not (the binary's code,
+		// memory outside Go), so that the resident size stays under it.
+		debug.SetMemoryLimit(int64(cfg.MemoryLimit / 10 * 9))
 	}
 	srv, err := nomad.NewServer(cfg)
 	if err != nil {

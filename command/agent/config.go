@@ -121,7 +121,7 @@ type ServerConfig struct {
 	JobMaxSourceSize string `hcl:"job_max_source_size"`
 
 	// MemoryLimit is the memory the operator gives this server, a size
-	// such as "2GB" ("" or "0": none). It becomes the Go runtime's soft
+	// such as "2GB" ("" or "0": none). 90% of it becomes the Go runtime's soft
 	// memory limit, and while any server's live heap is past 70% of its
 	// own figure the leader answers job registrations, dispatches and
 	// scalings 429 with Retry-After, until every server is under 60%.

@@ -8,12 +8,13 @@ import (
 
 // The water marks, as fractions of a server's memory figure. The live
 // heap is what the last garbage collection kept; with the Go runtime's
-// soft limit set to the same figure, the collector runs harder as the
-// heap nears it and the process's resident memory (live heap, garbage
-// not yet collected, stacks, the runtime's own) stays close to it. Past
-// 70% live, the collector has little room left to keep the process under
-// the figure, so refusals start there; they stop at 60%, so that one
-// collection's swing does not turn them on and off.
+// soft limit at 90% of the figure, the collector runs harder as the heap
+// nears it and the process's resident memory (live heap, garbage not yet
+// collected, stacks, the runtime's own, and the binary's code outside
+// the runtime's count) stays under the figure. Past 70% live, the
+// collector has little room left to do so, so refusals start there; they
+// stop at 60%, so that one collection's swing does not turn them on and
+// off.
 const (
 	HighWater = 0.70
 	LowWater  = 0.60
