@@ -2,6 +2,7 @@ package nomad
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/go-metrics"
@@ -45,14 +46,14 @@ func (s *Server) localMemory() structs.ServerMemory {
 // leadership clears it.
 func (s *Server) watchMemory(ctx context.Context, ticks <-chan struct{}) {
 	defer s.memory.Reset()
-	last := map[raft.ServerID]structs.ServerMemory{}
+	g := &memoryGatherer{s: s, last: map[raft.ServerID]structs.ServerMemory{}, asking: map[raft.ServerID]bool{}}
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-ticks:
 		}
-		readings := s.gatherMemory(ctx, last)
+		readings := g.gather(ctx)
 		refusing := s.memory.Update(readings)
 		pressure := float32(0)
 		if refusing {
@@ -67,48 +68,48 @@ func (s *Server) watchMemory(ctx context.Context, ticks <-chan struct{}) {
 	}
 }
 
-// gatherMemory returns this server's reading and every other server's of
-// the Raft configuration, asked in parallel; a server that does not
-// answer within memoryStatsTimeout counts with its last reading, kept in
-// last (servers no longer in the configuration are forgotten).
-func (s *Server) gatherMemory(ctx context.Context, last map[raft.ServerID]structs.ServerMemory) []structs.ServerMemory {
+// memoryGatherer keeps the last reading of every other server, and which
+// of them it is still asking: a server that does not answer (stalled, cut
+// off) is not asked again until its call ends, so calls do not pile up at
+// one per tick for as long as the RPC timeout.
+type memoryGatherer struct {
+	s      *Server
+	mu     sync.Mutex
+	last   map[raft.ServerID]structs.ServerMemory
+	asking map[raft.ServerID]bool
+}
+
+// gather returns this server's reading and every other server's of the
+// Raft configuration, asked in parallel; a server that has not answered
+// within memoryStatsTimeout counts with its last reading (servers no
+// longer in the configuration are forgotten).
+func (g *memoryGatherer) gather(ctx context.Context) []structs.ServerMemory {
+	s := g.s
 	f := s.raft.GetConfiguration()
 	if err := f.Error(); err != nil {
 		return []structs.ServerMemory{s.localMemory()}
 	}
-	type answer struct {
-		id raft.ServerID
-		r  structs.ServerMemory
-	}
 	servers := f.Configuration().Servers
-	answers := make(chan answer, len(servers))
+	done := make(chan struct{}, len(servers))
 	asked := 0
 	current := map[raft.ServerID]bool{}
+	g.mu.Lock()
 	for _, srv := range servers {
 		current[srv.ID] = true
-		if string(srv.ID) == s.id || s.net.pool == nil {
+		if string(srv.ID) == s.id || s.net.pool == nil || g.asking[srv.ID] {
 			continue
 		}
+		g.asking[srv.ID] = true
 		asked++
-		go func(id raft.ServerID, addr string) {
-			var r structs.ServerMemory
-			if err := s.net.pool.RPC(addr, "Status.MemoryStats", &structs.GenericRequest{}, &r); err != nil {
-				s.logger.Debug("memory backpressure: no reading", "server", id, "error", err)
-				answers <- answer{}
-				return
-			}
-			answers <- answer{id: id, r: r}
-		}(srv.ID, s.peerAddr(srv.ID, srv.Address))
+		go g.ask(srv.ID, s.peerAddr(srv.ID, srv.Address), done)
 	}
+	g.mu.Unlock()
 	timeout := time.NewTimer(memoryStatsTimeout)
 	defer timeout.Stop()
 collect:
 	for ; asked > 0; asked-- {
 		select {
-		case a := <-answers:
-			if a.id != "" {
-				last[a.id] = a.r
-			}
+		case <-done:
 		case <-timeout.C:
 			break collect
 		case <-ctx.Done():
@@ -116,12 +117,30 @@ collect:
 		}
 	}
 	out := []structs.ServerMemory{s.localMemory()}
-	for id, r := range last {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for id, r := range g.last {
 		if !current[id] {
-			delete(last, id)
+			delete(g.last, id)
 			continue
 		}
 		out = append(out, r)
 	}
 	return out
+}
+
+// ask calls one server for its reading, records it, and signals done.
+func (g *memoryGatherer) ask(id raft.ServerID, addr string, done chan<- struct{}) {
+	var r structs.ServerMemory
+	err := g.s.net.pool.RPC(addr, "Status.MemoryStats", &structs.GenericRequest{}, &r)
+	g.mu.Lock()
+	delete(g.asking, id)
+	if err == nil {
+		g.last[id] = r
+	}
+	g.mu.Unlock()
+	if err != nil {
+		g.s.logger.Debug("memory backpressure: no reading", "server", id, "error", err)
+	}
+	done <- struct{}{}
 }
