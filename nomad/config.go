@@ -159,6 +159,19 @@ type Config struct {
 	// updates before writing them in one Raft entry.
 	AllocUpdateBatchInterval time.Duration
 
+	// MemoryLimit is the memory figure the operator gave this server, in
+	// bytes (0: none). The agent also makes 90% of it the Go runtime's soft
+	// memory limit; the server reports it with its live heap, and the
+	// leader refuses writes that add work while any server's live heap is
+	// past mempressure.HighWater of its figure.
+	MemoryLimit uint64
+	// MemoryCheckInterval is how often the leader gathers every server's
+	// live heap.
+	MemoryCheckInterval time.Duration
+	// HeapLive reads this server's live heap in bytes;
+	// mempressure.LiveHeap when nil. Tests inject a reading.
+	HeapLive func() uint64
+
 	// EventPublisher, when set, receives the state store's change events.
 	EventPublisher state.EventPublisher
 
@@ -217,6 +230,7 @@ func DefaultConfig() *Config {
 		KeyringCheckInterval:     time.Minute,
 
 		AllocUpdateBatchInterval: 50 * time.Millisecond,
+		MemoryCheckInterval:      time.Second,
 	}
 }
 
@@ -299,6 +313,7 @@ func (c *Config) validate() error {
 		{"alloc_update_batch_interval", c.AllocUpdateBatchInterval},
 		{"root_key_rotation_threshold", c.RootKeyRotationThreshold},
 		{"keyring_check_interval", c.KeyringCheckInterval},
+		{"memory_check_interval", c.MemoryCheckInterval},
 	}
 	for _, p := range positive {
 		if p.d <= 0 {

@@ -61,6 +61,10 @@ func (e *endpointServer) ServerHealth() (*structs.OperatorHealthReply, error) {
 
 func (e *endpointServer) LocalRaftStats() structs.RaftStats { return e.s.localRaftStats() }
 
+func (e *endpointServer) LocalMemory() structs.ServerMemory { return e.s.localMemory() }
+
+func (e *endpointServer) MemoryPressure() (bool, structs.ServerMemory) { return e.s.memory.Refusing() }
+
 func (e *endpointServer) TransferLeadership(id, address string) error {
 	return e.s.transferLeadership(id, address)
 }

@@ -43,6 +43,8 @@ func (s *Server) startLeaderLoops(ctx context.Context) {
 	}
 	backlogTicks := clockTicks(ctx, s.clock, backlogInterval)
 	s.goLeaderLoop(ctx, func(ctx context.Context) { s.emitBacklog(ctx, backlogTicks) })
+	memoryTicks := clockTicks(ctx, s.clock, s.config.MemoryCheckInterval)
+	s.goLeaderLoop(ctx, func(ctx context.Context) { s.watchMemory(ctx, memoryTicks) })
 	healthTicks := clockTicks(ctx, s.clock, autopilotInterval)
 	s.goLeaderLoop(ctx, func(ctx context.Context) { s.watchServerHealth(ctx, healthTicks) })
 	keyringTicks := clockTicks(ctx, s.clock, s.config.KeyringCheckInterval)

@@ -18,6 +18,7 @@ import (
 	"github.com/opennomad/nomad/nomad/coresched"
 	"github.com/opennomad/nomad/nomad/evaltrace"
 	"github.com/opennomad/nomad/nomad/fsm"
+	"github.com/opennomad/nomad/nomad/mempressure"
 	"github.com/opennomad/nomad/nomad/planapply"
 	"github.com/opennomad/nomad/nomad/state"
 	"github.com/opennomad/nomad/nomad/worker"
@@ -62,6 +63,9 @@ type Server struct {
 	// autopilot remembers since when each server has been healthy, for
 	// the leader's health reports.
 	autopilot autopilot.Tracker
+	// memory says whether the leader refuses writes for the servers'
+	// memory (leader_memory.go).
+	memory mempressure.Gate
 	// net is the listener, the pool to other servers and gossip.
 	net clusterNet
 

@@ -137,3 +137,13 @@ type OperatorHealthReply struct {
 	Voters []string
 	QueryMeta
 }
+
+// ServerMemory is one server's memory figure and live heap, for the
+// leader's memory backpressure (Status.MemoryStats).
+type ServerMemory struct {
+	// Server is the server's name.
+	Server string
+	// HeapLive is the heap the server's last garbage collection marked
+	// live, Limit its configured memory figure (0: none), in bytes.
+	HeapLive, Limit uint64
+}

@@ -31,15 +31,42 @@ func (e *BackpressureError) Error() string {
 
 func (e *BackpressureError) Is(target error) bool { return target == ErrBackpressure }
 
+// MemoryPressureError refuses a write because a server's live heap
+// passed the high-water mark of its configured memory limit (the agent's
+// server.memory_limit). It is of kind ErrMemoryPressure, and so of
+// ErrBackpressure, and says how long the caller should wait.
+type MemoryPressureError struct {
+	// Server names the server whose heap is the fullest, HeapLive its
+	// live heap and Limit its memory limit, in bytes.
+	Server          string
+	HeapLive, Limit uint64
+	// RetryAfter is how long to wait before trying again, whole seconds.
+	RetryAfter time.Duration
+}
+
+func (e *MemoryPressureError) Error() string {
+	return fmt.Sprintf("%s: server %q holds %d MiB of live heap, its memory limit is %d MiB%s%ds",
+		ErrMemoryPressure, e.Server, e.HeapLive>>20, e.Limit>>20, retryAfterWords, int64(e.RetryAfter/time.Second))
+}
+
+func (e *MemoryPressureError) Is(target error) bool {
+	return target == ErrMemoryPressure || target == ErrBackpressure
+}
+
 // RetryAfterOf returns how long a refusal of kind ErrBackpressure asks
 // its caller to wait: the error's own field in process, or, after a
 // network hop where only text travels, the seconds that end the text
-// BackpressureError.Error writes (this reads only that tail, which this
-// file formats). ok is false for other errors and for text without it.
+// BackpressureError.Error and MemoryPressureError.Error write (this reads
+// only that tail, which this file formats). ok is false for other errors
+// and for text without it.
 func RetryAfterOf(err error) (wait time.Duration, ok bool) {
 	var b *BackpressureError
 	if errors.As(err, &b) {
 		return b.RetryAfter, true
+	}
+	var m *MemoryPressureError
+	if errors.As(err, &m) {
+		return m.RetryAfter, true
 	}
 	if !IsKind(err, ErrBackpressure) {
 		return 0, false

@@ -37,3 +37,27 @@ func TestBackpressureError_RetryAfterSurvivesTheHop(t *testing.T) {
 		must.False(t, ok, must.Sprintf("%v", other))
 	}
 }
+
+// A memory refusal is a backpressure refusal too: 429, and its wait
+// survives the hop the same way.
+func TestMemoryPressureError_IsBackpressureAcrossTheHop(t *testing.T) {
+	refusal := &MemoryPressureError{Server: "s2", HeapLive: 1700 << 20, Limit: 2048 << 20, RetryAfter: 5 * time.Second}
+	must.ErrorIs(t, refusal, ErrMemoryPressure)
+	must.ErrorIs(t, refusal, ErrBackpressure)
+	must.Eq(t, `servers near their memory limit: server "s2" holds 1700 MiB of live heap, its memory limit is 2048 MiB; retry after 5s`,
+		refusal.Error())
+	wait, ok := RetryAfterOf(refusal)
+	must.True(t, ok)
+	must.Eq(t, 5*time.Second, wait)
+
+	sent := ClassifyError(fmt.Errorf("registering job %q: %w", "web", refusal))
+	remote := fmt.Errorf("forwarding: %w", rpc.ServerError(sent.Error()))
+	must.True(t, IsKind(remote, ErrMemoryPressure))
+	must.True(t, IsKind(remote, ErrBackpressure))
+	code, _, ok := ErrorCode(remote)
+	must.True(t, ok)
+	must.Eq(t, 429, code)
+	wait, ok = RetryAfterOf(remote)
+	must.True(t, ok)
+	must.Eq(t, 5*time.Second, wait)
+}

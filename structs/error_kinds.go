@@ -78,6 +78,12 @@ var (
 	// would add one; nothing was written, retry later: 429. A
 	// *BackpressureError, whose text opens with this one's, says when.
 	ErrBackpressure = errors.New("too many evaluations waiting")
+	// ErrMemoryPressure: a server's live heap passed the high-water mark
+	// of its configured memory limit, and the leader refuses writes that
+	// would add work until it falls back; of kind ErrBackpressure (429).
+	// A *MemoryPressureError, whose text opens with this one's, says
+	// which server and when to retry.
+	ErrMemoryPressure error = &kindedSentinel{msg: "servers near their memory limit", kind: ErrBackpressure}
 
 	// ErrJobRegistrationOff: the scheduler configuration refuses job
 	// writes; of kind ErrPermissionDenied.
@@ -142,7 +148,7 @@ var (
 // first.
 var recognised = []error{
 	ErrNoLeader, ErrNoRegionPath, ErrBrokerDisabled, ErrPlanQueueDisabled, ErrSchedulerVersion,
-	ErrNotOutstanding, ErrTokenMismatch, ErrNackTimeoutReached, ErrUnknownMethod, ErrBackpressure,
+	ErrNotOutstanding, ErrTokenMismatch, ErrNackTimeoutReached, ErrUnknownMethod, ErrMemoryPressure, ErrBackpressure,
 	ErrJobRegistrationOff, ErrJobModifyIndex, ErrUnknownNode, ErrUnknownJob, ErrUnknownEval, ErrUnknownAlloc,
 	ErrUnknownDeployment, ErrRootKeyNotFound, ErrRootKeyActive, ErrACLDisabled, ErrACLTokenNotFound,
 	ErrACLTokenExpired, ErrACLPolicyNotFound, ErrACLRoleNotFound, ErrACLAuthMethodNotFound,

@@ -33,6 +33,7 @@ func TestErrorKinds(t *testing.T) {
 		{kind: ErrNackTimeoutReached},
 		{kind: ErrUnknownMethod},
 		{kind: ErrBackpressure, status: http.StatusTooManyRequests},
+		{kind: ErrMemoryPressure, status: http.StatusTooManyRequests},
 		{kind: ErrJobRegistrationOff, status: http.StatusForbidden},
 		{kind: ErrUnknownNode, status: http.StatusNotFound},
 		{kind: ErrUnknownJob, status: http.StatusNotFound},

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"time"
 
@@ -35,6 +36,14 @@ func (a *Agent) startServer() (serverBackend, error) {
 		// clock (agent_debug_clock.go).
 		skew = clock.NewSkewed(clock.Real{})
 		cfg.Clock = skew
+	}
+	if cfg.MemoryLimit > 0 {
+		// The collector works harder as the process nears the figure,
+		// rather than letting the heap double past it. The runtime's
+		// limit counts only the memory it manages; the rest of the
+		// figure is left for what it does not (the binary's code,
+		// memory outside Go), so that the resident size stays under it.
+		debug.SetMemoryLimit(int64(cfg.MemoryLimit / 10 * 9))
 	}
 	srv, err := nomad.NewServer(cfg)
 	if err != nil {
@@ -86,6 +95,12 @@ func serverConfig(c *Config) *nomad.Config {
 	if size, err := humanize.ParseBytes(s.JobMaxSourceSize); err == nil {
 		sc.JobMaxSourceSize = int(size)
 	}
+	if s.MemoryLimit != "" {
+		if size, err := humanize.ParseBytes(s.MemoryLimit); err == nil {
+			sc.MemoryLimit = size
+		}
+	}
+	sc.HeapLive = s.heapLive
 	sc.HeartbeatGrace = s.HeartbeatGrace
 	sc.FailoverHeartbeatTTL = s.FailoverHeartbeatTTL
 	sc.EvalGCThreshold = s.EvalGCThreshold

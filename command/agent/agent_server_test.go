@@ -490,3 +490,15 @@ func TestRealServer_UnknownRegionIs400(t *testing.T) {
 	resp, body := ra.do("GET", "/v1/jobs?region=global", "")
 	must.Eq(t, http.StatusOK, resp.StatusCode, must.Sprint(body))
 }
+
+// memory_limit reaches the server in bytes; unset, the server has none.
+func TestServerConfig_MemoryLimit(t *testing.T) {
+	for _, tc := range []struct {
+		value string
+		want  uint64
+	}{{"", 0}, {"2GB", 2_000_000_000}, {"1536MiB", 1536 << 20}} {
+		c := devConfig(t)
+		c.Server.MemoryLimit = tc.value
+		must.Eq(t, tc.want, serverConfig(c).MemoryLimit, must.Sprint(tc.value))
+	}
+}

@@ -120,6 +120,15 @@ type ServerConfig struct {
 	// larger one is dropped with a warning.
 	JobMaxSourceSize string `hcl:"job_max_source_size"`
 
+	// MemoryLimit is the memory the operator gives this server, a size
+	// such as "2GB" ("" or "0": none). 90% of it becomes the Go runtime's soft
+	// memory limit, and while any server's live heap is past 70% of its
+	// own figure the leader answers job registrations, dispatches and
+	// scalings 429 with Retry-After, until every server is under 60%.
+	MemoryLimit string `hcl:"memory_limit"`
+	// heapLive replaces the server's reading of its live heap (tests).
+	heapLive func() uint64
+
 	EvalGCThreshold       time.Duration `hcl:"eval_gc_threshold"`
 	BatchEvalGCThreshold  time.Duration `hcl:"batch_eval_gc_threshold"`
 	JobGCInterval         time.Duration `hcl:"job_gc_interval"`

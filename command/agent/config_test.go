@@ -566,6 +566,12 @@ func TestConfig_ValidationErrors(t *testing.T) {
 			},
 		},
 		{
+			name:    "memory limit not a size",
+			content: "server {\n  memory_limit = \"lots\"\n}\n",
+			args:    []string{"-dev"},
+			want:    []string{`FILE:2:3: server.memory_limit: must be a size such as "2GB" or "1536MiB", got "lots"`},
+		},
+		{
 			name:    "bad values across blocks",
 			content: "server {\n  num_schedulers = -1\n  max_heartbeats_per_second = 0\n  default_scheduler_config {\n    scheduler_algorithm = \"random\"\n  }\n}\nclient {\n  reserved {\n    reserved_ports = \"22,90-80\"\n  }\n  node_pool = \"bad pool\"\n}\n",
 			args:    []string{"-dev"},

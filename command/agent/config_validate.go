@@ -152,6 +152,11 @@ func (c *Config) validateServer(p *configProblems) {
 	if _, err := humanize.ParseBytes(s.JobMaxSourceSize); err != nil {
 		p.add("server.job_max_source_size", "must be a size such as \"1M\" or \"512KiB\", got %q", s.JobMaxSourceSize)
 	}
+	if s.MemoryLimit != "" {
+		if _, err := humanize.ParseBytes(s.MemoryLimit); err != nil {
+			p.add("server.memory_limit", "must be a size such as \"2GB\" or \"1536MiB\", got %q", s.MemoryLimit)
+		}
+	}
 	if s.ServerJoin.RetryMax < 0 {
 		p.add("server.server_join.retry_max", "must be >= 0, got %d", s.ServerJoin.RetryMax)
 	}

@@ -9,7 +9,8 @@ import (
 )
 
 // Backpressure: a flood of registrations must not make the leader hold
-// an unbounded number of evaluations. Writes that would add one (a job
+// an unbounded number of evaluations, nor the servers more memory than
+// their operators gave them. Writes that would add one (a job
 // registration that schedules, a dispatch, a scaling to a count) are
 // refused while the leader's backlog, its broker's ready evals and the
 // blocked ones together, is at the scheduler configuration's
@@ -49,12 +50,31 @@ func decideBackpressure(backlog, limit int) (refuse bool, retryAfter time.Durati
 	return true, min(retryAfter, maxRetryAfter)
 }
 
-// checkBackpressure refuses, as *structs.BackpressureError, a write named
-// method that would add an eval while the leader's backlog is at cfg's
+// memoryRetryAfter is the wait a refusal for memory asks for. The heap
+// falls only as the scheduler finishes work and the garbage collection
+// of terminal objects removes them, which takes longer than a backlog
+// takes to drain by a tenth, so the wait is longer than minRetryAfter.
+const memoryRetryAfter = 5 * time.Second
+
+// Reasons of a refusal, the label "reason" of the refused counter.
+const (
+	reasonEvalBacklog = "eval_backlog"
+	reasonMemory      = "memory"
+)
+
+// checkBackpressure refuses a write named method that would add an eval:
+// as *structs.MemoryPressureError while a server's live heap is past the
+// high-water mark of its memory figure (the leader's watchMemory decides),
+// as *structs.BackpressureError while the leader's backlog is at cfg's
 // limit. It runs on the leader, after Forward; it also publishes the
 // backlog and the limit as gauges, so the figures are fresh whenever
 // writes arrive.
 func checkBackpressure(srv Server, cfg *structs.SchedulerConfiguration, method string) error {
+	if refusing, worst := srv.MemoryPressure(); refusing {
+		refused(method, reasonMemory)
+		return &structs.MemoryPressureError{Server: worst.Server, HeapLive: worst.HeapLive, Limit: worst.Limit,
+			RetryAfter: memoryRetryAfter}
+	}
 	if cfg == nil || cfg.EvalBacklogLimit == 0 {
 		return nil
 	}
@@ -66,6 +86,12 @@ func checkBackpressure(srv Server, cfg *structs.SchedulerConfiguration, method s
 	if !refuse {
 		return nil
 	}
-	metrics.IncrCounterWithLabels(metricBackpressureRefused, 1, []metrics.Label{{Name: "method", Value: method}})
+	refused(method, reasonEvalBacklog)
 	return &structs.BackpressureError{Backlog: backlog, Limit: limit, RetryAfter: wait}
+}
+
+// refused counts a refusal by method and reason.
+func refused(method, reason string) {
+	metrics.IncrCounterWithLabels(metricBackpressureRefused, 1,
+		[]metrics.Label{{Name: "method", Value: method}, {Name: "reason", Value: reason}})
 }

@@ -44,6 +44,7 @@ var notForwarded = map[string]bool{
 	"Status.Peers":                  true,
 	"Status.Members":                true,
 	"Status.RaftStats":              true, // each server answers for its own log
+	"Status.MemoryStats":            true, // each server answers for its own heap
 	"Region.List":                   true,
 	"Operator.RaftGetConfiguration": true, // forwards only another region's
 }

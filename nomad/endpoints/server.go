@@ -90,6 +90,10 @@ type Server interface {
 	// worker or for capacity: its broker's ready evals, across every
 	// scheduler, plus its blocked evals. 0 on a server that runs neither.
 	EvalBacklog() int
+	// MemoryPressure reports whether the leader refuses writes that add
+	// work because a server's live heap is past the high-water mark of
+	// its memory figure, with the fullest server's reading.
+	MemoryPressure() (bool, structs.ServerMemory)
 
 	// EnqueuePlan queues a plan for the leader's plan applier and returns
 	// the handle its answer comes through: structs.ErrPlanQueueDisabled
@@ -160,6 +164,8 @@ type Server interface {
 
 	// LocalRaftStats is this server's view of its own Raft log.
 	LocalRaftStats() structs.RaftStats
+	// LocalMemory is this server's live heap and memory figure.
+	LocalMemory() structs.ServerMemory
 
 	// TransferLeadership hands leadership to the server with Raft ID id,
 	// or at address (one of them may be given), or to the most

@@ -21,11 +21,20 @@ var statusRules = Rules{
 	// RaftStats is the leader asking the other servers for its health
 	// report.
 	"RaftStats": Internal(),
+	// MemoryStats is the leader gathering the servers' live heaps for
+	// its memory backpressure.
+	"MemoryStats": Internal(),
 }
 
 // RaftStats returns this server's view of its own Raft log.
 func (s *Status) RaftStats(args *structs.GenericRequest, reply *structs.RaftStats) error {
 	*reply = s.srv.LocalRaftStats()
+	return nil
+}
+
+// MemoryStats returns this server's live heap and memory figure.
+func (s *Status) MemoryStats(args *structs.GenericRequest, reply *structs.ServerMemory) error {
+	*reply = s.srv.LocalMemory()
 	return nil
 }
 

@@ -332,7 +332,7 @@ func (tx *Txn) UpdateAllocsFromClient(allocs []*structs.Allocation) error {
 		c.ClientStatus = update.ClientStatus
 		c.ClientDescription = update.ClientDescription
 		c.TaskStates = update.TaskStates
-		if update.DeploymentStatus != nil {
+		if update.DeploymentStatus != nil && !sameHealth(existing.DeploymentStatus, update.DeploymentStatus) {
 			ds := *update.DeploymentStatus
 			if existing.DeploymentStatus != nil {
 				// The client only reports health; canary is the servers'.
@@ -368,6 +368,17 @@ func (tx *Txn) UpdateAllocsFromClient(allocs []*structs.Allocation) error {
 		}
 	}
 	return tx.setJobStatuses(jobs, false, structs.TypeAllocationUpdated)
+}
+
+// sameHealth reports whether a client's health report repeats the verdict
+// the alloc already has. Such a report keeps the stored status, its
+// timestamp and its ModifyIndex: the deployment watcher writes an eval for
+// every verdict newer than the job's last eval, and the servers often
+// judge an alloc healthy just before its client says so too, so moving the
+// index would make a second eval of the job that only repeats the first.
+func sameHealth(stored, reported *structs.AllocDeploymentStatus) bool {
+	return stored != nil && stored.Healthy != nil && reported.Healthy != nil &&
+		*stored.Healthy == *reported.Healthy
 }
 
 // markAllocsSynced records that the node's client reported its allocs

@@ -216,3 +216,47 @@ func TestNodeDrainProgressRead(t *testing.T) {
 	_, _, err = s.NodeDrainProgress(nil, "missing")
 	must.ErrorIs(t, err, structs.ErrUnknownNode)
 }
+
+// The servers judged an alloc healthy (and wrote the deployment watcher's
+// eval with that verdict); its client then reports the same health. The
+// report must not look like a new verdict: the watcher writes an eval for
+// every verdict whose ModifyIndex is newer than the job's last eval, and
+// a moved index gave 7% of the jobs of a flood a second, useless
+// deployment-watcher eval. A report that changes the verdict still moves
+// it.
+func TestDeploymentAllocHealth_ClientRepeatingTheVerdictKeepsIt(t *testing.T) {
+	s := testStore(t)
+	_, d, allocs := deploymentWithAllocs(t, s)
+	judgedAt := time.Unix(1_700_000_100, 0).UTC()
+	must.NoError(t, s.UpdateDeploymentAllocHealth(5, &structs.ApplyDeploymentAllocHealthRequest{
+		DeploymentAllocHealthRequest: structs.DeploymentAllocHealthRequest{
+			DeploymentID: d.ID, HealthyAllocationIDs: []string{allocs[0].ID},
+		},
+		Timestamp: judgedAt,
+	}))
+
+	healthy, unhealthy := true, false
+	report := func(index uint64, h *bool) {
+		t.Helper()
+		must.NoError(t, s.UpdateAllocsFromClient(index, []*structs.Allocation{{
+			ID: allocs[0].ID, ClientStatus: structs.AllocClientStatusRunning,
+			DeploymentStatus: &structs.AllocDeploymentStatus{Healthy: h, Timestamp: judgedAt.Add(time.Second)},
+		}}))
+	}
+	report(6, &healthy)
+	a, _ := s.AllocByID(nil, allocs[0].ID)
+	must.Eq(t, 5, a.DeploymentStatus.ModifyIndex, must.Sprint("the same verdict is no news"))
+	must.True(t, a.DeploymentStatus.Timestamp.Equal(judgedAt))
+	must.Eq(t, 6, a.ModifyIndex, must.Sprint("the rest of the report is applied"))
+	must.Eq(t, structs.AllocClientStatusRunning, a.ClientStatus)
+	out, _ := s.DeploymentByID(nil, d.ID)
+	must.Eq(t, 1, out.TaskGroups["web"].HealthyAllocs, must.Sprint("counted once"))
+
+	report(7, &unhealthy)
+	a, _ = s.AllocByID(nil, allocs[0].ID)
+	must.Eq(t, 7, a.DeploymentStatus.ModifyIndex)
+	must.True(t, a.DeploymentStatus.IsUnhealthy())
+	out, _ = s.DeploymentByID(nil, d.ID)
+	must.Eq(t, 0, out.TaskGroups["web"].HealthyAllocs)
+	must.Eq(t, 1, out.TaskGroups["web"].UnhealthyAllocs)
+}

@@ -30,9 +30,9 @@ func TestGeneratedConfigsLoad(t *testing.T) {
 	dir := t.TempDir()
 	cases := map[string]string{
 		"server.hcl": serverConfig("server-1", filepath.Join(dir, "s"), agentPorts{HTTP: 1, RPC: 2, Serf: 3}, 3,
-			[]string{"127.0.0.1:3", "127.0.0.1:6", "127.0.0.1:9"}, false),
+			[]string{"127.0.0.1:3", "127.0.0.1:6", "127.0.0.1:9"}, serverOpts{server: `  memory_limit = "2GB"`}),
 		"server-acl.hcl": serverConfig("server-1", filepath.Join(dir, "s"), agentPorts{HTTP: 1, RPC: 2, Serf: 3}, 3,
-			[]string{"127.0.0.1:3"}, true),
+			[]string{"127.0.0.1:3"}, serverOpts{acl: true}),
 		"client.hcl": clientConfig("client-1", filepath.Join(dir, "c"), agentPorts{HTTP: 4, RPC: 5, Serf: 6},
 			[]string{"127.0.0.1:2"}),
 	}
@@ -54,6 +54,7 @@ func TestGeneratedConfigsLoad(t *testing.T) {
 				must.Eq(t, time.Second, cfg.Telemetry.InMemoryCollectionInterval)
 				must.True(t, cfg.EnableDebug)
 				must.Eq(t, 2, cfg.Ports.RPC)
+				must.Eq(t, "2GB", cfg.Server.MemoryLimit)
 			default:
 				must.True(t, cfg.Client.Enabled)
 				must.Eq(t, "1", cfg.Client.Options["driver.mock_driver.enable"])

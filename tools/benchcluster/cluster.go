@@ -79,9 +79,9 @@ func freePorts(n int) ([]int, error) {
 // pprof endpoints, and an event buffer large enough that the load
 // generator's stream does not lag out. Prometheus metrics stay off: the
 // sink's per-job series would dominate the leader's memory.
-func serverConfig(name, dataDir string, p agentPorts, n int, serfAddrs []string, acl bool) string {
+func serverConfig(name, dataDir string, p agentPorts, n int, serfAddrs []string, opts serverOpts) string {
 	extra := ""
-	if acl {
+	if opts.acl {
 		extra = "\nacl {\n  enabled = true\n}\n"
 	}
 	return fmt.Sprintf(`name         = %q
@@ -100,6 +100,7 @@ server {
   enabled           = true
   bootstrap_expect  = %d
   event_buffer_size = 2000
+%s
   server_join {
     retry_join     = [%s]
     retry_interval = "200ms"
@@ -109,7 +110,14 @@ server {
 telemetry {
   in_memory_collection_interval = "1s"
 }
-%s`, name, dataDir, p.HTTP, p.RPC, p.Serf, n, hclStrings(serfAddrs), extra)
+%s`, name, dataDir, p.HTTP, p.RPC, p.Serf, n, opts.server, hclStrings(serfAddrs), extra)
+}
+
+// serverOpts are what a case changes in the servers' configuration:
+// ACLs on, and lines added to the server block (-server-config).
+type serverOpts struct {
+	acl    bool
+	server string
 }
 
 // hclStrings renders the elements of an HCL list of strings.
@@ -146,7 +154,7 @@ client {
 
 // startCluster starts n servers (and a client agent when withClient)
 // under a new temporary directory.
-func startCluster(bin string, n int, withClient, acl bool) (*cluster, error) {
+func startCluster(bin string, n int, withClient bool, opts serverOpts) (*cluster, error) {
 	dir, err := os.MkdirTemp("", "benchcluster-")
 	if err != nil {
 		return nil, err
@@ -183,7 +191,7 @@ func startCluster(bin string, n int, withClient, acl bool) (*cluster, error) {
 		rpcAddrs = append(rpcAddrs, s.rpcAddr())
 	}
 	for _, s := range c.servers {
-		if err := c.start(s, serverConfig(s.name, filepath.Join(s.dir, "data"), s.ports, n, serfAddrs, acl)); err != nil {
+		if err := c.start(s, serverConfig(s.name, filepath.Join(s.dir, "data"), s.ports, n, serfAddrs, opts)); err != nil {
 			return nil, err
 		}
 	}
@@ -231,6 +239,16 @@ func (c *cluster) startSim(ctx context.Context, nodes int) (time.Duration, error
 		return 0, err
 	}
 	return time.Since(start), nil
+}
+
+// index returns the position of a among the servers.
+func (c *cluster) index(a *agent) int {
+	for i, s := range c.servers {
+		if s == a {
+			return i
+		}
+	}
+	return -1
 }
 
 // running returns the servers still running.

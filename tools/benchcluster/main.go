@@ -38,6 +38,19 @@ type options struct {
 	// acl runs the servers with ACLs on; the load generator then sends a
 	// management token with every request.
 	acl bool
+	// serverConfig is added to every server's server block.
+	serverConfig string
+	// jobType is the load's job type; rate its registrations per second
+	// in the W2 cases (0: as fast as accepted).
+	jobType string
+	rate    float64
+	// drain waits after each W2 case until the leader has no pending
+	// evaluation, and says how long that took.
+	drain bool
+	// sample, when positive, prints the servers' state (jobs,
+	// evaluations, allocations, live heaps, RSS) at this interval during
+	// each W2 case.
+	sample time.Duration
 }
 
 // cleanup stops a case's processes and removes its directory unless
@@ -131,7 +144,7 @@ func (o *options) cases() (run, skipped []w2Case) {
 	for _, n := range o.nodes {
 		for _, a := range o.allocs {
 			for _, k := range o.perJob {
-				c := w2Case{Nodes: n, Allocs: a, PerJob: k}
+				c := w2Case{Nodes: n, Allocs: a, PerJob: k, Rate: o.rate}
 				if o.maxJobs > 0 && a/k > o.maxJobs {
 					skipped = append(skipped, c)
 					continue
@@ -167,6 +180,11 @@ func parseOptions(args []string) (*options, error) {
 	fs.IntVar(&o.profileSeconds, "profile-seconds", 10, "length of each CPU profile")
 	fs.BoolVar(&o.keep, "keep", false, "keep each case's directory (configurations, logs, data)")
 	fs.BoolVar(&o.acl, "acl", false, "run the servers with ACLs on (the load generator sends a management token); compare with a run without")
+	fs.StringVar(&o.serverConfig, "server-config", "", `lines added to every server's server block, e.g. 'memory_limit = "2GB"'`)
+	fs.StringVar(&o.jobType, "type", "service", "job type of the W2 cases: service or batch (the simulator completes a batch allocation after 1 s)")
+	fs.Float64Var(&o.rate, "rate", 0, "registrations per second in the W2 cases (0: as fast as accepted)")
+	fs.BoolVar(&o.drain, "drain", false, "after each W2 case, wait until the leader has no pending evaluation and report how long that took")
+	fs.DurationVar(&o.sample, "sample", 0, "print the servers' state (jobs, evaluations, allocations, live heaps, RSS) at this interval during each W2 case")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -192,6 +210,9 @@ func parseOptions(args []string) (*options, error) {
 				return nil, fmt.Errorf("allocs %d is not a multiple of per-job %d", a, k)
 			}
 		}
+	}
+	if o.jobType != "service" && o.jobType != "batch" {
+		return nil, fmt.Errorf("-type: %q is neither service nor batch", o.jobType)
 	}
 	if o.latencyPerJob <= 0 {
 		return nil, errors.New("-latency-per-job must be > 0")

@@ -49,11 +49,15 @@ type w2Outcome struct {
 	LeaderCPU   time.Duration
 	FollowerCPU []time.Duration
 	LoadGenCPU  time.Duration
+	// PendingAtEnd is the evaluations pending when the load ended and
+	// DrainTime how long they took to run (-drain).
+	PendingAtEnd int
+	DrainTime    time.Duration
 }
 
 // runW2 runs one case on a fresh cluster of three servers.
 func runW2(ctx context.Context, o *options, wc w2Case) (*w2Outcome, error) {
-	c, err := startCluster(o.bin, 3, false, o.acl)
+	c, err := startCluster(o.bin, 3, false, serverOpts{acl: o.acl, server: o.serverConfig})
 	if err != nil {
 		return nil, err
 	}
@@ -96,6 +100,9 @@ func runW2(ctx context.Context, o *options, wc w2Case) (*w2Outcome, error) {
 	cfg.Jobs = wc.Allocs / wc.PerJob
 	cfg.Count = wc.PerJob
 	cfg.Rate = wc.Rate
+	if o.jobType != "" {
+		cfg.Type = o.jobType
+	}
 	cfg.Concurrency = 32
 	cfg.Timeout = 30 * time.Minute
 	cfg.Progress = os.Stderr
@@ -114,11 +121,31 @@ func runW2(ctx context.Context, o *options, wc w2Case) (*w2Outcome, error) {
 			o.profile(profileCtx, c, leader, wc.name())
 		}
 	}()
+	sampleCtx, stopSampling := context.WithCancel(ctx)
+	sampleDone := make(chan struct{})
+	go func() {
+		defer close(sampleDone)
+		if o.sample > 0 {
+			c.sampleEvery(sampleCtx, o.sample, leader, c.servers[(c.index(leader)+1)%len(c.servers)])
+		}
+	}()
 	start := time.Now()
 	out.Result, err = loadgen.Run(ctx, cfg)
 	out.RunTime = time.Since(start)
 	stopProfile()
 	<-profileDone
+	if err == nil && o.drain {
+		drainCtx, cancel := context.WithTimeout(ctx, 30*time.Minute)
+		out.PendingAtEnd, out.DrainTime, err = c.waitDrained(drainCtx, leader)
+		cancel()
+		fmt.Fprintf(os.Stderr, "drain:           %d evaluations pending when the load ended, none after %s\n",
+			out.PendingAtEnd, out.DrainTime.Round(time.Second))
+		if byTrigger, dup, terr := c.evalTriggers(ctx, leader); terr == nil {
+			fmt.Fprintf(os.Stderr, "evaluations:     by trigger %v; %d jobs with more than one deployment-watcher evaluation\n", byTrigger, dup)
+		}
+	}
+	stopSampling()
+	<-sampleDone
 	if err != nil {
 		return nil, err
 	}

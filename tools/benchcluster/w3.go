@@ -75,7 +75,7 @@ func poll(ctx context.Context, interval time.Duration, what string, cond func() 
 // runW3 runs the failover: three servers and one real client (running
 // mock_driver tasks), jobs running, SIGKILL of the leader.
 func runW3(ctx context.Context, o *options) (*w3Outcome, error) {
-	c, err := startCluster(o.bin, 3, true, false)
+	c, err := startCluster(o.bin, 3, true, serverOpts{})
 	if err != nil {
 		return nil, err
 	}
