@@ -27,6 +27,10 @@ func newPipelineServer(t *testing.T, n int, cb func(*Config)) *Server {
 	return newTestServer(t, func(c *Config) {
 		c.NumSchedulers = n
 		c.LeaderPausedFraction = 0
+		// The fake clients do not heartbeat: on a loaded machine a run
+		// can outlast the default TTL and grace (20 s), and a node marked
+		// down refuses its clients' updates.
+		c.MinHeartbeatTTL = time.Hour
 		if cb != nil {
 			cb(c)
 		}
