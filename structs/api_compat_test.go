@@ -38,6 +38,7 @@ var serverOnlyFields = map[string]bool{
 	"structs.JobPlanResponse.Index":                     true, // the HTTP layer moves it to a header
 	"structs.TaskEvent.Signalling":                      true, // deprecated, see its comment
 	"structs.AllocMetric.ClosestNodes":                  true, // ours; Nomad's clients ignore it
+	"structs.ClientHostVolumeConfig.Name":               true, // the map key on the api side
 	// Our extension (backpressure); Nomad's clients ignore it, and the
 	// agent keeps the stored limit when a write leaves it out.
 	"structs.SchedulerConfiguration.EvalBacklogLimit": true,
