@@ -239,3 +239,17 @@ func TestAPICompat_DiffDecodes(t *testing.T) {
 		t.Errorf("diff decoded as %+v", got)
 	}
 }
+
+func TestAPICompat_HostVolumeFieldNames(t *testing.T) {
+	var problems []string
+	seen := map[string]bool{}
+	for _, p := range []struct{ ours, theirs interface{} }{
+		{structs.HostVolume{}, api.HostVolume{}},
+		{structs.HostVolumeStub{}, api.HostVolumeStub{}},
+	} {
+		compareFields(reflect.TypeOf(p.ours), reflect.TypeOf(p.theirs), seen, &problems)
+	}
+	for _, p := range problems {
+		t.Error(p)
+	}
+}
