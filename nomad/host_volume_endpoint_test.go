@@ -143,3 +143,23 @@ func TestHostVolumeEndpoint_ACL(t *testing.T) {
 		WriteRequest: structs.WriteRequest{Namespace: "default", AuthToken: reader}}, &del)
 	must.ErrorIs(t, err, structs.ErrPermissionDenied)
 }
+
+// TestSearchEndpoint_HostVolumes: the host_volumes context finds volumes
+// by ID prefix, in the request's namespace.
+func TestSearchEndpoint_HostVolumes(t *testing.T) {
+	s := newTestServer(t, nil)
+	node := mock.Node()
+	registerNode(t, s, node)
+	var created structs.HostVolumeCreateResponse
+	must.NoError(t, s.RPC("HostVolume.Create", &structs.HostVolumeCreateRequest{Volume: &structs.HostVolume{Name: "data"}}, &created))
+	id := created.Volume.ID
+
+	var res structs.SearchResponse
+	must.NoError(t, s.RPC("Search.PrefixSearch", &structs.SearchRequest{Prefix: id[:5], Context: structs.SearchContextHostVolumes}, &res))
+	must.Eq(t, []string{id}, res.Matches[structs.SearchContextHostVolumes])
+	must.NoError(t, s.RPC("Search.PrefixSearch", &structs.SearchRequest{Prefix: id[:4], Context: structs.SearchContextAll}, &res))
+	must.Eq(t, []string{id}, res.Matches[structs.SearchContextHostVolumes])
+	must.NoError(t, s.RPC("Search.PrefixSearch", &structs.SearchRequest{Prefix: id[:4], Context: structs.SearchContextHostVolumes,
+		QueryOptions: structs.QueryOptions{Namespace: "other"}}, &res))
+	must.SliceEmpty(t, res.Matches[structs.SearchContextHostVolumes])
+}
