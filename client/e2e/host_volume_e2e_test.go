@@ -55,8 +55,10 @@ job %[1]q {
 // TestDevAgentHostVolumes: a dev agent offers the host volumes of its
 // configuration, shows them in node status, and a job mounting one writes
 // a file that appears at the host path, with raw_exec and (where the host
-// can isolate tasks) exec. A job asking for a volume no node offers is
-// not placed, and says why.
+// can isolate tasks) exec. A volume made with `nomad volume create` is
+// made by the client, mounted by a job the same way, and removed with its
+// directory by `nomad volume delete`. A job asking for a volume no node
+// offers is not placed, and says why.
 func TestDevAgentHostVolumes(t *testing.T) {
 	shared, certs := t.TempDir(), t.TempDir()
 	os.Chmod(shared, 0o777)
@@ -116,6 +118,46 @@ client {
 			}
 		})
 	}
+
+	t.Run("dynamic volume made by the client", func(t *testing.T) {
+		a.t = t
+		spec := filepath.Join(t.TempDir(), "scratch.volume.hcl")
+		if err := os.WriteFile(spec, []byte("name = \"scratch\"\ntype = \"host\"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, err := a.nomad("volume", "create", spec)
+		if err != nil || !strings.Contains(out, "==> Created host volume scratch with ID") || !strings.Contains(out, "ready") {
+			t.Fatalf("volume create: %v\n%s", err, out)
+		}
+		vols, _, err := a.api.HostVolumes().List(nil, nil)
+		if err != nil || len(vols) != 1 {
+			t.Fatalf("volumes: %+v %v", vols, err)
+		}
+		vol, _, err := a.api.HostVolumes().Get(vols[0].ID, nil)
+		if err != nil || vol.State != api.HostVolumeStateReady {
+			t.Fatalf("volume: %+v %v", vol, err)
+		}
+		os.Chmod(vol.HostPath, 0o777)
+		job := strings.ReplaceAll(hostVolumeJob("hv-dynamic", "raw_exec"), `source = "shared"`, `source = "scratch"`)
+		a.runJob(job)
+		waitFor(t, 30*time.Second, "the batch alloc complete", func() bool {
+			allocs := a.allocs("hv-dynamic")
+			return len(allocs) == 1 && allocs[0].ClientStatus == api.AllocClientStatusComplete
+		})
+		b, err := os.ReadFile(filepath.Join(vol.HostPath, "hv-dynamic.txt"))
+		if err != nil || string(b) != "written by hv-dynamic\n" {
+			t.Fatalf("file in the dynamic volume: %q, %v", b, err)
+		}
+		// Once no live alloc mounts it, it can go, and its directory
+		// with it.
+		if out, err := a.nomad("volume", "delete", "-type", "host", vol.ID); err != nil {
+			t.Fatalf("volume delete: %v\n%s", err, out)
+		}
+		waitFor(t, 30*time.Second, "the volume's directory removed", func() bool {
+			_, err := os.Stat(vol.HostPath)
+			return os.IsNotExist(err)
+		})
+	})
 
 	t.Run("no node offers the volume", func(t *testing.T) {
 		a.t = t
