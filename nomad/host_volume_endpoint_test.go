@@ -163,3 +163,38 @@ func TestSearchEndpoint_HostVolumes(t *testing.T) {
 		QueryOptions: structs.QueryOptions{Namespace: "other"}}, &res))
 	must.SliceEmpty(t, res.Matches[structs.SearchContextHostVolumes])
 }
+
+// TestHostVolumeEndpoint_Update: a volume's ID updates it in place; its
+// node and its kind (created or registered) do not change.
+func TestHostVolumeEndpoint_Update(t *testing.T) {
+	s := newTestServer(t, nil)
+	node, other := mock.Node(), mock.Node()
+	registerNode(t, s, node)
+	registerNode(t, s, other)
+	var first structs.HostVolumeCreateResponse
+	must.NoError(t, s.RPC("HostVolume.Create", &structs.HostVolumeCreateRequest{Volume: &structs.HostVolume{
+		Name: "data", NodeID: node.ID}}, &first))
+	var again structs.HostVolumeCreateResponse
+	must.NoError(t, s.RPC("HostVolume.Create", &structs.HostVolumeCreateRequest{Volume: &structs.HostVolume{
+		ID: first.Volume.ID, Name: "data", Parameters: map[string]string{"mode": "0700"}}}, &again))
+	must.Eq(t, first.Volume.CreateIndex, again.Volume.CreateIndex)
+	must.Eq(t, "0700", again.Volume.Parameters["mode"])
+	must.Eq(t, node.ID, again.Volume.NodeID)
+
+	for _, c := range []struct {
+		rpc  string
+		vol  *structs.HostVolume
+		want string
+	}{
+		{"HostVolume.Create", &structs.HostVolume{ID: first.Volume.ID, Name: "data", NodeID: other.ID}, "node_id cannot change"},
+		{"HostVolume.Register", &structs.HostVolume{ID: first.Volume.ID, Name: "data", NodeID: node.ID, HostPath: "/srv"}, "plugin_id cannot change"},
+	} {
+		var resp structs.HostVolumeCreateResponse
+		err := s.RPC(c.rpc, &structs.HostVolumeCreateRequest{Volume: c.vol}, &resp)
+		must.ErrorIs(t, err, structs.ErrInvalid)
+		must.ErrorContains(t, err, c.want)
+	}
+	var resp structs.HostVolumeCreateResponse
+	err := s.RPC("HostVolume.Create", &structs.HostVolumeCreateRequest{Volume: &structs.HostVolume{ID: "nope", Name: "x"}}, &resp)
+	must.ErrorIs(t, err, structs.ErrNotFound)
+}

@@ -66,6 +66,9 @@ func (h *HostVolume) write(args *structs.HostVolumeCreateRequest, reply *structs
 	} else if ns == nil {
 		return structs.KindErrorf(structs.ErrInvalid, "host volume %q is in nonexistent namespace %q", v.Name, v.Namespace)
 	}
+	if !registered && v.PluginID == "" {
+		v.PluginID = structs.HostVolumePluginMkdir
+	}
 	if v.ID != "" {
 		existing, err := store.HostVolumeByID(nil, v.ID)
 		if err != nil {
@@ -80,14 +83,12 @@ func (h *HostVolume) write(args *structs.HostVolumeCreateRequest, reply *structs
 		if v.NodeID != existing.NodeID {
 			return structs.KindErrorf(structs.ErrInvalid, "host volume %q: node_id cannot change (%q to %q)", v.ID, existing.NodeID, v.NodeID)
 		}
-		if existing.PluginID != v.PluginID && (registered || v.PluginID != "") {
-			return structs.KindErrorf(structs.ErrInvalid, "host volume %q: plugin_id cannot change", v.ID)
+		if existing.PluginID != v.PluginID {
+			// Created and registered volumes do not turn into each other.
+			return structs.KindErrorf(structs.ErrInvalid, "host volume %q: plugin_id cannot change (%q to %q)", v.ID, existing.PluginID, v.PluginID)
 		}
 	} else {
 		v.ID = structs.GenerateUUID()
-	}
-	if !registered && v.PluginID == "" {
-		v.PluginID = structs.HostVolumePluginMkdir
 	}
 	node, err := h.placeVolume(store, v)
 	if err != nil {
