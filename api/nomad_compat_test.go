@@ -18,6 +18,10 @@ func TestWireFieldsMatchNomadAPI(t *testing.T) {
 	pairs := []struct{ ours, theirs any }{
 		{Job{}, nomadapi.Job{}},
 		{Namespace{}, nomadapi.Namespace{}},
+		{HostVolume{}, nomadapi.HostVolume{}},
+		{HostVolumeStub{}, nomadapi.HostVolumeStub{}},
+		{HostVolumeCreateRequest{}, nomadapi.HostVolumeCreateRequest{}},
+		{HostVolumeCreateResponse{}, nomadapi.HostVolumeCreateResponse{}},
 		{NodeMetaApplyRequest{}, nomadapi.NodeMetaApplyRequest{}},
 		{NodeMetaResponse{}, nomadapi.NodeMetaResponse{}},
 		{AutopilotConfiguration{}, nomadapi.AutopilotConfiguration{}},

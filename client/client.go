@@ -51,6 +51,9 @@ type Client struct {
 	dynamicMeta map[string]*string
 	// nodeChanged asks the node update loop to register the node again.
 	nodeChanged chan struct{}
+	// dynamicVolumes are the dynamic host volumes the node offers, by
+	// name; guarded by nodeMu.
+	dynamicVolumes map[string]*structs.ClientHostVolumeConfig
 
 	hbMu          sync.Mutex
 	lastHeartbeat time.Time
@@ -182,6 +185,7 @@ func (c *Client) run() {
 	}
 	close(c.registered)
 	go c.watchAllocs()
+	go c.watchHostVolumes()
 	c.heartbeatLoop(c.firstHeartbeat(ttl))
 }
 

@@ -3,7 +3,10 @@ package client
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"time"
 
@@ -83,6 +86,13 @@ type Config struct {
 	// pool is the usual one). Nil keeps Servers as given.
 	DialServer func(addr string) ServerEndpoint
 
+	// HostVolumes are the static host volumes the node offers, by name;
+	// each path must exist when the client starts.
+	HostVolumes map[string]*structs.ClientHostVolumeConfig
+	// HostVolumesDir is where dynamic host volumes are made;
+	// <DataDir>/host_volumes by default.
+	HostVolumesDir string
+
 	// Plugins holds each driver's `plugin "<name>" { config {...} }`.
 	Plugins map[string]map[string]interface{}
 	// ExecutorPath is the binary task supervisors run from; empty means
@@ -139,6 +149,10 @@ func (c *Config) normalize() error {
 	if c.AllocDir == "" {
 		c.AllocDir = filepath.Join(c.DataDir, "alloc")
 	}
+	if c.HostVolumesDir == "" {
+		c.HostVolumesDir = filepath.Join(c.DataDir, "host_volumes")
+	}
+	errs = append(errs, checkHostVolumes(c.HostVolumes)...)
 	if c.Region == "" {
 		c.Region = structs.DefaultRegion
 	}
@@ -230,7 +244,30 @@ func (c *Config) fingerprintConfig() *fingerprint.Config {
 		Reserved:         c.Reserved,
 		MinDynamicPort:   c.MinDynamicPort,
 		MaxDynamicPort:   c.MaxDynamicPort,
+		HostVolumes:      c.HostVolumes,
 	}
+}
+
+// checkHostVolumes reports each static host volume that is malformed or
+// whose path does not exist: a task could never mount it.
+func checkHostVolumes(vols map[string]*structs.ClientHostVolumeConfig) []error {
+	var errs []error
+	for _, name := range slices.Sorted(maps.Keys(vols)) {
+		v := vols[name]
+		if v == nil {
+			errs = append(errs, fmt.Errorf("client: host_volume %q: no configuration", name))
+			continue
+		}
+		v.Name = name
+		if err := v.Validate(); err != nil {
+			errs = append(errs, fmt.Errorf("client: %w", err))
+			continue
+		}
+		if _, err := os.Stat(v.Path); err != nil {
+			errs = append(errs, fmt.Errorf("client: host_volume %q: %w", name, err))
+		}
+	}
+	return errs
 }
 
 // wallClock is the real time.

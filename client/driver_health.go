@@ -60,6 +60,7 @@ func (c *Client) refreshDrivers() bool {
 	old := c.node
 	c.node = fingerprint.BuildNode(old.ID, old.SecretID, c.cfg.fingerprintConfig(), c.machine, drivers)
 	c.applyDynamicMeta(c.node)
+	c.applyDynamicVolumes(c.node)
 	c.logger.Info("driver health changed", "drivers", healthyDrivers(c.node))
 	return true
 }

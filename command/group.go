@@ -50,6 +50,7 @@ var groupSynopses = map[string]string{
 	"operator root keyring": "List, rotate and remove the root keys",
 	"acl":                   "Interact with ACL policies, tokens and roles",
 	"namespace":             "Interact with namespaces",
+	"volume":                "Interact with host volumes",
 	"service":               "Interact with registered services",
 	"var":                   "Interact with variables",
 	"acl policy":            "Interact with ACL policies",

@@ -490,15 +490,14 @@ func TestJobRunPrintsParserWarnings(t *testing.T) {
 	dir := t.TempDir()
 	path := dir + "/job.hcl"
 	src := strings.Replace(testJobHCL("web", 1, 64), `group "web" {`, `group "web" {
-    volume "data" {
-      type   = "host"
-      source = "data"
+    consul {
+      namespace = "apps"
     }`, 1)
 	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	res := runCommand(t, f.Addr(), runOpts{}, "job", "run", "-detach", path)
-	if res.code != 0 || !strings.Contains(res.stderr, "Job Warnings:\n* group \"web\": volume blocks are parsed but not acted on by this server") {
+	if res.code != 0 || !strings.Contains(res.stderr, "Job Warnings:\n* group \"web\": consul blocks are parsed but not acted on by this server") {
 		t.Fatalf("%+v", res)
 	}
 }

@@ -2,6 +2,8 @@ package command
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -119,6 +121,10 @@ func (c *NodeStatusCommand) Run(args []string) int {
 		c.Ui.Output("\nDrain Strategy")
 		c.Ui.Output(formatKV(drainRows(ds)))
 	}
+	if verbose && len(node.HostVolumes) > 0 {
+		c.Ui.Output("\nHost Volumes")
+		c.Ui.Output(formatHostVolumes(node.HostVolumes))
+	}
 	if len(node.Events) > 0 {
 		c.Ui.Output("\nNode Events")
 		c.Ui.Output(formatNodeEvents(node.Events))
@@ -159,6 +165,20 @@ func (c *NodeStatusCommand) listWithAllocs(client *api.Client, nodes []*api.Node
 	}
 	c.Ui.Output(formatList(rows))
 	return 0
+}
+
+// formatHostVolumes lists the volumes a node offers, by name; ID is set
+// for dynamic volumes only.
+func formatHostVolumes(vols map[string]*api.HostVolumeInfo) string {
+	rows := []string{"Name|ReadOnly|Source|ID"}
+	for _, name := range slices.Sorted(maps.Keys(vols)) {
+		v := vols[name]
+		if v == nil {
+			continue
+		}
+		rows = append(rows, fmt.Sprintf("%s|%t|%s|%s", name, v.ReadOnly, v.Path, v.ID))
+	}
+	return formatList(rows)
 }
 
 // nodeBasics is the node's key/value block.

@@ -96,6 +96,18 @@ func TestNodeStatus(t *testing.T) {
 			},
 		},
 		{
+			name: "-verbose lists the node's host volumes",
+			setup: func(t *testing.T, c testCluster) {
+				c.AddNode(t, &api.Node{Name: "node-1", HostVolumes: map[string]*api.HostVolumeInfo{
+					"certs": {Path: "/etc/ssl/certs", ReadOnly: true},
+					"data":  {Path: "/srv/data"},
+				}})
+			},
+			args: []string{"node", "status", "-verbose", "{node:node-1}"},
+			outHas: []string{"Host Volumes       = certs,data\n",
+				"Host Volumes\nName   ReadOnly  Source          ID\ncerts  true      /etc/ssl/certs\ndata   false     /srv/data\n"},
+		},
+		{
 			name: "a draining node shows its drain",
 			setup: func(t *testing.T, c testCluster) {
 				twoNodesOneAlloc(t, c)

@@ -102,6 +102,10 @@ var commandDifferences = map[string]string{
 	"monitor":                   "streams the agent addressed only; `-log-include-location` is accepted and ignored",
 	"keygen":                    "Nomad removed the one-word form",
 	"keyring":                   "Nomad removed the one-word form",
+	"volume create":             "host volumes only (the client's built-in `mkdir` plugin); a CSI specification is refused",
+	"volume register":           "host volumes only; a CSI specification is refused",
+	"volume status":             "host volumes only (`-type csi` is refused)",
+	"volume delete":             "host volumes only: `-type` defaults to `host` (Nomad's default is `csi`)",
 }
 
 // missingCommandReasons says why a Nomad command is not registered, when

@@ -89,6 +89,12 @@ func (r *realAgent) AddNode(t testing.TB, n *api.Node) string {
 	for k, v := range n.Attributes {
 		node.Attributes[k] = v
 	}
+	for name, v := range n.HostVolumes {
+		if node.HostVolumes == nil {
+			node.HostVolumes = map[string]*structs.ClientHostVolumeConfig{}
+		}
+		node.HostVolumes[name] = &structs.ClientHostVolumeConfig{Name: name, Path: v.Path, ReadOnly: v.ReadOnly, ID: v.ID}
+	}
 	if node.ID == "" {
 		node.ID = structs.GenerateUUID()
 	}

@@ -56,7 +56,6 @@ func TestParseConstraintShorthands(t *testing.T) {
 func TestParseNotActedBlocksAreKeptAndReported(t *testing.T) {
 	res := parseFixture(t, "not_acted.nomad.hcl", Options{})
 	wantWarnings := []string{
-		`group "api": volume blocks are parsed but not acted on by this server`,
 		`group "api": scaling blocks are parsed but not acted on by this server`,
 		`group "api": consul blocks are parsed but not acted on by this server`,
 		`group "api": disconnect blocks are parsed but not acted on by this server`,
@@ -65,7 +64,6 @@ func TestParseNotActedBlocksAreKeptAndReported(t *testing.T) {
 		`group "api": task "server": template blocks are parsed but not acted on by this server`,
 		`group "api": task "server": artifact blocks are parsed but not acted on by this server`,
 		`group "api": task "server": vault blocks are parsed but not acted on by this server`,
-		`group "api": task "server": volume_mount blocks are parsed but not acted on by this server`,
 		`group "api": task "server": scaling blocks are parsed but not acted on by this server`,
 		`group "api": task "server": identity blocks are parsed but not acted on by this server`,
 		`group "api": task "server": device blocks are parsed but not acted on by this server`,

@@ -69,7 +69,7 @@ func init() {
 		},
 		reflect.TypeOf(api.TaskGroup{}): {
 			extraBlocks: []hcl.BlockHeaderSchema{{Type: "vault"}},
-			notActed:    []string{"volume", "scaling", "consul", "disconnect", "vault"},
+			notActed:    []string{"scaling", "consul", "disconnect", "vault"},
 			after:       afterGroup,
 		},
 		reflect.TypeOf(api.Task{}): {
@@ -80,7 +80,7 @@ func init() {
 				{Type: "action", LabelNames: []string{"name"}},
 				{Type: "schedule"},
 			},
-			notActed: []string{"template", "artifact", "vault", "volume_mount",
+			notActed: []string{"template", "artifact", "vault",
 				"csi_plugin", "scaling", "consul", "identity"},
 			ignored: []string{"secret", "action", "schedule"},
 			after:   afterTask,

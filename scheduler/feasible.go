@@ -19,17 +19,25 @@ const (
 type check struct {
 	constraint compiledConstraint
 	driver     string // set for a driver check
+	// volumes, when set, are host volumes every alloc of the group needs.
+	volumes []*structs.VolumeRequest
 }
 
 func (c *check) holds(n *structs.Node) bool {
-	if c.driver != "" {
+	switch {
+	case c.volumes != nil:
+		return hostVolumesFit(n, c.volumes, 0)
+	case c.driver != "":
 		return n.HasDriver(c.driver)
 	}
 	return c.constraint.holds(n)
 }
 
 func (c *check) reason() string {
-	if c.driver != "" {
+	switch {
+	case c.volumes != nil:
+		return reasonMissingHostVolumes
+	case c.driver != "":
 		return reasonMissingDrivers
 	}
 	return c.constraint.text
@@ -44,7 +52,9 @@ type checkList struct {
 }
 
 func (l *checkList) add(c check) {
-	if c.driver == "" && c.constraint.escapes {
+	// Host volumes are not part of the computed class: each node is
+	// asked.
+	if c.volumes != nil || (c.driver == "" && c.constraint.escapes) {
 		l.perNode = append(l.perNode, c)
 	} else {
 		l.perClass = append(l.perClass, c)
@@ -98,6 +108,9 @@ func groupChecks(tg *structs.TaskGroup) checkList {
 	constraintChecks(&l, tg.Constraints)
 	for _, t := range tg.Tasks {
 		constraintChecks(&l, t.Constraints)
+	}
+	if shared, _ := splitHostVolumes(tg); len(shared) > 0 {
+		l.add(check{volumes: shared})
 	}
 	return l
 }

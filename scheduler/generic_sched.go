@@ -344,7 +344,7 @@ func (s *genericScheduler) placeOne(p placeRequest) {
 	}
 	ctx := s.ctx
 	sel := ctx.selector(tg)
-	opts := selectOptions{preferred: -1}
+	opts := selectOptions{preferred: -1, allocIndex: allocIndex(p.name)}
 	prev := p.previous
 	if prev != nil {
 		if p.reschedule {

@@ -208,7 +208,7 @@ func (s *groupSelector) selectWithPreemption(priority int, opts selectOptions) (
 // as if they were gone.
 func (s *groupSelector) evaluatePreempting(i int32, priority int, opts *selectOptions) (scoreCard, []*structs.Allocation, bool) {
 	n := s.cs.nodes[i]
-	if s.distinctFailure(i, n) != "" {
+	if s.distinctFailure(i, n) != "" || !s.perAllocVolumesFit(n, opts.allocIndex) {
 		return scoreCard{}, nil, false
 	}
 	u := s.cs.load(s.ctx, i)

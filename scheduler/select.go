@@ -75,6 +75,9 @@ type selectOptions struct {
 	// preferred is a candidate index tried before any other (the node of
 	// a sticky disk), or -1.
 	preferred int32
+	// allocIndex is the index of the alloc being placed, which names its
+	// per_alloc host volumes.
+	allocIndex uint
 }
 
 // selection is the outcome of one successful placement.
@@ -130,6 +133,12 @@ type groupSelector struct {
 	props              []*distinctProperty
 
 	spread *spreadScorer
+
+	// perAllocVolumes are the group's per_alloc host volumes: each
+	// placement asks for its own, so a node lacking one is skipped for
+	// that placement only and counted in volumeMisses.
+	perAllocVolumes []*structs.VolumeRequest
+	volumeMisses    tally
 
 	// Nodes excluded for good: most by a class-level check, counted per
 	// computed class (the reason is the class's cached one), the rest by
@@ -187,6 +196,7 @@ func newGroupSelector(ctx *evalContext, tg *structs.TaskGroup) *groupSelector {
 	}
 	ctx.groupFeas = append(ctx.groupFeas, s.fea)
 	s.readPlacementConstraints()
+	_, s.perAllocVolumes = splitHostVolumes(tg)
 
 	jobFeas := ctx.jobFeasibility()
 	s.staticByClass = make([]int32, len(cs.classes))
@@ -402,9 +412,9 @@ func (s *groupSelector) explainFailure(m *structs.AllocMetric) {
 		byClass.add(s.cs.nodes[s.cs.classNode[id]], reason, int(count))
 	}
 	m.NodesEvaluated = len(s.cs.nodes)
-	m.NodesFiltered = byClass.count + s.static.count + s.distinct.count
-	m.ConstraintFiltered = mergedCounts(byClass.byReason, s.static.byReason, s.distinct.byReason)
-	m.ClassFiltered = mergedCounts(byClass.byClass, s.static.byClass, s.distinct.byClass)
+	m.NodesFiltered = byClass.count + s.static.count + s.distinct.count + s.volumeMisses.count
+	m.ConstraintFiltered = mergedCounts(byClass.byReason, s.static.byReason, s.distinct.byReason, s.volumeMisses.byReason)
+	m.ClassFiltered = mergedCounts(byClass.byClass, s.static.byClass, s.distinct.byClass, s.volumeMisses.byClass)
 	m.NodesExhausted = s.exhausted.count
 	m.ClassExhausted = mergedCounts(s.exhausted.byClass)
 	m.DimensionExhausted = mergedCounts(s.exhausted.byReason)
@@ -420,6 +430,7 @@ func (s *groupSelector) selectNode(opts selectOptions) (*selection, *structs.All
 		s.spread.prepare()
 	}
 	s.top = s.top[:0]
+	s.volumeMisses = tally{}
 
 	var best scoreCard
 	found := false
@@ -508,6 +519,11 @@ func (s *groupSelector) evaluate(i int32, opts *selectOptions, m *structs.AllocM
 		m.FilterNode(n, reason)
 		return scoreCard{}, false
 	}
+	if !s.perAllocVolumesFit(n, opts.allocIndex) {
+		s.volumeMisses.add(n, reasonMissingHostVolumes, 1)
+		m.FilterNode(n, reasonMissingHostVolumes)
+		return scoreCard{}, false
+	}
 	u := s.cs.load(s.ctx, i)
 	cpu := s.ask.cpu
 	var grant *nodeGrant
@@ -572,6 +588,12 @@ func (s *groupSelector) nearMiss(m *structs.AllocMetric, n *structs.Node, u *nod
 	m.NearMiss(n, shortCPU, shortMem, shortDisk, cpu, s.ask.mem, s.ask.disk)
 }
 
+// perAllocVolumesFit reports whether node n offers the per_alloc host
+// volumes of the alloc with index allocIndex.
+func (s *groupSelector) perAllocVolumesFit(n *structs.Node, allocIndex uint) bool {
+	return len(s.perAllocVolumes) == 0 || hostVolumesFit(n, s.perAllocVolumes, allocIndex)
+}
+
 // distinctFailure returns the distinct_* constraint node i breaks, or "".
 func (s *groupSelector) distinctFailure(i int32, n *structs.Node) string {
 	if s.distinctHostsJob && s.jobCount[i] > 0 {
@@ -596,6 +618,7 @@ func (s *groupSelector) selectOn(i int32, opts selectOptions) (*selection, *stru
 	start := s.ctx.now()
 	m := s.metric()
 	m.NodesEvaluated = 1
+	s.volumeMisses = tally{}
 	n := s.cs.nodes[i]
 	if s.status[i] == statusFiltered {
 		reason, _ := s.ctx.jobFeasibility().failure(s.cs, i)

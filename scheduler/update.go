@@ -27,6 +27,10 @@ func tasksUpdated(a, b *structs.Job, group string) (bool, string) {
 	if !ephemeralDiskEqual(ag.EphemeralDisk, bg.EphemeralDisk) {
 		return true, "ephemeral disk"
 	}
+	if !reflect.DeepEqual(ag.Volumes, bg.Volumes) {
+		// A running task keeps the volumes it was started with.
+		return true, "volumes"
+	}
 	for _, at := range ag.Tasks {
 		bt := bg.LookupTask(at.Name)
 		if bt == nil {
@@ -62,6 +66,8 @@ func taskDifference(a, b *structs.Task) string {
 		return "logs"
 	case !reflect.DeepEqual(a.DispatchPayload, b.DispatchPayload):
 		return "dispatch payload"
+	case !reflect.DeepEqual(a.VolumeMounts, b.VolumeMounts):
+		return "volume mounts"
 	}
 	ar, br := a.Resources, b.Resources
 	if ar == nil || br == nil {

@@ -38,6 +38,7 @@ var serverOnlyFields = map[string]bool{
 	"structs.JobPlanResponse.Index":                     true, // the HTTP layer moves it to a header
 	"structs.TaskEvent.Signalling":                      true, // deprecated, see its comment
 	"structs.AllocMetric.ClosestNodes":                  true, // ours; Nomad's clients ignore it
+	"structs.ClientHostVolumeConfig.Name":               true, // the map key on the api side
 	// Our extension (backpressure); Nomad's clients ignore it, and the
 	// agent keeps the stored limit when a write leaves it out.
 	"structs.SchedulerConfiguration.EvalBacklogLimit": true,
@@ -236,5 +237,19 @@ func TestAPICompat_DiffDecodes(t *testing.T) {
 	if got.Type != "Edited" || g.Fields[0].Name != "Count" || g.Fields[0].Annotations[0] != "forces create" ||
 		g.Tasks[0].Annotations[0] != "forces create/destroy update" || g.Tasks[0].Objects[0].Name != "Resources" {
 		t.Errorf("diff decoded as %+v", got)
+	}
+}
+
+func TestAPICompat_HostVolumeFieldNames(t *testing.T) {
+	var problems []string
+	seen := map[string]bool{}
+	for _, p := range []struct{ ours, theirs interface{} }{
+		{structs.HostVolume{}, api.HostVolume{}},
+		{structs.HostVolumeStub{}, api.HostVolumeStub{}},
+	} {
+		compareFields(reflect.TypeOf(p.ours), reflect.TypeOf(p.theirs), seen, &problems)
+	}
+	for _, p := range problems {
+		t.Error(p)
 	}
 }

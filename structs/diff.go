@@ -145,6 +145,7 @@ func taskGroupDiff(old, new *TaskGroup, contextual bool) (*TaskGroupDiff, error)
 	)
 	diff.Objects = append(diff.Objects, networkDiffs(old.Networks, new.Networks, contextual)...)
 	diff.Objects = append(diff.Objects, serviceDiffs(old.Services, new.Services, contextual)...)
+	diff.Objects = append(diff.Objects, volumeDiffs(old.Volumes, new.Volumes, contextual)...)
 	sortObjectDiffs(diff.Objects)
 
 	tasks, err := taskDiffs(old.Tasks, new.Tasks, contextual)
@@ -245,6 +246,7 @@ func taskDiff(old, new *Task, contextual bool) (*TaskDiff, error) {
 		primitiveObjectDiff("DispatchPayload", old.DispatchPayload, new.DispatchPayload, contextual),
 	)
 	diff.Objects = append(diff.Objects, serviceDiffs(old.Services, new.Services, contextual)...)
+	diff.Objects = append(diff.Objects, volumeMountDiffs(old.VolumeMounts, new.VolumeMounts, contextual)...)
 	sortObjectDiffs(diff.Objects)
 
 	if diff.Type == DiffTypeNone && (anyFieldChanged(diff.Fields) || anyObjectChanged(diff.Objects)) {

@@ -1,6 +1,7 @@
 package structs
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -344,4 +345,49 @@ func objectSortKey(o *ObjectDiff) string {
 		b.WriteString(f.Name + "=" + f.Old + ">" + f.New + ";")
 	}
 	return b.String()
+}
+
+// volumeDiffs diffs a group's volume blocks by name; a changed block is
+// one edited object.
+func volumeDiffs(old, new map[string]*VolumeRequest, contextual bool) []*ObjectDiff {
+	var out []*ObjectDiff
+	for _, name := range unionKeys(old, new) {
+		d := primitiveObjectDiff("Volume", old[name], new[name], contextual)
+		var o, n *CSIMountOptions
+		if v := old[name]; v != nil {
+			o = v.MountOptions
+		}
+		if v := new[name]; v != nil {
+			n = v.MountOptions
+		}
+		if mo := mountOptionsDiff(o, n, contextual); mo != nil {
+			if d == nil {
+				d = &ObjectDiff{Type: DiffTypeEdited, Name: "Volume"}
+			}
+			d.Objects = append(d.Objects, mo)
+		}
+		if d != nil {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func mountOptionsDiff(old, new *CSIMountOptions, contextual bool) *ObjectDiff {
+	var oldFlat, newFlat map[string]string
+	var oldFlags, newFlags []string
+	if old != nil {
+		oldFlat, oldFlags = map[string]string{"FSType": old.FSType}, old.MountFlags
+	}
+	if new != nil {
+		newFlat, newFlags = map[string]string{"FSType": new.FSType}, new.MountFlags
+	}
+	return composeObject("MountOptions", old != nil, new != nil, fieldDiffs(oldFlat, newFlat, contextual),
+		appendObjects(nil, stringSetDiff("MountFlags", oldFlags, newFlags, contextual)))
+}
+
+// volumeMountDiffs diffs a task's volume mounts as a set: an edited
+// mount shows as the old one deleted and the new one added.
+func volumeMountDiffs(old, new []*VolumeMount, contextual bool) []*ObjectDiff {
+	return keyedSetDiff("VolumeMount", old, new, func(m *VolumeMount) string { return fmt.Sprintf("%+v", *m) }, contextual)
 }

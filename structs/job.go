@@ -251,6 +251,8 @@ type TaskGroup struct {
 	Services         []*Service
 	Tasks            []*Task
 	Meta             map[string]string
+	// Volumes are the group's `volume` blocks, by name.
+	Volumes map[string]*VolumeRequest
 	// Scaling bounds the count for an autoscaler; nil without one.
 	Scaling *ScalingPolicy
 
@@ -285,6 +287,7 @@ func (tg *TaskGroup) Copy() *TaskGroup {
 	n.EphemeralDisk = tg.EphemeralDisk.Copy()
 	n.Networks = tg.Networks.Copy()
 	n.Services = CopyServices(tg.Services)
+	n.Volumes = CopyVolumeRequests(tg.Volumes)
 	if tg.Tasks != nil {
 		n.Tasks = make([]*Task, len(tg.Tasks))
 		for i, t := range tg.Tasks {
@@ -319,6 +322,8 @@ type Task struct {
 	LogConfig   *LogConfig
 	Lifecycle   *TaskLifecycleConfig
 	Leader      bool
+	// VolumeMounts place the group's volumes inside the task.
+	VolumeMounts []*VolumeMount
 
 	DispatchPayload *DispatchPayloadConfig
 }
@@ -336,6 +341,7 @@ func (t *Task) Copy() *Task {
 	n.Resources = t.Resources.Copy()
 	n.Services = CopyServices(t.Services)
 	n.Meta = maps.Clone(t.Meta)
+	n.VolumeMounts = CopyVolumeMounts(t.VolumeMounts)
 	if t.LogConfig != nil {
 		lc := *t.LogConfig
 		n.LogConfig = &lc

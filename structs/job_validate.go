@@ -211,6 +211,7 @@ func (tg *TaskGroup) validate(p *problems, prefix string, j *Job) {
 	}
 	tg.validatePorts(p, prefix)
 	tg.validateGroupServices(p, prefix)
+	tg.validateVolumes(p, prefix)
 
 	tasks := map[string]bool{}
 	leaders := 0

@@ -71,6 +71,11 @@ const (
 	ServiceRegistrationUpsertRequestType           MessageType = 123
 	ServiceRegistrationDeleteByIDRequestType       MessageType = 124
 	ServiceRegistrationDeleteByAllocIDsRequestType MessageType = 125
+	// HostVolumeApplyRequestType carries every write to dynamic host
+	// volumes; the request's Op says which. One type for all: the numbers
+	// above 127 carry IgnoreUnknownTypeFlag. (Nomad numbers its host
+	// volume entries 75 and 76.)
+	HostVolumeApplyRequestType MessageType = 127
 )
 
 // IgnoreUnknownTypeFlag marks a message type that an older server may skip
@@ -128,6 +133,7 @@ var messageTypeNames = map[MessageType]string{
 	ServiceRegistrationUpsertRequestType:           "ServiceRegistrationUpsert",
 	ServiceRegistrationDeleteByIDRequestType:       "ServiceRegistrationDeleteByID",
 	ServiceRegistrationDeleteByAllocIDsRequestType: "ServiceRegistrationDeleteByAllocIDs",
+	HostVolumeApplyRequestType:                     "HostVolumeApply",
 }
 
 // String names the message type for logs and metrics.

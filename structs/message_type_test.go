@@ -66,6 +66,7 @@ func TestMessageTypeNumbers(t *testing.T) {
 		{structs.ServiceRegistrationUpsertRequestType, 123, "ServiceRegistrationUpsert"},
 		{structs.ServiceRegistrationDeleteByIDRequestType, 124, "ServiceRegistrationDeleteByID"},
 		{structs.ServiceRegistrationDeleteByAllocIDsRequestType, 125, "ServiceRegistrationDeleteByAllocIDs"},
+		{structs.HostVolumeApplyRequestType, 127, "HostVolumeApply"},
 	}
 	seen := map[uint8]string{}
 	for _, p := range pinned {

@@ -64,6 +64,8 @@ type Node struct {
 	Events                []*NodeEvent
 	Drivers               map[string]*DriverInfo
 	LastDrain             *DrainMetadata
+	// HostVolumes are the volumes the node offers, by name.
+	HostVolumes map[string]*ClientHostVolumeConfig
 
 	// LastMissedHeartbeatIndex is the Raft index at which the node was last
 	// marked down or disconnected, and LastAllocUpdateIndex the index of
@@ -134,6 +136,7 @@ func (n *Node) Copy() *Node {
 			c.Drivers[k] = d.Copy()
 		}
 	}
+	c.HostVolumes = CopyHostVolumes(n.HostVolumes)
 	if n.LastDrain != nil {
 		ld := *n.LastDrain
 		ld.Meta = maps.Clone(n.LastDrain.Meta)

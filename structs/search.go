@@ -12,6 +12,7 @@ const (
 	SearchContextDeployments = "deployment"
 	SearchContextNodePools   = "node_pools"
 	SearchContextNamespaces  = "namespaces"
+	SearchContextHostVolumes = "host_volumes"
 	// Fuzzy search only: parts of jobs.
 	SearchContextGroups   = "groups"
 	SearchContextTasks    = "tasks"

@@ -94,6 +94,9 @@ type TaskConfig struct {
 	Resources Resources
 	Dirs      TaskDirs
 	Logs      LogConfig
+	// Mounts are the host volumes the task mounts (volume_mount blocks),
+	// resolved on this node.
+	Mounts []Mount
 
 	// StateDir is a directory private to the driver for this task,
 	// outside anything the task can see, that survives client restarts.
@@ -106,6 +109,16 @@ type Resources struct {
 	CPUShares   int64
 	MemoryMB    int64
 	MemoryMaxMB int64
+}
+
+// Mount is one host volume a task sees: the host's HostPath appears at
+// TaskPath, a host path inside the task directory (the task's
+// destination taken relative to its directory, as if the task directory
+// were the task's root).
+type Mount struct {
+	HostPath string
+	TaskPath string
+	ReadOnly bool
 }
 
 // TaskDirs are the host paths of the task's directories.

@@ -47,6 +47,8 @@ type Config struct {
 	Reserved        *structs.NodeReservedResources
 	MinDynamicPort  int
 	MaxDynamicPort  int
+	// HostVolumes are the static host volumes the node offers.
+	HostVolumes map[string]*structs.ClientHostVolumeConfig
 }
 
 // Host is where the machine is read from; tests point it at fixtures.
@@ -320,6 +322,7 @@ func BuildNode(id, secretID string, cfg *Config, res *Result, drivers map[string
 		NodeClass:             cfg.NodeClass,
 		NodePool:              pool,
 		Drivers:               drivers,
+		HostVolumes:           structs.CopyHostVolumes(cfg.HostVolumes),
 		Status:                structs.NodeStatusInit,
 		SchedulingEligibility: structs.NodeSchedulingEligible,
 	}

@@ -324,6 +324,15 @@ func (tr *TaskRunner) start() (driver.Handle, bool) {
 			return nil, false
 		}
 		cfg := tr.buildTaskConfig()
+		mounts, err := hostVolumeMounts(tr.alloc, tr.task, tr.node, tr.taskDir.Dir)
+		if err != nil {
+			// The node lacks what the task mounts: no restart will
+			// change that.
+			tr.emit("", structs.NewTaskEvent(structs.TaskSetupFailure, tr.clock.Now()).SetMessage(err.Error()).SetFailsTask())
+			tr.decide(Decision{State: structs.TaskNotRestarting, Reason: ReasonUnrecoverable})
+			return nil, false
+		}
+		cfg.Mounts = mounts
 		h, err := tr.drv.Start(tr.killCtx, cfg)
 		if err == nil {
 			tr.mu.Lock()

@@ -107,6 +107,15 @@ func clientConfig(c *Config, dataDir string) *client.Config {
 			cfg.Options[client.OptionMockDriverEnable] = "true"
 		}
 	}
+	if len(cl.HostVolumes) > 0 {
+		cfg.HostVolumes = make(map[string]*structs.ClientHostVolumeConfig, len(cl.HostVolumes))
+		for name, v := range cl.HostVolumes {
+			if v != nil {
+				cfg.HostVolumes[name] = &structs.ClientHostVolumeConfig{Name: name, Path: v.Path, ReadOnly: v.ReadOnly}
+			}
+		}
+	}
+	cfg.HostVolumesDir = cl.HostVolumesDir
 	if len(c.Plugins) > 0 {
 		cfg.Plugins = make(map[string]map[string]interface{}, len(c.Plugins))
 		for name, p := range c.Plugins {

@@ -173,9 +173,7 @@ func (c *jobConverter) group(in *api.TaskGroup, prefix string) *structs.TaskGrou
 		c.warn(prefix, "prevent_reschedule_on_lost is not supported by this server and was ignored")
 	}
 	tg.Services = c.services(in.Services, prefix)
-	if len(in.Volumes) > 0 {
-		c.ignored(prefix, "volume")
-	}
+	tg.Volumes = convertVolumes(in.Volumes)
 	if p := in.Scaling; p != nil {
 		// As the api package canonicalizes it: enabled, Min the count,
 		// horizontal.
@@ -264,7 +262,6 @@ func (c *jobConverter) task(in *api.Task, group *api.TaskGroup, prefix string) *
 		{"template", len(in.Templates) > 0},
 		{"vault", in.Vault != nil},
 		{"consul", in.Consul != nil},
-		{"volume_mount", len(in.VolumeMounts) > 0},
 		{"csi_plugin", in.CSIPluginConfig != nil},
 		{"scaling", len(in.ScalingPolicies) > 0},
 		{"identity", in.Identity != nil || len(in.Identities) > 0},
@@ -274,6 +271,7 @@ func (c *jobConverter) task(in *api.Task, group *api.TaskGroup, prefix string) *
 		}
 	}
 	t.Services = c.services(in.Services, prefix)
+	t.VolumeMounts = convertVolumeMounts(in.VolumeMounts)
 	if in.ShutdownDelay != 0 {
 		c.warn(prefix, "task shutdown_delay is not supported by this server and was ignored")
 	}

@@ -81,7 +81,12 @@ func fullJob() *api.Job {
 				Lifecycle:       &api.TaskLifecycle{Hook: "prestart", Sidecar: true},
 				Leader:          true,
 				DispatchPayload: &api.DispatchPayloadConfig{File: "in.json"},
+				VolumeMounts: []*api.VolumeMount{{Volume: new("data"), Destination: new("/data"), ReadOnly: new(true),
+					PropagationMode: new("host-to-task"), SELinuxLabel: new("z")}},
 			}},
+			Volumes: map[string]*api.VolumeRequest{"data": {Name: "data", Type: "host", Source: "src", ReadOnly: true,
+				Sticky: true, AccessMode: "single-node-reader-only", AttachmentMode: "file-system", PerAlloc: true,
+				MountOptions: &api.CSIMountOptions{FSType: "ext4", MountFlags: []string{"noatime"}}}},
 		}},
 	}
 }
@@ -206,8 +211,6 @@ func TestConvertJob_Warnings(t *testing.T) {
 		{"service check_restart", func(j *api.Job) {
 			j.TaskGroups[0].Services = []*api.Service{{Name: "s", CheckRestart: &api.CheckRestart{Limit: 3}}}
 		}, `group "g": service "s": check_restart blocks are not supported`},
-		{"group volume", func(j *api.Job) { j.TaskGroups[0].Volumes = map[string]*api.VolumeRequest{"v": {}} },
-			`group "g": volume blocks are not supported`},
 		{"disconnect replace", func(j *api.Job) { j.TaskGroups[0].Disconnect = &api.DisconnectStrategy{Replace: new(false)} },
 			`group "g": disconnect.replace = false is not supported`},
 		{"task artifact", func(j *api.Job) { j.TaskGroups[0].Tasks[0].Artifacts = []*api.TaskArtifact{{}} },

@@ -268,6 +268,19 @@ type ClientConfig struct {
 	// DisableRemoteExec refuses nomad alloc exec into this client's
 	// tasks, whatever the caller's token allows.
 	DisableRemoteExec bool `hcl:"disable_remote_exec"`
+
+	// HostVolumes are the `host_volume "<name>"` blocks: directories of
+	// this host that jobs may mount by name.
+	HostVolumes map[string]*HostVolumeConfig `hcl:"host_volume,block"`
+	// HostVolumesDir is where the built-in mkdir plugin makes dynamic
+	// host volumes; <data_dir>/host_volumes by default.
+	HostVolumesDir string `hcl:"host_volumes_dir"`
+}
+
+// HostVolumeConfig is one `client.host_volume "<name>"` block.
+type HostVolumeConfig struct {
+	Path     string `hcl:"path"`
+	ReadOnly bool   `hcl:"read_only"`
 }
 
 // Reserved is the part of the node kept from tasks: `client.reserved`.

@@ -2,7 +2,9 @@ package agent
 
 import (
 	"fmt"
+	"maps"
 	"net"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -15,7 +17,10 @@ import (
 	"github.com/opennomad/nomad/structs"
 )
 
-var validNodePool = regexp.MustCompile(`^[a-zA-Z0-9-_]{1,128}$`)
+var (
+	validNodePool       = regexp.MustCompile(`^[a-zA-Z0-9-_]{1,128}$`)
+	validHostVolumeName = regexp.MustCompile(`^[a-zA-Z0-9-_]{1,128}$`)
+)
 
 // configProblems collects validation problems, each prefixed with where
 // the offending key was set.
@@ -238,6 +243,21 @@ func (c *Config) validateClient(p *configProblems) {
 	}
 	if cl.ServerJoin.RetryInterval <= 0 {
 		p.add("client.server_join.retry_interval", "must be a positive duration, got %s", cl.ServerJoin.RetryInterval)
+	}
+	for _, name := range slices.Sorted(maps.Keys(cl.HostVolumes)) {
+		key := "client.host_volume." + name
+		v := cl.HostVolumes[name]
+		switch {
+		case !validHostVolumeName.MatchString(name):
+			p.add(key, "%q is not a valid host volume name (letters, digits, - and _, at most 128)", name)
+		case v == nil || v.Path == "":
+			p.add(key+".path", "required: the directory of this host the volume exposes")
+		case !filepath.IsAbs(v.Path):
+			p.add(key+".path", "%q must be an absolute path", v.Path)
+		}
+	}
+	if cl.HostVolumesDir != "" && !filepath.IsAbs(cl.HostVolumesDir) {
+		p.add("client.host_volumes_dir", "%q must be an absolute path", cl.HostVolumesDir)
 	}
 }
 

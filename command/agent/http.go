@@ -209,6 +209,11 @@ func (s *HTTPServer) routes() {
 	h("/v1/namespace", viaRPC, s.namespaceCreateRequest)
 	h("/v1/namespace/", viaRPC, s.namespaceSpecificRequest)
 
+	h("/v1/volumes", viaRPC, s.volumesRequest)
+	h("/v1/volumes/claims", notServed, s.volumeClaimsRequest)
+	h("/v1/volumes/claim/", notServed, s.volumeClaimsRequest)
+	h("/v1/volume/", viaRPC, s.volumeSpecificRequest)
+
 	h("/v1/services", viaRPC, s.servicesRequest)
 	h("/v1/service/", viaRPC, s.serviceSpecificRequest)
 

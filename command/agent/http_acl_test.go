@@ -272,6 +272,18 @@ var routeCases = map[string][]routeCase{
 		{method: "DELETE", path: "/v1/service/web/nosuch", rules: nsCaps("submit-job"), allowed: allowRight},
 		{method: "DELETE", path: "/v1/service/web/nosuch", rules: nsCaps("delete-service-registration"), allowed: allowRight},
 	},
+	// Host volumes: the host-volume namespace capabilities; CSI volumes
+	// and claims are not served (501 for everyone).
+	"/v1/volumes":        {{method: "GET", path: "/v1/volumes?type=host", rules: nsCaps("host-volume-read"), allowed: allowReaders}},
+	"/v1/volumes/claims": {{method: "GET", path: "/v1/volumes/claims", allowed: allowAll}},
+	"/v1/volumes/claim/": {{method: "DELETE", path: "/v1/volumes/claim/x", allowed: allowAll}},
+	"/v1/volume/": {
+		{method: "GET", path: "/v1/volume/host/nosuch", rules: nsCaps("host-volume-read"), allowed: allowReaders},
+		{method: "PUT", path: "/v1/volume/host/create", body: `{"Volume":{"Name":"a b"}}`, rules: nsCaps("host-volume-create"), allowed: allowRight},
+		{method: "PUT", path: "/v1/volume/host/register", body: `{"Volume":{"Name":"a b"}}`, rules: nsCaps("host-volume-register"), allowed: allowRight},
+		{method: "DELETE", path: "/v1/volume/host/nosuch", rules: nsCaps("host-volume-delete"), allowed: allowRight},
+		{method: "GET", path: "/v1/volume/csi/x", allowed: allowAll},
+	},
 	"/v1/namespace/": {
 		{method: "GET", path: "/v1/namespace/default", rules: nsRead, allowed: allowReaders},
 		{method: "DELETE", path: "/v1/namespace/nosuch", allowed: allowRight},

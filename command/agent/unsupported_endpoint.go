@@ -33,13 +33,6 @@ var unsupportedRoutes = []unsupportedRoute{
 	{"/v1/client/identity", ""},
 	{"/v1/client/identity/renew", ""},
 
-	// Dynamic host volumes and their claims; /v1/volumes lists CSI and
-	// host volumes alike.
-	{"/v1/volumes", ""},
-	{"/v1/volume/host/", ""},
-	{"/v1/volumes/claims", ""},
-	{"/v1/volumes/claim/", ""},
-
 	{"/v1/volume/csi/", featureCSI},
 	{"/v1/volumes/external", featureCSI},
 	{"/v1/volumes/snapshot", featureCSI},
@@ -79,14 +72,10 @@ func (s *HTTPServer) unsupportedRoutesOn(h func(string, need, handlerFunc)) {
 }
 
 // notSupported answers 501 naming the path and, when there is one, the
-// feature it needs: a list of volumes of ?type=csi needs CSI.
+// feature it needs.
 func notSupported(feature string) handlerFunc {
 	return func(_ http.ResponseWriter, r *http.Request) (interface{}, error) {
-		needs := feature
-		if needs == "" && r.URL.Query().Get("type") == "csi" {
-			needs = featureCSI
-		}
-		return nil, errNotSupported(r, needs)
+		return nil, errNotSupported(r, feature)
 	}
 }
 

@@ -72,20 +72,6 @@ func TestOperatorLicense(t *testing.T) {
 	}
 }
 
-// TestVolumesByType: the list of volumes names the feature of the type
-// asked for.
-func TestVolumesByType(t *testing.T) {
-	h := newTestHTTP(t)
-	for query, want := range map[string]string{
-		"?type=csi":  "/v1/volumes is not supported by this server (CSI feature)",
-		"?type=host": "/v1/volumes is not supported by this server",
-	} {
-		resp, body := h.do("GET", "/v1/volumes"+query, "")
-		must.Eq(t, http.StatusNotImplemented, resp.StatusCode)
-		must.Eq(t, want, body)
-	}
-}
-
 // TestClientAllocNotServed: garbage collecting or pausing an allocation
 // answers 501 before the allocation is looked up, so the answer does not
 // depend on it; other operations on an unknown allocation still answer

@@ -205,6 +205,11 @@ func (j *Job) Register(args *structs.JobRegisterRequest, reply *structs.JobRegis
 	if err := checkJobNodePool(store, args.Job); err != nil {
 		return err
 	}
+	if aclObj, err := j.srv.ResolveACL(args.AuthToken); err != nil {
+		return err
+	} else if err := checkHostVolumeMounts(aclObj, args.Job); err != nil {
+		return err
+	}
 	job := args.Job
 	if _, cfg, err := store.SchedulerConfig(nil); err != nil {
 		return err

@@ -45,7 +45,7 @@ func registrationNeedsEvals(old, node *structs.Node) bool {
 	return old.Datacenter != node.Datacenter || old.Name != node.Name || old.NodeClass != node.NodeClass ||
 		old.NodePool != node.NodePool ||
 		!maps.Equal(old.Attributes, node.Attributes) || !maps.Equal(old.Meta, node.Meta) ||
-		!sameDriverHealth(old.Drivers, node.Drivers)
+		!sameDriverHealth(old.Drivers, node.Drivers) || !structs.SameHostVolumes(old.HostVolumes, node.HostVolumes)
 }
 
 // sameDriverHealth compares what feasibility reads of the drivers, not

@@ -19,7 +19,7 @@ type Search struct {
 // searchRules: each search filters its matches by the token, and refuses
 // a context the token may not read at all.
 var searchRules = Rules{
-	"PrefixSearch": Self("read access to the searched context (namespace read-job, node read, node pool read)"),
+	"PrefixSearch": Self("read access to the searched context (namespace read-job or host-volume-read, node read, node pool read)"),
 	"FuzzySearch":  Self("read access to the searched context (namespace read-job, node read, node pool read)"),
 }
 
@@ -28,7 +28,7 @@ var searchRules = Rules{
 var prefixContexts = []string{
 	structs.SearchContextAllocs, structs.SearchContextDeployments, structs.SearchContextEvals,
 	structs.SearchContextJobs, structs.SearchContextNodes, structs.SearchContextNodePools,
-	structs.SearchContextNamespaces,
+	structs.SearchContextNamespaces, structs.SearchContextHostVolumes,
 }
 
 // fuzzyContexts are the contexts of a fuzzy search.
@@ -47,6 +47,10 @@ func (s searchAccess) readsNamespace(ns string) bool {
 	return s.acl.AllowNsOpAny(ns, acl.NamespaceCapabilityReadJob, acl.NamespaceCapabilityListJobs)
 }
 
+func (s searchAccess) readsHostVolumes(ns string) bool {
+	return s.acl.AllowNsOpAny(ns, acl.NamespaceCapabilityHostVolumeRead)
+}
+
 // readsContext reports whether the token may read anything of context in
 // namespace ns: a search of one context it may not read is refused.
 func (s searchAccess) readsContext(context, ns string) bool {
@@ -55,6 +59,8 @@ func (s searchAccess) readsContext(context, ns string) bool {
 		return s.acl.AllowNodeRead()
 	case structs.SearchContextNodePools, structs.SearchContextNamespaces:
 		return true // filtered one by one
+	case structs.SearchContextHostVolumes:
+		return s.readsHostVolumes(ns)
 	}
 	return s.readsNamespace(ns)
 }
@@ -160,6 +166,12 @@ func prefixMatches(store *state.StateStore, access searchAccess, context, ns, pr
 		return visibleIDs(pools, func(p *structs.NodePool) (string, bool) {
 			return p.Name, access.acl.AllowNodePoolOperation(p.Name, acl.NodePoolCapabilityRead)
 		}), state.TableNodePools, err
+	case structs.SearchContextHostVolumes:
+		vols, err := store.HostVolumes(nil)
+		p := uuidPrefix(prefix)
+		return visibleIDs(vols, func(v *structs.HostVolume) (string, bool) {
+			return v.ID, strings.HasPrefix(v.ID, p) && (ns == "*" || v.Namespace == ns) && access.readsHostVolumes(v.Namespace)
+		}), state.TableHostVolumes, err
 	case structs.SearchContextNamespaces:
 		nss, err := store.Namespaces(nil, prefix)
 		return visibleIDs(nss, func(n *structs.Namespace) (string, bool) { return n.Name, access.acl.AllowNamespace(n.Name) }), state.TableNamespaces, err

@@ -301,6 +301,7 @@ func All(srv Server) []Endpoint {
 		{"ACL", &ACL{srv: srv, pending: newPendingLogins()}, aclRules},
 		{"Namespace", &Namespace{srv: srv}, namespaceRules},
 		{"ServiceRegistration", &ServiceRegistration{srv: srv}, serviceRegistrationRules},
+		{"HostVolume", &HostVolume{srv: srv}, hostVolumeRules},
 		{"NodePool", &NodePool{srv: srv}, nodePoolRules},
 		{"Variables", &Variables{srv: srv}, variablesRules},
 		{"Search", &Search{srv: srv}, searchRules},

@@ -139,6 +139,7 @@ var appliers = map[structs.MessageType]applyFunc{
 	structs.OneTimeTokenDeleteRequestType:                  (*FSM).applyOneTimeTokenDelete,
 	structs.NamespaceUpsertRequestType:                     (*FSM).applyNamespaceUpsert,
 	structs.NamespaceDeleteRequestType:                     (*FSM).applyNamespaceDelete,
+	structs.HostVolumeApplyRequestType:                     (*FSM).applyHostVolume,
 	structs.NodePoolUpsertRequestType:                      (*FSM).applyNodePoolUpsert,
 	structs.NodePoolDeleteRequestType:                      (*FSM).applyNodePoolDelete,
 	structs.VarApplyStateRequestType:                       (*FSM).applyVariable,

@@ -71,6 +71,8 @@ func fuzzEntryRequests(node *structs.Node, job *structs.Job, alloc *structs.Allo
 				NodeID: node.ID, JobID: alloc.JobID, AllocID: alloc.ID, Address: "10.0.0.1", Port: 80}}},
 		structs.ServiceRegistrationDeleteByIDRequestType:       &structs.ServiceRegistrationDeleteByIDRequest{ID: "svc-1"},
 		structs.ServiceRegistrationDeleteByAllocIDsRequestType: &structs.ServiceRegistrationDeleteByAllocIDsRequest{AllocIDs: []string{alloc.ID}},
+		structs.HostVolumeApplyRequestType: &structs.HostVolumeApplyRequest{Op: structs.HostVolumeOpUpsert,
+			Volumes: []*structs.HostVolume{{ID: "hv-1", Name: "data", NodeID: node.ID}}},
 	}
 }
 

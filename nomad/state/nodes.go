@@ -139,6 +139,9 @@ func (tx *Txn) UpsertNode(node *structs.Node) error {
 	if err := tx.insert(TableNodes, node); err != nil {
 		return fmt.Errorf("node %q: %w", node.ID, err)
 	}
+	if err := tx.updateHostVolumesOfNode(node); err != nil {
+		return err
+	}
 	tx.emitNode(structs.TypeNodeRegistration, node)
 	return nil
 }

@@ -65,6 +65,8 @@ const (
 	// ServiceRegistrationSnapshot is ours too: native service
 	// registrations.
 	ServiceRegistrationSnapshot SnapshotType = 112
+	// HostVolumeSnapshot holds dynamic host volumes (ours; Nomad's is 31).
+	HostVolumeSnapshot SnapshotType = 115
 )
 
 // SnapshotHeader opens a persisted store. It is empty today; fields may
@@ -104,6 +106,7 @@ var persistOrder = []struct {
 	{TableScalingEvents, ScalingEventsSnapshot},
 	{TableJobSubmissions, JobSubmissionSnapshot},
 	{TableServiceRegistrations, ServiceRegistrationSnapshot},
+	{TableHostVolumes, HostVolumeSnapshot},
 }
 
 // Persist writes the whole snapshot to w: a msgpack SnapshotHeader, then
@@ -273,6 +276,8 @@ func (rs *restorer) restore(dec *codec.Decoder, typ SnapshotType) error {
 		table, obj = TableJobSubmissions, new(structs.JobSubmission)
 	case ServiceRegistrationSnapshot:
 		table, obj = TableServiceRegistrations, new(structs.ServiceRegistration)
+	case HostVolumeSnapshot:
+		table, obj = TableHostVolumes, new(structs.HostVolume)
 	default:
 		return fmt.Errorf("unknown snapshot record type %d", typ)
 	}

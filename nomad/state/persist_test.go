@@ -136,6 +136,14 @@ func populatedStore(t testing.TB, numAllocs int) *StateStore {
 		regs = append(regs, mockServiceRegistration(a, "web"))
 	}
 	must.NoError(t, s.UpsertServiceRegistrations(next(), regs))
+	// Two dynamic host volumes: one pending, one the node reports.
+	must.NoError(t, s.UpsertHostVolumes(next(), []*structs.HostVolume{mockHostVolume(nodes[0].ID, "pending"),
+		mockHostVolume(nodes[1].ID, "ready")}))
+	hvs, err := s.HostVolumesByNodeID(nil, nodes[1].ID)
+	must.NoError(t, err)
+	reporting := nodes[1].Copy()
+	reporting.HostVolumes = map[string]*structs.ClientHostVolumeConfig{"ready": {Name: "ready", Path: "/srv/hv/" + hvs[0].ID, ID: hvs[0].ID}}
+	must.NoError(t, s.UpsertNode(next(), reporting))
 
 	must.NoError(t, s.SchedulerSetConfig(next(), &structs.SchedulerConfiguration{
 		SchedulerAlgorithm: structs.SchedulerAlgorithmSpread, PauseEvalBroker: true,

@@ -83,6 +83,7 @@ func stateSchema() *memdb.DBSchema {
 		scalingEventsTableSchema(),
 		jobSubmissionsTableSchema(),
 		serviceRegistrationsTableSchema(),
+		hostVolumesTableSchema(),
 	}
 	s := &memdb.DBSchema{Tables: make(map[string]*memdb.TableSchema, len(tables))}
 	for _, t := range tables {

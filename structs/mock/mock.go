@@ -254,6 +254,16 @@ func NodeStatus(s string) NodeOption { return func(n *structs.Node) { n.Status =
 // NodeID sets the node ID.
 func NodeID(id string) NodeOption { return func(n *structs.Node) { n.ID = id } }
 
+// HostVolume offers a host volume at path on the node.
+func HostVolume(name, path string, readOnly bool) NodeOption {
+	return func(n *structs.Node) {
+		if n.HostVolumes == nil {
+			n.HostVolumes = map[string]*structs.ClientHostVolumeConfig{}
+		}
+		n.HostVolumes[name] = &structs.ClientHostVolumeConfig{Name: name, Path: path, ReadOnly: readOnly}
+	}
+}
+
 // NodeName sets the node name.
 func NodeName(name string) NodeOption { return func(n *structs.Node) { n.Name = name } }
 

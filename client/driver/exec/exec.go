@@ -7,7 +7,10 @@
 // unless the task names a user) when the client runs as root.
 //
 // Unlike Nomad's exec driver there is no chroot: the task sees the host's
-// filesystem with the permissions of its user. When the host cannot give
+// filesystem with the permissions of its user. Host volumes are bind
+// mounted at their destination taken inside the task directory (where
+// Nomad's chroot would put them), read-only when asked, in a mount
+// namespace of the task's own. When the host cannot give
 // tasks their own cgroups (no cgroup v2 cpu and memory controllers, or no
 // permission), the driver reports itself unhealthy with the reason and
 // refuses tasks, rather than running them without limits.
@@ -156,6 +159,7 @@ func (d *Driver) prepare(cfg *driver.TaskConfig, tc *TaskConfig) (*executor.Spec
 	if err != nil {
 		return nil, err
 	}
+	spec.Mounts = executor.BindMounts(cfg)
 	user := cfg.User
 	if user == "" && os.Geteuid() == 0 {
 		user = DefaultUser

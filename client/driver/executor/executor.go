@@ -58,6 +58,10 @@ type Spec struct {
 	// the task exits.
 	Cgroup string
 
+	// Mounts are bind-mounted into a mount namespace of the task's own
+	// before it starts (Linux, as root): the host sees none of them.
+	Mounts []Mount
+
 	// LogDir holds the rotated output files <TaskName>.stdout.<n> and
 	// <TaskName>.stderr.<n>.
 	LogDir       string
@@ -65,6 +69,14 @@ type Spec struct {
 	LogsDisabled bool
 	MaxFiles     int
 	MaxFileSize  int64
+}
+
+// Mount binds the host's Source at Target (a path inside the task
+// directory), read-only when asked.
+type Mount struct {
+	Source   string
+	Target   string
+	ReadOnly bool
 }
 
 // Credential is a numeric Unix identity.

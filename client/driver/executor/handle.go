@@ -53,6 +53,19 @@ func NewSpec(cfg *driver.TaskConfig, command string, args []string) (*Spec, erro
 	}, nil
 }
 
+// BindMounts are the task's host volumes as the supervisor bind-mounts
+// them.
+func BindMounts(cfg *driver.TaskConfig) []Mount {
+	if len(cfg.Mounts) == 0 {
+		return nil
+	}
+	out := make([]Mount, len(cfg.Mounts))
+	for i, m := range cfg.Mounts {
+		out[i] = Mount{Source: m.HostPath, Target: m.TaskPath, ReadOnly: m.ReadOnly}
+	}
+	return out
+}
+
 // ResolveCommand finds the executable of a task: an absolute path is
 // used as is, a relative path with a '/' is taken from the task
 // directory, and a bare name is searched in the task's PATH.

@@ -91,6 +91,14 @@ func supervise(specPath string) int {
 		}
 	}
 	cmd.SysProcAttr = taskSysProcAttr(&spec, cgroupFD)
+	// The task is started from this goroutine, on the thread that holds
+	// its mounts.
+	if err := enterTaskMounts(&spec); err != nil {
+		if spec.Cgroup != "" {
+			cgroup.Remove(spec.Cgroup)
+		}
+		return fail(err)
+	}
 	if err := cmd.Start(); err != nil {
 		if spec.Cgroup != "" {
 			cgroup.Remove(spec.Cgroup)

@@ -3,7 +3,8 @@
 // Package rawexec is the raw_exec driver: it runs the task's command as a
 // plain process, with the client's privileges and no isolation, in a
 // process group (session) of its own. Because it isolates nothing it is
-// off unless the client configuration enables it.
+// off unless the client configuration enables it. Host volumes appear as
+// links in the task directory (see linkVolumes).
 package rawexec
 
 import (
@@ -88,6 +89,9 @@ func (d *Driver) Start(ctx context.Context, cfg *driver.TaskConfig) (driver.Hand
 	spec, err := executor.NewSpec(cfg, tc.Command, tc.Args)
 	if err != nil {
 		return nil, err
+	}
+	if err := linkVolumes(cfg.Mounts); err != nil {
+		return nil, fmt.Errorf("%s: %w", Name, err)
 	}
 	if cfg.User != "" {
 		if os.Geteuid() != 0 {
