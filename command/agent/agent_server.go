@@ -225,7 +225,7 @@ func (l *localServer) Stats() map[string]map[string]string {
 			"leader":        strconv.FormatBool(l.srv.IsLeader()),
 			"leader_addr":   l.leaderAddr(),
 			"bootstrap":     strconv.FormatBool(l.agent.Server.BootstrapExpect == 1),
-			"known_regions": "1",
+			"known_regions": strconv.Itoa(len(l.srv.Regions())),
 			"server_id":     l.srv.ID(),
 		},
 		"raft": l.srv.Raft().Stats(),

@@ -1,0 +1,105 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/opennomad/nomad/api"
+)
+
+// Two regions of one server each, federated by joining their gossip: each
+// lists both regions and both servers, and a job written for regionB
+// through regionA's API (by the api package and by the CLI's -region
+// flag) lives in regionB and is read back through regionA.
+func TestFederation_TwoRegions(t *testing.T) {
+	p := freePorts(t, 6)
+	server := func(name, region string, i int) *agent {
+		return newAgent(t, name, ports{HTTP: p[3*i], RPC: p[3*i+1], Serf: p[3*i+2]}, `
+region = "`+region+`"
+server {
+  enabled          = true
+  bootstrap_expect = 1
+  num_schedulers   = 1
+}
+`)
+	}
+	a := server("a1", "regionA", 0)
+	b := server("b1", "regionB", 1)
+	a.start()
+	b.start()
+	for _, s := range []*agent{a, b} {
+		waitFor(t, 30*time.Second, s.name+" to elect itself", func() bool {
+			l, err := s.api().Status().Leader()
+			return err == nil && l == s.rpcAddr()
+		})
+	}
+	if n, err := b.api().Agent().Join(a.serfAddr()); err != nil || n != 1 {
+		t.Fatalf("join: %d, %v", n, err)
+	}
+	for _, s := range []*agent{a, b} {
+		waitFor(t, 30*time.Second, s.name+" to list both regions", func() bool {
+			regions, err := s.api().Regions().List()
+			return err == nil && slices.Equal(regions, []string{"regionA", "regionB"})
+		})
+	}
+	// Each server leads its own region: two leaders, one per region.
+	out, code := a.cli("server", "members")
+	if code != 0 || !strings.Contains(out, "Region") || strings.Count(out, "true") != 2 ||
+		!strings.Contains(out, "a1.regionA") || !strings.Contains(out, "b1.regionB") {
+		t.Fatalf("server members (exit %d):\n%s", code, out)
+	}
+	// Neither Raft took in the other region's server.
+	for _, s := range []*agent{a, b} {
+		if peers := raftPeers(s); len(peers) != 1 {
+			t.Fatalf("%s has raft peers %v", s.name, peers)
+		}
+	}
+
+	inB := &api.WriteOptions{Region: "regionB"}
+	if _, _, err := a.api().Jobs().Register(sleepJob("in-b"), inB); err != nil {
+		t.Fatalf("register in regionB through regionA: %v", err)
+	}
+	job, _, err := a.api().Jobs().Info("in-b", &api.QueryOptions{Region: "regionB"})
+	if err != nil || *job.Region != "regionB" {
+		t.Fatalf("read back through regionA: %v, %v", job, err)
+	}
+	if _, _, err := b.api().Jobs().Info("in-b", nil); err != nil {
+		t.Fatalf("regionB's own view: %v", err)
+	}
+	if _, _, err := a.api().Jobs().Info("in-b", nil); err == nil || !strings.Contains(err.Error(), "404") {
+		t.Fatalf("regionA must not hold regionB's job: %v", err)
+	}
+
+	// The CLI's -region flag.
+	spec := filepath.Join(t.TempDir(), "cli.nomad.hcl")
+	if err := os.WriteFile(spec, []byte(`job "by-cli" {
+  group "g" {
+    task "t" {
+      driver = "raw_exec"
+      config { command = "/bin/sleep" }
+    }
+  }
+}
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, code := a.cli("job", "run", "-detach", "-region", "regionB", spec); code != 0 {
+		t.Fatalf("job run -region regionB (exit %d):\n%s", code, out)
+	}
+	if out, code := a.cli("job", "status", "-region", "regionB", "by-cli"); code != 0 || !strings.Contains(out, "by-cli") {
+		t.Fatalf("job status -region regionB (exit %d):\n%s", code, out)
+	}
+	if job, _, err := b.api().Jobs().Info("by-cli", nil); err != nil || *job.Region != "regionB" {
+		t.Fatalf("the CLI's job in regionB: %v, %v", job, err)
+	}
+
+	// A region nobody serves.
+	_, _, err = a.api().Jobs().Info("in-b", &api.QueryOptions{Region: "mars"})
+	if err == nil || !strings.Contains(err.Error(), "No path to region") {
+		t.Fatalf("unknown region: %v", err)
+	}
+}
