@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -101,5 +102,99 @@ server {
 	_, _, err = a.api().Jobs().Info("in-b", &api.QueryOptions{Region: "mars"})
 	if err == nil || !strings.Contains(err.Error(), "No path to region") {
 		t.Fatalf("unknown region: %v", err)
+	}
+}
+
+// ACLs across two regions of real agents: regionA is authoritative, and
+// regionB's server, given a management token of regionA as its
+// replication token, copies regionA's policies and global tokens; a global
+// token made through regionB is made in regionA and works in both, a
+// local one only where it was made.
+func TestFederation_ACLReplication(t *testing.T) {
+	p := freePorts(t, 6)
+	server := func(name, region, serverExtra, aclExtra string, i int) *agent {
+		return newAgent(t, name, ports{HTTP: p[3*i], RPC: p[3*i+1], Serf: p[3*i+2]}, `
+region = "`+region+`"
+server {
+  enabled              = true
+  bootstrap_expect     = 1
+  num_schedulers       = 1
+  authoritative_region = "regionA"
+  `+serverExtra+`
+}
+acl {
+  enabled = true
+  `+aclExtra+`
+}
+`)
+	}
+	a := server("a1", "regionA", "", "", 0)
+	a.start()
+	var boot *api.ACLToken
+	waitFor(t, 30*time.Second, "the ACL bootstrap in regionA", func() bool {
+		var err error
+		boot, _, err = a.api().ACLTokens().Bootstrap(nil)
+		return err == nil
+	})
+	// regionB joins by its configuration: joining by hand needs a token
+	// regionB has only once it replicated.
+	b := server("b1", "regionB", `server_join { retry_join = ["`+a.serfAddr()+`"] }`,
+		`replication_token = "`+boot.SecretID+`"`, 1)
+	b.start()
+	as := func(ag *agent, secret string) *api.Client {
+		c, err := api.NewClient(&api.Config{Address: fmt.Sprintf("http://127.0.0.1:%d", ag.ports.HTTP), SecretID: secret})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	waitFor(t, 30*time.Second, "b1 to elect itself", func() bool {
+		l, err := b.api().Status().Leader()
+		return err == nil && l == b.rpcAddr()
+	})
+	waitFor(t, 30*time.Second, "both regions in regionA's list", func() bool {
+		regions, err := a.api().Regions().List()
+		return err == nil && len(regions) == 2
+	})
+
+	// A policy written in regionA, and a global token through regionB.
+	if _, err := as(a, boot.SecretID).ACLPolicies().Upsert(&api.ACLPolicy{Name: "readjobs",
+		Rules: `namespace "default" { policy = "read" }`}, nil); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 30*time.Second, "the policy in regionB", func() bool {
+		pol, _, err := as(b, boot.SecretID).ACLPolicies().Info("readjobs", nil)
+		return err == nil && pol != nil
+	})
+	global, _, err := as(b, boot.SecretID).ACLTokens().Create(&api.ACLToken{Name: "g", Type: "client",
+		Policies: []string{"readjobs"}, Global: true}, nil)
+	if err != nil {
+		t.Fatalf("global token through regionB: %v", err)
+	}
+	if _, _, err := as(a, boot.SecretID).ACLTokens().Info(global.AccessorID, nil); err != nil {
+		t.Fatalf("the global token is regionA's: %v", err)
+	}
+	local, _, err := as(b, boot.SecretID).ACLTokens().Create(&api.ACLToken{Name: "l", Type: "client",
+		Policies: []string{"readjobs"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 30*time.Second, "the global token to work in regionB", func() bool {
+		_, _, err := as(b, global.SecretID).Jobs().List(nil)
+		return err == nil
+	})
+	if _, _, err := as(a, global.SecretID).Jobs().List(nil); err != nil {
+		t.Fatalf("the global token in regionA: %v", err)
+	}
+	// The local token works in regionB, and for regionB through regionA
+	// (regionB authorizes it), but not in regionA itself.
+	if _, _, err := as(b, local.SecretID).Jobs().List(nil); err != nil {
+		t.Fatalf("the local token in its region: %v", err)
+	}
+	if _, _, err := as(a, local.SecretID).Jobs().List(&api.QueryOptions{Region: "regionB"}); err != nil {
+		t.Fatalf("the local token for its region through regionA: %v", err)
+	}
+	if _, _, err := as(a, local.SecretID).Jobs().List(nil); err == nil || !strings.Contains(err.Error(), "403") {
+		t.Fatalf("the local token in regionA: %v", err)
 	}
 }

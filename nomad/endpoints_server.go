@@ -77,6 +77,7 @@ func (e *endpointServer) Settings() endpoints.Settings {
 		JobMaxCount: c.JobMaxCount, JobMaxSourceSize: c.JobMaxSourceSize, Schedulers: c.Schedulers,
 		ACLEnabled: c.ACLEnabled, ACLTokenMinExpirationTTL: c.ACLTokenMinExpirationTTL,
 		ACLTokenMaxExpirationTTL: c.ACLTokenMaxExpirationTTL, DataDir: c.DataDir,
+		AuthoritativeRegion: e.s.authoritativeRegion(),
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"net"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/shoenig/test/must"
 
@@ -21,7 +22,19 @@ func startRegionServer(t *testing.T, region, name string, expect int, join strin
 	cfg := testConfig()
 	cfg.Region = region
 	cfg.NodeName = name
+	return startConfiguredRegionServer(t, cfg, expect, join)
+}
+
+// startConfiguredRegionServer is startRegionServer with the rest of the
+// configuration given.
+func startConfiguredRegionServer(t *testing.T, cfg *Config, expect int, join string) *Server {
+	t.Helper()
 	cfg.BootstrapExpect = expect
+	// Servers on a real network transport in one busy process: keep
+	// leadership from flapping under the race detector.
+	cfg.RaftConfig.HeartbeatTimeout = time.Second
+	cfg.RaftConfig.ElectionTimeout = time.Second
+	cfg.RaftConfig.LeaderLeaseTimeout = 500 * time.Millisecond
 	cfg.Cluster.RPCAddr = "127.0.0.1:0"
 	cfg.Cluster.SerfAddr = fmt.Sprintf("127.0.0.1:%d", freeLoopbackPort(t))
 	cfg.Cluster.GossipProfile = membership.ProfileLocal

@@ -69,6 +69,8 @@ func serverConfig(c *Config) *nomad.Config {
 	}
 	sc.Cluster.GossipKey = c.Server.EncryptKey
 	sc.ACLEnabled = c.ACL.Enabled
+	sc.AuthoritativeRegion = c.Server.AuthoritativeRegion
+	sc.ReplicationToken = c.ACL.ReplicationToken
 	if c.ACL.TokenMinExpirationTTL > 0 {
 		sc.ACLTokenMinExpirationTTL = c.ACL.TokenMinExpirationTTL
 	}

@@ -222,6 +222,10 @@ type Settings struct {
 	// ACLEnabled turns the ACL system on; the ACL endpoints refuse every
 	// call but ACL.WhoAmI while it is off.
 	ACLEnabled bool
+	// AuthoritativeRegion is where ACL policies, roles, auth methods,
+	// binding rules and global tokens are written: the configured one,
+	// else Region.
+	AuthoritativeRegion string
 	// ACLTokenMinExpirationTTL and ACLTokenMaxExpirationTTL bound a new
 	// token's time to live (0: the defaults).
 	ACLTokenMinExpirationTTL time.Duration
