@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/opennomad/nomad/api"
+	"github.com/opennomad/nomad/tlsconf/tlsconftest"
 )
 
 // Two regions of one server each, federated by joining their gossip: each
@@ -196,5 +197,57 @@ acl {
 	}
 	if _, _, err := as(a, local.SecretID).Jobs().List(nil); err == nil || !strings.Contains(err.Error(), "403") {
 		t.Fatalf("the local token in regionA: %v", err)
+	}
+}
+
+// With tls.rpc and verify_server_hostname, each region's servers prove
+// their own region's name (server.<region>.nomad): a request forwarded
+// from regionA to regionB checks regionB's name, and goes through.
+func TestFederation_MutualTLS(t *testing.T) {
+	ca := tlsconftest.NewCA(t)
+	p := freePorts(t, 6)
+	server := func(name, region string, i int) *agent {
+		pair := ca.Server(t, region)
+		return newAgent(t, name, ports{HTTP: p[3*i], RPC: p[3*i+1], Serf: p[3*i+2]}, fmt.Sprintf(`
+region = %q
+server {
+  enabled          = true
+  bootstrap_expect = 1
+  num_schedulers   = 1
+}
+tls {
+  rpc                    = true
+  ca_file                = %q
+  cert_file              = %q
+  key_file               = %q
+  verify_server_hostname = true
+}
+`, region, ca.File, pair.CertFile, pair.KeyFile))
+	}
+	a := server("a1", "regionA", 0)
+	b := server("b1", "regionB", 1)
+	a.start()
+	b.start()
+	for _, s := range []*agent{a, b} {
+		waitFor(t, 30*time.Second, s.name+" to elect itself", func() bool {
+			l, err := s.api().Status().Leader()
+			return err == nil && l == s.rpcAddr()
+		})
+	}
+	if _, err := b.api().Agent().Join(a.serfAddr()); err != nil {
+		t.Fatalf("join: %v", err)
+	}
+	waitFor(t, 30*time.Second, "regionA to list regionB", func() bool {
+		regions, err := a.api().Regions().List()
+		return err == nil && slices.Equal(regions, []string{"regionA", "regionB"})
+	})
+	if _, _, err := a.api().Jobs().Register(sleepJob("tls-b"), &api.WriteOptions{Region: "regionB"}); err != nil {
+		t.Fatalf("register in regionB through regionA over TLS: %v", err)
+	}
+	if _, _, err := b.api().Jobs().Info("tls-b", nil); err != nil {
+		t.Fatalf("regionB's job: %v", err)
+	}
+	if l, err := b.api().Status().RegionLeader("regionA"); err != nil || l != a.rpcAddr() {
+		t.Fatalf("regionA's leader through regionB: %q, %v", l, err)
 	}
 }

@@ -31,7 +31,8 @@ func (s *Server) Regions() []string {
 // as it is now in its own region.
 func (s *Server) forwardRegion(method, region string, info structs.RPCInfo, args, reply interface{}) error {
 	var addrs []string
-	if m := s.net.membership; m != nil && s.net.pool != nil {
+	pool := s.regionPool(region)
+	if m := s.net.membership; m != nil && pool != nil {
 		for _, info := range m.RegionServers(region) {
 			addrs = append(addrs, info.RPCAddr)
 		}
@@ -43,12 +44,51 @@ func (s *Server) forwardRegion(method, region string, info structs.RPCInfo, args
 	// while the request has not reached it.
 	var err error
 	for _, i := range rand.Perm(len(addrs)) {
-		err = s.net.pool.RPC(addrs[i], method, args, reply)
+		err = pool.RPC(addrs[i], method, args, reply)
 		if err == nil || !retryOtherServer(err, info) {
 			return err
 		}
 	}
 	return err
+}
+
+// regionPool is the pool to region's servers: the server's own pool,
+// unless their connections must check that region's name; nil without a
+// network.
+func (s *Server) regionPool(region string) *rpcnet.Pool {
+	wrap := s.config.Cluster.RegionTLSWrap
+	if wrap == nil || s.net.pool == nil {
+		return s.net.pool
+	}
+	n := &s.net
+	n.regionMu.Lock()
+	defer n.regionMu.Unlock()
+	if n.closed {
+		return nil
+	}
+	if p, ok := n.regionPools[region]; ok {
+		return p
+	}
+	pc := s.config.Cluster.Pool
+	pc.Logger = s.logger
+	pc.TLSWrap = wrap(region)
+	p := rpcnet.NewPool(pc)
+	if n.regionPools == nil {
+		n.regionPools = make(map[string]*rpcnet.Pool)
+	}
+	n.regionPools[region] = p
+	return p
+}
+
+// closeRegionPools ends the calls to other regions; no pool is made after.
+func (s *Server) closeRegionPools() {
+	n := &s.net
+	n.regionMu.Lock()
+	defer n.regionMu.Unlock()
+	n.closed = true
+	for _, p := range n.regionPools {
+		p.Close()
+	}
 }
 
 // retryOtherServer reports whether a request that failed at one server of

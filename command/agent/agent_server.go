@@ -25,6 +25,7 @@ func (a *Agent) startServer() (serverBackend, error) {
 	cfg.Logger = a.logger
 	cfg.Cluster.TLS = a.rpcListenerTLS()
 	cfg.Cluster.Pool.TLSWrap = a.rpcDialer()
+	cfg.Cluster.RegionTLSWrap = a.regionDialer()
 	if a.broker != nil {
 		// Only a non-nil broker: a typed nil would be called.
 		cfg.EventPublisher = a.broker
