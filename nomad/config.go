@@ -27,8 +27,8 @@ import (
 // Config configures a Server. Start from DefaultConfig and override what
 // the agent configuration sets; NewServer validates the result.
 type Config struct {
-	// Region and Datacenter place the server; requests for another region
-	// are refused until federation exists.
+	// Region and Datacenter place the server; a request for another
+	// region is sent to a server of that region.
 	Region     string
 	Datacenter string
 	// NodeName names the server in logs and membership.
@@ -144,6 +144,13 @@ type Config struct {
 	// ACLEnabled turns the ACL system on: the ACL endpoints serve, and
 	// requests are authorized by their tokens.
 	ACLEnabled bool
+	// AuthoritativeRegion is the region whose ACL policies, roles, auth
+	// methods, binding rules and global tokens every region uses: they
+	// are written there, and the leader of any other region copies them
+	// with ReplicationToken (a management token of that region). Empty
+	// means this server's own region.
+	AuthoritativeRegion string
+	ReplicationToken    string
 	// ACLTokenMinExpirationTTL and ACLTokenMaxExpirationTTL bound the
 	// time to live of a new token.
 	ACLTokenMinExpirationTTL time.Duration

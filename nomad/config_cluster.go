@@ -29,6 +29,10 @@ type ClusterConfig struct {
 	// Pool tunes the connections to other servers; zero fields take
 	// rpcnet's defaults. Its TLSWrap makes them TLS.
 	Pool rpcnet.PoolConfig
+	// RegionTLSWrap, when set, is the TLSWrap of the connections to the
+	// servers of another region (requests forwarded there), which prove
+	// that region's name; nil uses Pool's for every region.
+	RegionTLSWrap func(region string) rpcnet.TLSWrapper
 	// TLS serves TLS on the RPC port (RPC, streams and Raft, which then
 	// dials TLS too); nil serves plaintext only.
 	TLS *rpcnet.ListenerTLS

@@ -48,6 +48,7 @@ func (e *endpointServer) ClientServers() []*structs.NodeServerInfo { return e.s.
 func (e *endpointServer) RaftPeers() ([]string, error)             { return e.s.raftPeers() }
 func (e *endpointServer) RemoveRaftPeer(id string) (uint64, error) { return e.s.removeRaftPeer(id) }
 func (e *endpointServer) Members() []*structs.ServerMember         { return e.s.members() }
+func (e *endpointServer) Regions() []string                        { return e.s.Regions() }
 func (e *endpointServer) MemberName() string                       { return e.s.memberName() }
 func (e *endpointServer) SchedulerWorkers() *worker.Pool           { return e.s.workers }
 
@@ -80,6 +81,7 @@ func (e *endpointServer) Settings() endpoints.Settings {
 		JobMaxCount: c.JobMaxCount, JobMaxSourceSize: c.JobMaxSourceSize, Schedulers: c.Schedulers,
 		ACLEnabled: c.ACLEnabled, ACLTokenMinExpirationTTL: c.ACLTokenMinExpirationTTL,
 		ACLTokenMaxExpirationTTL: c.ACLTokenMaxExpirationTTL, DataDir: c.DataDir,
+		AuthoritativeRegion: e.s.authoritativeRegion(),
 	}
 }
 

@@ -54,34 +54,57 @@ func (s *Server) AddLeadershipObserver(o LeadershipObserver) {
 // monitorLeadership follows Raft's leadership notifications: it runs the
 // leader loop while Raft says this server leads, and stops it when Raft
 // says otherwise or the server shuts down.
+//
+// While the leader loop winds down it keeps reading the notifications:
+// Raft blocks on sending one, and a duty of the old term may be waiting
+// on a Raft apply that Raft can only answer once that send went through.
+// The last notification read meanwhile is acted upon after.
 func (s *Server) monitorLeadership() {
 	defer s.wg.Done()
 	var (
 		stop context.CancelFunc
 		done chan struct{}
 	)
-	stopLeading := func() {
+	// stopLeading stops the leader loop and returns the last
+	// notification that came meanwhile, if any.
+	stopLeading := func() (latest *bool) {
 		if stop == nil {
-			return
+			return nil
 		}
 		stop()
-		<-done
+		for waiting := true; waiting; {
+			select {
+			case <-done:
+				waiting = false
+			case v := <-s.raftNotifyCh:
+				latest = &v
+			}
+		}
 		stop = nil
+		return latest
 	}
 	for {
+		var isLeader bool
 		select {
-		case isLeader := <-s.raftNotifyCh:
+		case isLeader = <-s.raftNotifyCh:
+		case <-s.shutdownCtx.Done():
+			stopLeading()
+			return
+		}
+		for {
 			switch {
 			case isLeader && stop == nil:
 				stop, done = s.startLeaderLoop()
 				s.logger.Info("cluster leadership acquired")
 			case !isLeader && stop != nil:
-				stopLeading()
+				latest := stopLeading()
 				s.logger.Info("cluster leadership lost")
+				if latest != nil && *latest && s.shutdownCtx.Err() == nil {
+					isLeader = true
+					continue
+				}
 			}
-		case <-s.shutdownCtx.Done():
-			stopLeading()
-			return
+			break
 		}
 	}
 }

@@ -27,7 +27,8 @@ const cancelableBatchSize = 728
 // it notices leadership loss promptly.
 const failedDequeueTimeout = time.Second
 
-// startLeaderLoops starts the reapers and the garbage collection timers.
+// startLeaderLoops starts the reapers, the garbage collection timers and,
+// in a region that is not authoritative, ACL replication.
 // The timers are armed before it returns, so that time advanced after
 // leadership is established counts for them.
 func (s *Server) startLeaderLoops(ctx context.Context) {
@@ -49,6 +50,9 @@ func (s *Server) startLeaderLoops(ctx context.Context) {
 	s.goLeaderLoop(ctx, func(ctx context.Context) { s.watchServerHealth(ctx, healthTicks) })
 	keyringTicks := clockTicks(ctx, s.clock, s.config.KeyringCheckInterval)
 	s.goLeaderLoop(ctx, func(ctx context.Context) { s.tendKeyringLoop(ctx, keyringTicks) })
+	if s.replicatesACLs() {
+		s.goLeaderLoop(ctx, s.replicateACLs)
+	}
 	for _, c := range []interface{}{s.evalBroker, s.blockedEvals, s.planQueue} {
 		if e, ok := c.(statsEmitter); ok {
 			s.goLeaderLoop(ctx, func(ctx context.Context) { e.EmitStats(ctx, leaderStatsInterval) })

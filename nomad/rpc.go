@@ -90,6 +90,13 @@ func (s *Server) call(method string, m *rpcMethod, argv, replyv reflect.Value) e
 	if err := checkRPCArgs(method, argv); err != nil {
 		return structs.ClassifyError(err)
 	}
+	if info, ok := rpcInfo(argv); ok {
+		if region := info.RequestRegion(); region != "" && region != s.config.Region {
+			// Another region's request is that region's to authorize:
+			// the token may be one of its own, unknown here.
+			return structs.ClassifyError(s.forwardRegion(method, region, info, argv.Interface(), replyv.Interface()))
+		}
+	}
 	if err := s.authorize(m.rule, argv); err != nil {
 		metrics.IncrCounterWithLabels([]string{"nomad", "rpc", "request_denied"}, 1,
 			[]metrics.Label{{Name: "method", Value: method}})

@@ -32,6 +32,17 @@ func (s *Server) authorize(rule endpoints.Rule, argv reflect.Value) error {
 	return nil
 }
 
+// rpcInfo is the routing an RPC argument carries (its region, whether it
+// is a read), if its type carries it (a value argument through its
+// address).
+func rpcInfo(argv reflect.Value) (structs.RPCInfo, bool) {
+	info, ok := argv.Interface().(structs.RPCInfo)
+	if !ok && argv.CanAddr() {
+		info, ok = argv.Addr().Interface().(structs.RPCInfo)
+	}
+	return info, ok
+}
+
 // rpcAuthInfo is the token and namespace an RPC argument carries, if its
 // type carries them (a value argument through its address).
 func rpcAuthInfo(argv reflect.Value) (structs.AuthInfo, bool) {

@@ -18,7 +18,9 @@ const forwardRetryDelay = 25 * time.Millisecond
 var errLeaderUnknown = errors.New("leader unknown")
 
 // forward decides where a request is served; every endpoint calls it
-// first. It returns false when this server must serve the request itself:
+// first. A request naming another region goes to a server of that region
+// (forwardRegion). It returns false when this server must serve the
+// request itself:
 // it leads (once its leadership is established), or the request is a
 // read that accepts stale data. Otherwise
 // it returns true with the outcome of serving it at the leader: the
@@ -34,7 +36,7 @@ var errLeaderUnknown = errors.New("leader unknown")
 // forwarded it retries.
 func (s *Server) forward(method string, info structs.RPCInfo, args, reply interface{}) (bool, error) {
 	if region := info.RequestRegion(); region != "" && region != s.config.Region {
-		return true, fmt.Errorf("%w %q", ErrNoRegionPath, region)
+		return true, s.forwardRegion(method, region, info, args, reply)
 	}
 	if info.IsRead() && info.AllowStaleRead() {
 		return false, nil

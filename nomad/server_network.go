@@ -36,6 +36,13 @@ type clusterNet struct {
 	pool       *rpcnet.Pool
 	membership *membership.Membership
 	serving    sync.WaitGroup
+
+	// regionPools are the pools to other regions' servers, by region,
+	// made as needed when their connections check another name
+	// (ClusterConfig.RegionTLSWrap).
+	regionMu    sync.Mutex
+	regionPools map[string]*rpcnet.Pool
+	closed      bool
 }
 
 // setupListener opens the RPC port when one is configured and settles
@@ -230,6 +237,7 @@ func (s *Server) closeNetwork() error {
 	if s.net.pool != nil {
 		s.net.pool.Close()
 	}
+	s.closeRegionPools()
 	if s.net.listener == nil {
 		return nil
 	}

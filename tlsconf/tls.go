@@ -183,6 +183,25 @@ func (t *TLS) WrapRPC(conn net.Conn) (net.Conn, error) {
 	return tc, nil
 }
 
+// WrapRPCRegion is WrapRPC for connections to the servers of region: with
+// verify_server_hostname they must prove server.<region>.nomad, the name
+// of their region rather than this agent's (a request forwarded to
+// another region).
+func (t *TLS) WrapRPCRegion(region string) func(conn net.Conn) (net.Conn, error) {
+	return func(conn net.Conn) (net.Conn, error) {
+		cfg := t.cur.Load().rpcClient
+		if cfg.ServerName != "" && region != t.region {
+			cfg = cfg.Clone()
+			cfg.ServerName = ServerName(region)
+		}
+		tc := tls.Client(conn, cfg)
+		if err := tc.Handshake(); err != nil {
+			return nil, fmt.Errorf("tls handshake: %w", err)
+		}
+		return tc, nil
+	}
+}
+
 // PlaintextRPCAllowed reports whether the RPC port still accepts
 // connections without TLS (rpc_upgrade_mode).
 func (t *TLS) PlaintextRPCAllowed() bool { return t.cur.Load().cfg.RPCUpgradeMode }

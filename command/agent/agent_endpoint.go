@@ -26,7 +26,12 @@ func (s *HTTPServer) agentSelfRequest(w http.ResponseWriter, r *http.Request) (i
 	if err := requireMethod(r, http.MethodGet); err != nil {
 		return nil, err
 	}
-	out := agentSelf{Config: s.agent, Stats: s.agentStats()}
+	cfg := *s.agent
+	if cfg.ACL.ReplicationToken != "" {
+		// A management token of the authoritative region.
+		cfg.ACL.ReplicationToken = "<redacted>"
+	}
+	out := agentSelf{Config: &cfg, Stats: s.agentStats()}
 	// Only servers are gossip members; a client-only agent has none.
 	if s.cfg.Server != nil {
 		var members structs.ServerMembersResponse

@@ -25,6 +25,19 @@ func TestAgent_Self(t *testing.T) {
 	must.Eq(t, runtime.GOOS, self.Stats["runtime"]["os"])
 	must.Eq(t, "Leader", self.Stats["raft"]["state"])
 	must.Eq(t, "true", self.Stats["agent"]["server"])
+
+	// The replication token is a management token of another region.
+	var agentCfg *Config
+	h = newTestHTTP(t, func(c *HTTPServerConfig) {
+		c.Agent.ACL.ReplicationToken = "c2a8a1f6-6d4b-4c59-9a53-2a1b0f3c9d10"
+		agentCfg = c.Agent
+	})
+	_, body = h.do("GET", "/v1/agent/self", "")
+	must.StrNotContains(t, body, "c2a8a1f6")
+	must.NoError(t, json.Unmarshal([]byte(body), &self))
+	must.Eq[any](t, "<redacted>", self.Config["ACL"].(map[string]any)["ReplicationToken"])
+	// Only the answer is redacted, not the agent's configuration.
+	must.Eq(t, "c2a8a1f6-6d4b-4c59-9a53-2a1b0f3c9d10", agentCfg.ACL.ReplicationToken)
 }
 
 func TestAgent_MembersServers(t *testing.T) {

@@ -26,6 +26,7 @@ func (a *Agent) startServer() (serverBackend, error) {
 	cfg.Logger = a.logger
 	cfg.Cluster.TLS = a.rpcListenerTLS()
 	cfg.Cluster.Pool.TLSWrap = a.rpcDialer()
+	cfg.Cluster.RegionTLSWrap = a.regionDialer()
 	if a.broker != nil {
 		// Only a non-nil broker: a typed nil would be called.
 		cfg.EventPublisher = a.broker
@@ -78,6 +79,8 @@ func serverConfig(c *Config) *nomad.Config {
 	}
 	sc.Cluster.GossipKey = c.Server.EncryptKey
 	sc.ACLEnabled = c.ACL.Enabled
+	sc.AuthoritativeRegion = c.Server.AuthoritativeRegion
+	sc.ReplicationToken = c.ACL.ReplicationToken
 	if c.ACL.TokenMinExpirationTTL > 0 {
 		sc.ACLTokenMinExpirationTTL = c.ACL.TokenMinExpirationTTL
 	}
@@ -240,7 +243,7 @@ func (l *localServer) Stats() map[string]map[string]string {
 			"leader":        strconv.FormatBool(l.srv.IsLeader()),
 			"leader_addr":   l.leaderAddr(),
 			"bootstrap":     strconv.FormatBool(l.agent.Server.BootstrapExpect == 1),
-			"known_regions": "1",
+			"known_regions": strconv.Itoa(len(l.srv.Regions())),
 			"server_id":     l.srv.ID(),
 		},
 		"raft": l.srv.Raft().Stats(),

@@ -39,6 +39,17 @@ func (a *Agent) rpcDialer() rpcnet.TLSWrapper {
 	return nil
 }
 
+// regionDialer makes the server's connections to another region's
+// servers TLS when tls.rpc is on, checking that region's server name
+// under verify_server_hostname; nil keeps them as rpcDialer makes them.
+func (a *Agent) regionDialer() func(region string) rpcnet.TLSWrapper {
+	t := a.rpcTLS()
+	if t == nil {
+		return nil
+	}
+	return func(region string) rpcnet.TLSWrapper { return t.WrapRPCRegion(region) }
+}
+
 // rpcListenerTLS is how the server's RPC port serves TLS: mutual TLS
 // with the current certificates, plaintext only in rpc_upgrade_mode,
 // and, with verify_server_hostname, Raft only from the region's servers.

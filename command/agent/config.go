@@ -178,6 +178,11 @@ type ServerConfig struct {
 	// start; after that the keyring file holds the keys. Never shown by
 	// /v1/agent/self.
 	EncryptKey string `hcl:"encrypt" json:"-"`
+	// AuthoritativeRegion is the region whose ACL policies, roles, auth
+	// methods, binding rules and global tokens every region uses; the
+	// leader of any other region copies them with acl.replication_token.
+	// Empty: this agent's own region.
+	AuthoritativeRegion string `hcl:"authoritative_region"`
 	// OIDCIssuer, when set, is the issuer of workload identities and
 	// turns on /.well-known/openid-configuration.
 	OIDCIssuer string `hcl:"oidc_issuer"`
@@ -319,8 +324,9 @@ type Telemetry struct {
 // ACL endpoints serve and tokens are required. A client-only agent keeps
 // the tokens it resolved through its servers for TokenTTL and their
 // policies for PolicyTTL (roles are read with the token). The role cache
-// lifetime and the replication token are read so that Nomad's files
-// load; with one region they change nothing.
+// lifetime is read so that Nomad's files load. ReplicationToken is the
+// management token of the authoritative region (server.authoritative_region)
+// a server of another region copies the shared ACL objects with.
 type ACLConfig struct {
 	Enabled          bool          `hcl:"enabled"`
 	TokenTTL         time.Duration `hcl:"token_ttl"`

@@ -686,9 +686,12 @@ acl {
   token_ttl                = "30s"
   policy_ttl               = "30s"
   role_ttl                 = "30s"
-  replication_token        = "unused"
+  replication_token        = "c2a8a1f6-6d4b-4c59-9a53-2a1b0f3c9d10"
   token_min_expiration_ttl = "2m"
   token_max_expiration_ttl = "12h"
+}
+server {
+  authoritative_region = "europe"
 }
 `})
 	c, err := LoadConfig([]string{"-dev", "-config", filepath.Join(dir, "agent.hcl")}, io.Discard)
@@ -699,6 +702,8 @@ acl {
 	must.True(t, sc.ACLEnabled)
 	must.Eq(t, 2*time.Minute, sc.ACLTokenMinExpirationTTL)
 	must.Eq(t, 12*time.Hour, sc.ACLTokenMaxExpirationTTL)
+	must.Eq(t, "europe", sc.AuthoritativeRegion)
+	must.Eq(t, "c2a8a1f6-6d4b-4c59-9a53-2a1b0f3c9d10", sc.ReplicationToken)
 
 	// Unset bounds keep the defaults.
 	plain, err := LoadConfig([]string{"-dev"}, io.Discard)

@@ -106,12 +106,12 @@ func (s *HTTPServer) jobRegister(w http.ResponseWriter, r *http.Request, pathID 
 	return out, nil
 }
 
-// jobFromBody fills a submitted job's namespace and region from the
-// request when the job names none and converts it (the api package's
-// defaults are applied on the way, as Nomad's agent does). The write
-// request then targets the job's namespace. A job with null list entries
-// or driver configs nested too deep is refused here with 400, before
-// anything reads it. Canonicalizing and validating the job is the
+// jobFromBody fills a submitted job's namespace from the request when the
+// job names none, settles its region (jobRegion), and converts it (the
+// api package's defaults are applied on the way, as Nomad's agent does).
+// The write request then targets the job's namespace and region. A job
+// with null list entries or driver configs nested too deep is refused
+// here with 400, before anything reads it. Canonicalizing and validating the job is the
 // server's (endpoints.PrepareJob), once, for every caller: its
 // problems come back as a 400 listing each of them.
 func (s *HTTPServer) jobFromBody(r *http.Request, in *api.Job, wr *structs.WriteRequest) (*structs.Job, []string, error) {
@@ -124,9 +124,7 @@ func (s *HTTPServer) jobFromBody(r *http.Request, in *api.Job, wr *structs.Write
 	if in.Namespace == nil || *in.Namespace == "" {
 		in.Namespace = new(namespace(r))
 	}
-	if in.Region == nil || *in.Region == "" {
-		in.Region = new(s.region(r))
-	}
+	s.applyJobRegion(r, in, wr)
 	job, warnings := convertJob(in)
 	wr.Namespace = job.Namespace
 	return job, warnings, nil

@@ -178,6 +178,7 @@ func withRoleNames(store *state.StateStore, ws memdb.WatchSet, tok *structs.ACLT
 // that only when the leader's reset file names the current reset index,
 // which the new bootstrap then moves.
 func (a *ACL) Bootstrap(args *structs.ACLTokenBootstrapRequest, reply *structs.ACLTokenUpsertResponse) error {
+	a.toAuthoritative(&args.WriteRequest)
 	if done, err := a.srv.Forward("ACL.Bootstrap", args, args, reply); done {
 		return err
 	}
@@ -253,6 +254,7 @@ func (a *ACL) resetFileIndex() uint64 {
 
 // UpsertPolicies creates or replaces policies; management only.
 func (a *ACL) UpsertPolicies(args *structs.ACLPolicyUpsertRequest, reply *structs.GenericResponse) error {
+	a.toAuthoritative(&args.WriteRequest)
 	if done, err := a.srv.Forward("ACL.UpsertPolicies", args, args, reply); done {
 		return err
 	}
@@ -295,6 +297,7 @@ func (a *ACL) UpsertPolicies(args *structs.ACLPolicyUpsertRequest, reply *struct
 // DeletePolicies removes policies by name; names that do not exist are
 // no error. Management only.
 func (a *ACL) DeletePolicies(args *structs.ACLPolicyDeleteRequest, reply *structs.GenericResponse) error {
+	a.toAuthoritative(&args.WriteRequest)
 	if done, err := a.srv.Forward("ACL.DeletePolicies", args, args, reply); done {
 		return err
 	}

@@ -30,6 +30,7 @@ func (a *ACL) tokenTTLBounds() (minTTL, maxTTL time.Duration) {
 // UpsertAuthMethods creates or updates auth methods by name; management
 // only. At most one method is the default.
 func (a *ACL) UpsertAuthMethods(args *structs.ACLAuthMethodsUpsertRequest, reply *structs.ACLAuthMethodsUpsertResponse) error {
+	a.toAuthoritative(&args.WriteRequest)
 	if done, err := a.srv.Forward("ACL.UpsertAuthMethods", args, args, reply); done {
 		return err
 	}
@@ -86,6 +87,7 @@ func (a *ACL) UpsertAuthMethods(args *structs.ACLAuthMethodsUpsertRequest, reply
 // rules; management only. A method that does not exist refuses the whole
 // request.
 func (a *ACL) DeleteAuthMethods(args *structs.ACLAuthMethodsDeleteRequest, reply *structs.GenericResponse) error {
+	a.toAuthoritative(&args.WriteRequest)
 	if done, err := a.srv.Forward("ACL.DeleteAuthMethods", args, args, reply); done {
 		return err
 	}
@@ -169,6 +171,7 @@ func (a *ACL) managementIn(store *state.StateStore, secret string) error {
 // rule without ID is created with a new one; one with an ID must exist.
 // The auth method a rule names must exist.
 func (a *ACL) UpsertBindingRules(args *structs.ACLBindingRulesUpsertRequest, reply *structs.ACLBindingRulesUpsertResponse) error {
+	a.toAuthoritative(&args.WriteRequest)
 	if done, err := a.srv.Forward("ACL.UpsertBindingRules", args, args, reply); done {
 		return err
 	}
@@ -227,6 +230,7 @@ func (a *ACL) UpsertBindingRules(args *structs.ACLBindingRulesUpsertRequest, rep
 // DeleteBindingRules removes binding rules by ID; management only. A rule
 // that does not exist refuses the whole request.
 func (a *ACL) DeleteBindingRules(args *structs.ACLBindingRulesDeleteRequest, reply *structs.GenericResponse) error {
+	a.toAuthoritative(&args.WriteRequest)
 	if done, err := a.srv.Forward("ACL.DeleteBindingRules", args, args, reply); done {
 		return err
 	}

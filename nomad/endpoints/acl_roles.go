@@ -12,6 +12,7 @@ import (
 // UpsertRoles creates or updates roles; management only. A role without
 // ID is created with a new one; one with an ID must exist.
 func (a *ACL) UpsertRoles(args *structs.ACLRolesUpsertRequest, reply *structs.ACLRolesUpsertResponse) error {
+	a.toAuthoritative(&args.WriteRequest)
 	if done, err := a.srv.Forward("ACL.UpsertRoles", args, args, reply); done {
 		return err
 	}
@@ -77,6 +78,7 @@ func (a *ACL) UpsertRoles(args *structs.ACLRolesUpsertRequest, reply *structs.AC
 // DeleteRoles removes roles by ID; management only. A role that does not
 // exist refuses the whole request.
 func (a *ACL) DeleteRoles(args *structs.ACLRolesDeleteByIDRequest, reply *structs.GenericResponse) error {
+	a.toAuthoritative(&args.WriteRequest)
 	if done, err := a.srv.Forward("ACL.DeleteRoles", args, args, reply); done {
 		return err
 	}

@@ -21,6 +21,9 @@ import (
 // client token with an AccessorID no token has is uploaded as given when
 // both IDs are UUIDs. Role links by name or ID are stored by ID.
 func (a *ACL) UpsertTokens(args *structs.ACLTokenUpsertRequest, reply *structs.ACLTokenUpsertResponse) error {
+	if err := a.routeTokenUpsert(args); err != nil {
+		return err
+	}
 	if done, err := a.srv.Forward("ACL.UpsertTokens", args, args, reply); done {
 		return err
 	}
@@ -138,6 +141,9 @@ func resolveRoleLinks(store *state.StateStore, links []*structs.ACLTokenRoleLink
 // DeleteTokens removes tokens by AccessorID; management only. Naming a
 // token that does not exist refuses the whole request.
 func (a *ACL) DeleteTokens(args *structs.ACLTokenDeleteRequest, reply *structs.GenericResponse) error {
+	if err := a.routeTokenDelete(args); err != nil {
+		return err
+	}
 	if done, err := a.srv.Forward("ACL.DeleteTokens", args, args, reply); done {
 		return err
 	}

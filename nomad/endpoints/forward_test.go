@@ -8,6 +8,7 @@ import (
 
 	"github.com/shoenig/test/must"
 
+	"github.com/opennomad/nomad/nomad/state"
 	"github.com/opennomad/nomad/structs"
 )
 
@@ -20,6 +21,18 @@ type forwardingServer struct {
 
 // ShutdownContext is read by Eval.Dequeue before it forwards.
 func (f *forwardingServer) ShutdownContext() context.Context { return context.Background() }
+
+// Settings and State are read by the ACL writes that decide which region
+// they are written in before they forward (acl_authoritative.go).
+func (f *forwardingServer) Settings() Settings { return Settings{} }
+
+func (f *forwardingServer) State() *state.StateStore {
+	store, err := state.NewStateStore(nil)
+	if err != nil {
+		panic(err)
+	}
+	return store
+}
 
 var errForwarded = errors.New("forwarded")
 

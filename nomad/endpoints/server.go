@@ -26,8 +26,9 @@ type Server interface {
 	// itself: it leads (and its leadership is established), or the
 	// request is a read that accepts stale data. Otherwise it returns
 	// true with the outcome of serving the request elsewhere: the reply
-	// is filled by the leader, or the error says why that failed (a
-	// request for a region this server cannot reach fails with
+	// is filled by the leader (or, for a request naming another region,
+	// by a server of that region), or the error says why that failed (a
+	// request for a region no alive server of which is known fails with
 	// structs.ErrNoRegionPath; no leader within the hold timeout with
 	// structs.ErrNoLeader). method is the RPC's name ("Job.Register"),
 	// info and args the request (usually the same value), reply the
@@ -177,6 +178,10 @@ type Server interface {
 	// their status; only itself when it runs no gossip.
 	Members() []*structs.ServerMember
 
+	// Regions are the regions with an alive server in gossip, sorted;
+	// this server's own is always one of them.
+	Regions() []string
+
 	// Deployments is the leader's deployment watcher, which carries out
 	// an operator's actions on a roll-out with its own rules.
 	Deployments() DeploymentWatcher
@@ -223,6 +228,10 @@ type Settings struct {
 	// ACLEnabled turns the ACL system on; the ACL endpoints refuse every
 	// call but ACL.WhoAmI while it is off.
 	ACLEnabled bool
+	// AuthoritativeRegion is where ACL policies, roles, auth methods,
+	// binding rules and global tokens are written: the configured one,
+	// else Region.
+	AuthoritativeRegion string
 	// ACLTokenMinExpirationTTL and ACLTokenMaxExpirationTTL bound a new
 	// token's time to live (0: the defaults).
 	ACLTokenMinExpirationTTL time.Duration

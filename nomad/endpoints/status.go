@@ -43,8 +43,8 @@ func (s *Status) Ping(args struct{}, reply *struct{}) error {
 	return nil
 }
 
-// otherRegion answers requests for a region other than this server's,
-// which have nowhere to go until federation exists.
+// otherRegion sends a request for a region other than this server's to
+// a server of that region.
 func (s *Status) otherRegion(method string, args *structs.GenericRequest, reply interface{}) (bool, error) {
 	if args.Region == "" || args.Region == s.srv.Settings().Region {
 		return false, nil
@@ -101,9 +101,9 @@ var regionRules = Rules{
 	"List": Public(),
 }
 
-// List returns the regions this server knows: its own, until federation
-// exists.
+// List returns the regions this server knows from gossip, sorted: its own
+// and every region with an alive server in the pool.
 func (r *Region) List(args *structs.GenericRequest, reply *[]string) error {
-	*reply = []string{r.srv.Settings().Region}
+	*reply = r.srv.Regions()
 	return nil
 }

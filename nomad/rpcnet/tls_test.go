@@ -252,3 +252,23 @@ func TestTLS_RaftCluster(t *testing.T) {
 		must.NoError(t, echo(p, srv.Addr().String()))
 	}
 }
+
+// A request forwarded to another region's server: with
+// verify_server_hostname, the dialer for that region wants its name, and
+// the dialer of this region's servers refuses it.
+func TestTLS_VerifyOtherRegionServer(t *testing.T) {
+	ca := tlsconftest.NewCA(t)
+	srvTLS := newAgentTLS(t, ca, ca.Server(t, "europe"), nil)
+	srv := startTestServerTLS(t, "127.0.0.1:0", listenerTLS(srvTLS))
+	addr := srv.Addr().String()
+
+	local := newAgentTLS(t, ca, ca.Server(t, testRegion), nil)
+	err := echo(newTestPool(t, PoolConfig{TLSWrap: local.WrapRPC}), addr)
+	must.ErrorContains(t, err, "server.global.nomad")
+	must.NoError(t, echo(newTestPool(t, PoolConfig{TLSWrap: local.WrapRPCRegion("europe")}), addr))
+	err = echo(newTestPool(t, PoolConfig{TLSWrap: local.WrapRPCRegion("asia")}), addr)
+	must.ErrorContains(t, err, "server.asia.nomad")
+	// This region's own name keeps the usual check.
+	err = echo(newTestPool(t, PoolConfig{TLSWrap: local.WrapRPCRegion(testRegion)}), addr)
+	must.ErrorContains(t, err, "server.global.nomad")
+}
