@@ -52,6 +52,12 @@ type Client struct {
 	// nodeChanged asks the node update loop to register the node again.
 	nodeChanged chan struct{}
 
+	// idMu guards the node identity the servers last issued, and
+	// whether renewing it was asked for.
+	idMu          sync.Mutex
+	identity      *nodeIdentity
+	renewIdentity bool
+
 	hbMu          sync.Mutex
 	lastHeartbeat time.Time
 	heartbeatTTL  time.Duration
@@ -122,6 +128,9 @@ func NewClient(cfg *Config) (*Client, error) {
 		return nil, fmt.Errorf("client: %w", err)
 	}
 	if c.dynamicMeta, err = state.LoadNodeMeta(c.cfg.StateDir); err != nil {
+		return nil, fmt.Errorf("client: %w", err)
+	}
+	if err := c.loadNodeIdentity(); err != nil {
 		return nil, fmt.Errorf("client: %w", err)
 	}
 	if c.drivers, err = buildDrivers(&c.cfg); err != nil {

@@ -105,6 +105,19 @@ Usage: nomad node <subcommand> [options] [args]
   Run 'nomad node <subcommand> -help' for a subcommand's flags.
 `
 
+const nodeIdentityGroupHelp = `
+Usage: nomad node identity <subcommand> [options] [args]
+
+  Read and renew the identity the servers issue each node: a JWT signed
+  with the cluster's active root key, renewed by the node before it
+  expires. The commands talk to the client agent running the node.
+
+      $ nomad node identity get <node_id>
+      $ nomad node identity renew <node_id>
+
+  Run 'nomad node identity <subcommand> -help' for a subcommand's flags.
+`
+
 const nodeMetaGroupHelp = `
 Usage: nomad node meta <subcommand> [options] [args]
 

@@ -161,7 +161,9 @@ var routeCases = map[string][]routeCase{
 		{method: "GET", path: "/v1/client/metadata", rules: nodeRead, allowed: allowReaders},
 		{method: "POST", path: "/v1/client/metadata", body: `{"Meta":{"a":"b"}}`, rules: `node { policy = "write" }`, allowed: allowRight},
 	},
-	"/v1/agent/monitor": {{method: "GET", path: "/v1/agent/monitor?log_level=debug", rules: agentRd, allowed: allowReaders}},
+	"/v1/client/identity":       {{method: "GET", path: "/v1/client/identity", rules: nodeRead, allowed: allowReaders}},
+	"/v1/client/identity/renew": {{method: "POST", path: "/v1/client/identity/renew", body: `{}`, rules: `node { policy = "write" }`, allowed: allowRight}},
+	"/v1/agent/monitor":         {{method: "GET", path: "/v1/agent/monitor?log_level=debug", rules: agentRd, allowed: allowReaders}},
 	"/v1/agent/schedulers": {
 		{method: "GET", path: "/v1/agent/schedulers", rules: agentRd, allowed: allowReaders},
 		{method: "GET", path: "/v1/agent/schedulers?server_id=nowhere.global", rules: agentRd, allowed: allowReaders},
