@@ -241,6 +241,9 @@ Usage: nomad operator snapshot <subcommand> [options] <file>
 
       $ nomad operator snapshot save backup.snap
       $ nomad operator snapshot restore backup.snap
+
+  'redact' removes the root keys' material from a saved file before it is
+  handed over.
 `
 
 const operatorSchedulerGroupHelp = `
