@@ -49,6 +49,8 @@ func Commands(meta Meta) map[string]cli.CommandFactory {
 		"job allocs":         func(m Meta) cli.Command { return &JobAllocsCommand{Meta: m} },
 		"job start":          func(m Meta) cli.Command { return &JobStartCommand{Meta: m} },
 		"job restart":        func(m Meta) cli.Command { return &JobRestartCommand{Meta: m} },
+		"job action":         func(m Meta) cli.Command { return &JobActionCommand{Meta: m} },
+		"action":             func(m Meta) cli.Command { return &JobActionCommand{Meta: m} },
 
 		"node":                func(m Meta) cli.Command { return newGroup(m, "node", nodeGroupHelp) },
 		"node status":         func(m Meta) cli.Command { return &NodeStatusCommand{Meta: m} },

@@ -107,8 +107,6 @@ var commandDifferences = map[string]string{
 // missingCommandReasons says why a Nomad command is not registered, when
 // there is more to say than that it is not built yet.
 var missingCommandReasons = map[string]string{
-	"action":                                "task actions are not supported by the server",
-	"job action":                            "task actions are not supported by the server",
 	"login":                                 "the server has no login endpoint (/v1/acl/login, /v1/acl/oidc): auth methods can be managed, not used",
 	"monitor export":                        "no export of agent log files",
 	"operator client-state":                 "reads a client's local state database, which this client does not keep in Nomad's format",

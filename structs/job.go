@@ -321,6 +321,8 @@ type Task struct {
 	Leader      bool
 
 	DispatchPayload *DispatchPayloadConfig
+	// Actions are the commands the task offers to run on demand.
+	Actions []*Action
 }
 
 // Copy returns a deep copy of the task.
@@ -348,6 +350,7 @@ func (t *Task) Copy() *Task {
 		dp := *t.DispatchPayload
 		n.DispatchPayload = &dp
 	}
+	n.Actions = CopyActions(t.Actions)
 	return &n
 }
 

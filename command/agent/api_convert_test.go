@@ -81,6 +81,7 @@ func fullJob() *api.Job {
 				Lifecycle:       &api.TaskLifecycle{Hook: "prestart", Sidecar: true},
 				Leader:          true,
 				DispatchPayload: &api.DispatchPayloadConfig{File: "in.json"},
+				Actions:         []*api.Action{{Name: "hello", Command: "/bin/echo", Args: []string{"hi"}}},
 			}},
 		}},
 	}
