@@ -176,6 +176,7 @@ func Commands(meta Meta) map[string]cli.CommandFactory {
 		"operator snapshot inspect":     func(m Meta) cli.Command { return &OperatorSnapshotInspectCommand{Meta: m} },
 		"operator snapshot state":       func(m Meta) cli.Command { return &OperatorSnapshotStateCommand{Meta: m} },
 		"operator snapshot redact":      func(m Meta) cli.Command { return &OperatorSnapshotRedactCommand{Meta: m} },
+		"operator client-state":         func(m Meta) cli.Command { return &OperatorClientStateCommand{Meta: m} },
 		"operator scheduler":            func(m Meta) cli.Command { return newGroup(m, "operator scheduler", operatorSchedulerGroupHelp) },
 		"operator scheduler get-config": func(m Meta) cli.Command { return &OperatorSchedulerGetConfigCommand{Meta: m} },
 		"operator scheduler set-config": func(m Meta) cli.Command { return &OperatorSchedulerSetConfigCommand{Meta: m} },
