@@ -111,11 +111,14 @@ func (c *Client) wantsNodeIdentity() bool {
 // ErrNotFound before the servers issued one.
 func (c *Client) NodeIdentityClaims() (map[string]any, error) {
 	c.idMu.Lock()
-	defer c.idMu.Unlock()
-	if c.identity == nil {
+	id := c.identity
+	c.idMu.Unlock()
+	if id == nil {
 		return nil, notFound("node %s has no identity yet", c.NodeID())
 	}
-	return maps.Clone(c.identity.claims), nil
+	// An identity is never changed once parsed; the map is cloned so
+	// that the caller may.
+	return maps.Clone(id.claims), nil
 }
 
 // RenewNodeIdentity makes the next heartbeat ask the servers for a new

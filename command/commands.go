@@ -50,7 +50,6 @@ func Commands(meta Meta) map[string]cli.CommandFactory {
 		"job start":          func(m Meta) cli.Command { return &JobStartCommand{Meta: m} },
 		"job restart":        func(m Meta) cli.Command { return &JobRestartCommand{Meta: m} },
 		"job action":         func(m Meta) cli.Command { return &JobActionCommand{Meta: m} },
-		"action":             func(m Meta) cli.Command { return &JobActionCommand{Meta: m} },
 
 		"node":                func(m Meta) cli.Command { return newGroup(m, "node", nodeGroupHelp) },
 		"node status":         func(m Meta) cli.Command { return &NodeStatusCommand{Meta: m} },
@@ -253,6 +252,7 @@ func Commands(meta Meta) map[string]cli.CommandFactory {
 // forms older Nomad versions had, to their commands.
 var topLevelAliases = map[string]string{
 	"run":                "job run",
+	"action":             "job action",
 	"plan":               "job plan",
 	"stop":               "job stop",
 	"start":              "job start",

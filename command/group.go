@@ -36,6 +36,7 @@ var groupSynopses = map[string]string{
 	"job periodic":          "Interact with periodic jobs",
 	"node":                  "Interact with nodes",
 	"node pool":             "Interact with node pools",
+	"node identity":         "Read and renew node identities",
 	"node meta":             "Interact with node metadata",
 	"node intro":            "Manage node introduction tokens",
 	"alloc":                 "Interact with allocations",
