@@ -71,3 +71,44 @@ func TestJobAction_RawExec(t *testing.T) {
 		alloc.JobID, "web", false, nil, "greet", strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{}, nil, nil)
 	must.Error(t, err)
 }
+
+// TestJobAction_ACL: running an action needs what exec needs in the
+// job's namespace (raw_exec: alloc-exec and alloc-node-exec), besides
+// reading the allocation; a token that may only read is refused.
+func TestJobAction_ACL(t *testing.T) {
+	ra, alloc := startClientAgentRunningJob(t, "raw_exec",
+		map[string]interface{}{"command": "/bin/sleep", "args": []interface{}{"3600"}},
+		func(c *Config) { c.ACL.Enabled = true },
+		func(task *structs.Task) { task.Actions = []*structs.Action{{Name: "hi", Command: "/bin/echo", Args: []string{"hi"}}} })
+	mgmt := ra.mgmt
+	cases := []struct {
+		name    string
+		token   string
+		allowed bool
+	}{
+		{"anonymous", "", false},
+		{"read", ra.mustToken(mgmt, "read", nsRead), false},
+		{"alloc-exec only", ra.mustToken(mgmt, "exec", nsCaps("read-job", "alloc-exec")), false},
+		{"exec and node-exec", ra.mustToken(mgmt, "both", nsCaps("read-job", "alloc-exec", "alloc-node-exec")), true},
+		{"management", mgmt, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := nomadapi.NewClient(&nomadapi.Config{Address: ra.base, SecretID: tc.token})
+			must.NoError(t, err)
+			apiAlloc := &nomadapi.Allocation{ID: alloc.ID, Namespace: alloc.Namespace, TaskGroup: alloc.TaskGroup}
+			var stdout bytes.Buffer
+			code, err := c.Jobs().ActionExec(context.Background(), apiAlloc, alloc.JobID, "web", false, nil, "hi",
+				strings.NewReader(""), &stdout, &bytes.Buffer{}, nil, nil)
+			if !tc.allowed {
+				must.Error(t, err)
+				must.StrContains(t, err.Error(), "403")
+				must.Eq(t, "", stdout.String())
+				return
+			}
+			must.NoError(t, err)
+			must.Zero(t, code)
+			must.Eq(t, "hi\n", stdout.String())
+		})
+	}
+}
