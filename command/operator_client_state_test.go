@@ -42,7 +42,9 @@ func TestOperatorClientState(t *testing.T) {
 				Alloc        struct{ ID, JobID string }
 				DeployStatus *struct{ Healthy *bool }
 				Tasks        map[string]struct {
-					LocalState  struct{ TaskHandle struct{ Driver, TaskID string } }
+					LocalState struct {
+						TaskHandle struct{ Driver, TaskID string }
+					}
 					RemoteState struct{ State string }
 					DriverState map[string]any
 				}

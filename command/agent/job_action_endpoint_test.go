@@ -79,7 +79,9 @@ func TestJobAction_ACL(t *testing.T) {
 	ra, alloc := startClientAgentRunningJob(t, "raw_exec",
 		map[string]interface{}{"command": "/bin/sleep", "args": []interface{}{"3600"}},
 		func(c *Config) { c.ACL.Enabled = true },
-		func(task *structs.Task) { task.Actions = []*structs.Action{{Name: "hi", Command: "/bin/echo", Args: []string{"hi"}}} })
+		func(task *structs.Task) {
+			task.Actions = []*structs.Action{{Name: "hi", Command: "/bin/echo", Args: []string{"hi"}}}
+		})
 	mgmt := ra.mgmt
 	cases := []struct {
 		name    string
