@@ -48,6 +48,7 @@ type Allocation struct {
 	PreviousAllocation    string
 	NextAllocation        string
 	RescheduleTracker     *RescheduleTracker
+	NetworkStatus         *AllocNetworkStatus
 	PreemptedAllocations  []string
 	PreemptedByAllocation string
 	CreateIndex           uint64
@@ -55,6 +56,15 @@ type Allocation struct {
 	AllocModifyIndex      uint64
 	CreateTime            int64
 	ModifyTime            int64
+}
+
+// AllocNetworkStatus is an allocation's network as its client set it up:
+// in host mode the node's interface and address.
+type AllocNetworkStatus struct {
+	InterfaceName string
+	Address       string
+	AddressIPv6   string
+	DNS           *DNSConfig
 }
 
 // AllocationListStub is the compact form of an allocation returned by list

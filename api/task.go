@@ -45,6 +45,14 @@ type Task struct {
 	// Identity is the default workload identity; Identities the named ones.
 	Identity   *WorkloadIdentity
 	Identities []*WorkloadIdentity `hcl:"identity,block"`
+	Actions    []*Action           `hcl:"action,block"`
+}
+
+// Action is a command a task offers to run on demand (`action "name"`).
+type Action struct {
+	Name    string   `hcl:"name,label"`
+	Command string   `hcl:"command"`
+	Args    []string `hcl:"args,optional"`
 }
 
 // NewTask returns a task with a name and driver.

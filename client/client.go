@@ -55,6 +55,12 @@ type Client struct {
 	// name; guarded by nodeMu.
 	dynamicVolumes map[string]*structs.ClientHostVolumeConfig
 
+	// idMu guards the node identity the servers last issued, and
+	// whether renewing it was asked for.
+	idMu          sync.Mutex
+	identity      *nodeIdentity
+	renewIdentity bool
+
 	hbMu          sync.Mutex
 	lastHeartbeat time.Time
 	heartbeatTTL  time.Duration
@@ -125,6 +131,9 @@ func NewClient(cfg *Config) (*Client, error) {
 		return nil, fmt.Errorf("client: %w", err)
 	}
 	if c.dynamicMeta, err = state.LoadNodeMeta(c.cfg.StateDir); err != nil {
+		return nil, fmt.Errorf("client: %w", err)
+	}
+	if err := c.loadNodeIdentity(); err != nil {
 		return nil, fmt.Errorf("client: %w", err)
 	}
 	if c.drivers, err = buildDrivers(&c.cfg); err != nil {

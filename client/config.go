@@ -58,7 +58,9 @@ type Config struct {
 	NodeName  string
 	NodeClass string
 	NodePool  string
-	Meta      map[string]string
+	// Meta is the node's static metadata; Nomad's defaults
+	// (defaultNodeMeta) fill the keys it does not set.
+	Meta map[string]string
 	// Options are the client options (OptionRawExecEnable, ...).
 	Options map[string]string
 	// Reserved is kept from tasks.
@@ -159,6 +161,7 @@ func (c *Config) normalize() error {
 	if c.Datacenter == "" {
 		c.Datacenter = "dc1"
 	}
+	c.Meta = withDefaultNodeMeta(c.Meta)
 	if len(c.Servers) == 0 {
 		errs = append(errs, errors.New("client: at least one server is required"))
 	}

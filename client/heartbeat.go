@@ -66,10 +66,12 @@ func (c *Client) heartbeatLoop(wait time.Duration) {
 func (c *Client) heartbeat() (time.Duration, error) {
 	node := c.Node()
 	req := &structs.NodeUpdateStatusRequest{
-		NodeID:       node.ID,
-		SecretID:     node.SecretID,
-		Status:       structs.NodeStatusReady,
-		WriteRequest: structs.WriteRequest{Region: c.cfg.Region},
+		NodeID:   node.ID,
+		SecretID: node.SecretID,
+		Status:   structs.NodeStatusReady,
+		// Asked on every heartbeat until one is issued.
+		ForceIdentityRenewal: c.wantsNodeIdentity(),
+		WriteRequest:         structs.WriteRequest{Region: c.cfg.Region},
 	}
 	var resp structs.NodeUpdateResponse
 	if err := c.servers.call("Node.UpdateStatus", req, &resp); err != nil {
@@ -80,5 +82,6 @@ func (c *Client) heartbeat() (time.Duration, error) {
 	c.heartbeatTTL = resp.HeartbeatTTL
 	c.hbMu.Unlock()
 	c.learnServers(resp.Servers)
+	c.keepNodeIdentity(resp.SignedIdentity)
 	return resp.HeartbeatTTL, nil
 }

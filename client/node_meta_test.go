@@ -23,8 +23,8 @@ func TestClient_NodeMetaAppliedPersistedAndPushed(t *testing.T) {
 
 	got, err := c1.ApplyNodeMeta(map[string]*string{"color": strp("blue"), "zone": nil, "rack": strp("r2")})
 	must.NoError(t, err)
-	must.Eq(t, map[string]string{"rack": "r2", "color": "blue"}, got.Meta)
-	must.Eq(t, map[string]string{"rack": "r1", "zone": "z1"}, got.Static)
+	must.Eq(t, withDefaultNodeMeta(map[string]string{"rack": "r2", "color": "blue"}), got.Meta)
+	must.Eq(t, withDefaultNodeMeta(map[string]string{"rack": "r1", "zone": "z1"}), got.Static)
 	must.MapLen(t, 3, got.Dynamic)
 	must.Nil(t, got.Dynamic["zone"])
 
@@ -40,6 +40,34 @@ func TestClient_NodeMetaAppliedPersistedAndPushed(t *testing.T) {
 	again := c2.NodeMeta()
 	must.Eq(t, got.Meta, again.Meta)
 	must.Eq(t, got.Meta, c2.Node().Meta)
+}
+
+// TestClient_DefaultNodeMeta: a node registers Nomad's connect.*
+// defaults as static metadata, under what the configuration sets; they
+// can be removed at run time as any static key.
+func TestClient_DefaultNodeMeta(t *testing.T) {
+	srv := testServer(t, nil)
+	cfg := testClientConfig(t, local(srv))
+	cfg.Meta = map[string]string{"connect.log_level": "debug"}
+	c := testClient(t, cfg)
+
+	meta := c.NodeMeta()
+	must.Eq(t, meta.Static, meta.Meta)
+	must.MapLen(t, len(defaultNodeMeta), meta.Static)
+	must.Eq(t, "debug", meta.Static["connect.log_level"], must.Sprint("the configuration wins"))
+	must.Eq(t, "1", meta.Static["connect.proxy_concurrency"])
+	must.Eq(t, "docker.io/envoyproxy/envoy:v${NOMAD_envoy_version}", meta.Static["connect.sidecar_image"])
+	must.Eq(t, map[string]string{"connect.log_level": "debug"}, cfg.Meta, must.Sprint("the caller's map is left alone"))
+
+	got, err := c.ApplyNodeMeta(map[string]*string{"connect.sidecar_image": nil})
+	must.NoError(t, err)
+	must.MapNotContainsKey(t, got.Meta, "connect.sidecar_image")
+	must.MapContainsKey(t, got.Static, "connect.sidecar_image")
+	eventually(t, "defaults at the servers", func() bool {
+		n, err := srv.State().NodeByID(nil, c.NodeID())
+		return err == nil && n != nil && n.Meta["connect.transparent_proxy.default_uid"] == "101" &&
+			n.Meta["connect.sidecar_image"] == ""
+	})
 }
 
 func TestClient_NodeMetaRefusesBadKeys(t *testing.T) {

@@ -20,6 +20,7 @@ func (c *Client) register() (time.Duration, error) {
 	}
 	c.logger.Info("node registered", "node_id", req.Node.ID, "heartbeat_ttl", resp.HeartbeatTTL)
 	c.learnServers(resp.Servers)
+	c.keepNodeIdentity(resp.SignedIdentity)
 	return resp.HeartbeatTTL, nil
 }
 

@@ -15,6 +15,13 @@ import (
 // returns the agent's address and the running allocation's ID.
 func startExecAgent(t *testing.T) (string, string) {
 	t.Helper()
+	return startExecAgentWith(t, nil)
+}
+
+// startExecAgentWith is startExecAgent with the task changed by mod
+// first.
+func startExecAgentWith(t *testing.T, mod func(*api.Task)) (string, string) {
+	t.Helper()
 	cfg, err := agent.LoadConfig([]string{"-dev", "-node", "exec-1"}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
@@ -35,6 +42,9 @@ func startExecAgent(t *testing.T) (string, string) {
 	job := testJob("sleeper", 1, 64)
 	job.TaskGroups[0].Tasks[0].Name = "web"
 	job.TaskGroups[0].Tasks[0].Config = map[string]any{"command": "/bin/sleep", "args": []any{"3600"}}
+	if mod != nil {
+		mod(job.TaskGroups[0].Tasks[0])
+	}
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		if _, _, err = c.Jobs().Register(job, nil); err == nil {

@@ -36,6 +36,7 @@ var groupSynopses = map[string]string{
 	"job periodic":          "Interact with periodic jobs",
 	"node":                  "Interact with nodes",
 	"node pool":             "Interact with node pools",
+	"node identity":         "Read and renew node identities",
 	"node meta":             "Interact with node metadata",
 	"node intro":            "Manage node introduction tokens",
 	"alloc":                 "Interact with allocations",
@@ -104,6 +105,19 @@ Usage: nomad node <subcommand> [options] [args]
       $ nomad node pool list
 
   Run 'nomad node <subcommand> -help' for a subcommand's flags.
+`
+
+const nodeIdentityGroupHelp = `
+Usage: nomad node identity <subcommand> [options] [args]
+
+  Read and renew the identity the servers issue each node: a JWT signed
+  with the cluster's active root key, renewed by the node before it
+  expires. The commands talk to the client agent running the node.
+
+      $ nomad node identity get <node_id>
+      $ nomad node identity renew <node_id>
+
+  Run 'nomad node identity <subcommand> -help' for a subcommand's flags.
 `
 
 const nodeMetaGroupHelp = `
@@ -229,6 +243,9 @@ Usage: nomad operator snapshot <subcommand> [options] <file>
 
       $ nomad operator snapshot save backup.snap
       $ nomad operator snapshot restore backup.snap
+
+  'redact' removes the root keys' material from a saved file before it is
+  handed over.
 `
 
 const operatorSchedulerGroupHelp = `

@@ -97,6 +97,7 @@ var commandDifferences = map[string]string{
 	"alloc fs":                  "`-f` (follow) is refused: files are read once",
 	"ui":                        "`-authenticate` is refused (no one-time tokens)",
 	"operator snapshot inspect": "prints the Raft metadata only, not the count of each object type",
+	"operator client-state":     "Nomad's JSON shape read from this client's own store; `LocalState` holds only `TaskHandle` (driver, task ID, start time, driver data)",
 	"operator snapshot state":   "namespaces, node pools, nodes, jobs, evaluations, allocations and deployments; no secrets (node secret IDs blanked, no ACL tokens, keys or variables)",
 	"node config":               "`-update-servers` is refused by the agent: a client's servers come from its configuration",
 	"monitor":                   "streams the agent addressed only; `-log-include-location` is accepted and ignored",
@@ -111,13 +112,7 @@ var commandDifferences = map[string]string{
 // missingCommandReasons says why a Nomad command is not registered, when
 // there is more to say than that it is not built yet.
 var missingCommandReasons = map[string]string{
-	"action":                                "task actions are not supported by the server",
-	"job action":                            "task actions are not supported by the server",
-	"node identity":                         "node identities are not issued",
-	"node identity get":                     "node identities are not issued",
-	"node identity renew":                   "node identities are not issued",
 	"monitor export":                        "no export of agent log files",
-	"operator client-state":                 "reads a client's local state database, which this client does not keep in Nomad's format",
 	"operator scheduler get-num-schedulers": "not built; `nomad operator scheduler workers` reads the agent's scheduler workers",
 	"operator scheduler set-num-schedulers": "not built; `nomad operator scheduler workers -num` sets the agent's scheduler workers",
 }

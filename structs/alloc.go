@@ -76,6 +76,10 @@ type Allocation struct {
 	RescheduleTracker *RescheduleTracker
 	FollowupEvalID    string
 
+	// NetworkStatus is reported by the client once it set up the
+	// allocation's network; the servers keep the latest.
+	NetworkStatus *AllocNetworkStatus
+
 	PreemptedAllocations  []string
 	PreemptedByAllocation string
 
@@ -204,6 +208,7 @@ func (a *Allocation) Copy() *Allocation {
 		n.DeploymentStatus = &ds
 	}
 	n.RescheduleTracker = a.RescheduleTracker.Copy()
+	n.NetworkStatus = a.NetworkStatus.Copy()
 	n.PreemptedAllocations = slices.Clone(a.PreemptedAllocations)
 	return &n
 }

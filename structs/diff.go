@@ -247,6 +247,7 @@ func taskDiff(old, new *Task, contextual bool) (*TaskDiff, error) {
 	)
 	diff.Objects = append(diff.Objects, serviceDiffs(old.Services, new.Services, contextual)...)
 	diff.Objects = append(diff.Objects, volumeMountDiffs(old.VolumeMounts, new.VolumeMounts, contextual)...)
+	diff.Objects = append(diff.Objects, actionDiffs(old.Actions, new.Actions, contextual)...)
 	sortObjectDiffs(diff.Objects)
 
 	if diff.Type == DiffTypeNone && (anyFieldChanged(diff.Fields) || anyObjectChanged(diff.Objects)) {
@@ -257,7 +258,7 @@ func taskDiff(old, new *Task, contextual bool) (*TaskDiff, error) {
 
 // inPlaceTaskObjects are the task objects a client can apply to a running
 // task without replacing the allocation.
-var inPlaceTaskObjects = []string{"LogConfig", "Constraint", "Service"}
+var inPlaceTaskObjects = []string{"LogConfig", "Constraint", "Service", "Action"}
 
 // annotateTask records what a task change forces. Tasks of a group that
 // appears or disappears are simply created or destroyed; otherwise any

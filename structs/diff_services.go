@@ -1,5 +1,7 @@
 package structs
 
+import "strconv"
+
 // serviceDiffs pairs services by name and port label, as a service is
 // known in the catalog, so a changed tag or check shows as an edit of
 // that service. Tags are sets; checks pair by name.
@@ -54,6 +56,41 @@ func checkDiffs(old, new []*ServiceCheck, contextual bool) []*ObjectDiff {
 	var out []*ObjectDiff
 	for _, k := range unionKeys(oldSet, newSet) {
 		if d := primitiveObjectDiff("Check", oldSet[k], newSet[k], contextual); d != nil {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// actionDiffs diffs a task's actions, matched by name; the arguments are
+// an object of their positions, as their order matters.
+func actionDiffs(old, new []*Action, contextual bool) []*ObjectDiff {
+	index := func(list []*Action) map[string]*Action {
+		m := make(map[string]*Action, len(list))
+		for _, a := range list {
+			if a != nil {
+				m[a.Name] = a
+			}
+		}
+		return m
+	}
+	args := func(a *Action) map[string]string {
+		if a == nil || len(a.Args) == 0 {
+			return nil
+		}
+		m := make(map[string]string, len(a.Args))
+		for i, arg := range a.Args {
+			m[strconv.Itoa(i)] = arg
+		}
+		return m
+	}
+	oldSet, newSet := index(old), index(new)
+	var out []*ObjectDiff
+	for _, k := range unionKeys(oldSet, newSet) {
+		o, n := oldSet[k], newSet[k]
+		fields := fieldDiffs(flattenPrimitives(o), flattenPrimitives(n), contextual)
+		objects := appendObjects(nil, flatObjectDiff("Args", args(o), args(n), contextual))
+		if d := composeObject("Action", o != nil, n != nil, fields, objects); d != nil {
 			out = append(out, d)
 		}
 	}

@@ -326,6 +326,8 @@ type Task struct {
 	VolumeMounts []*VolumeMount
 
 	DispatchPayload *DispatchPayloadConfig
+	// Actions are the commands the task offers to run on demand.
+	Actions []*Action
 }
 
 // Copy returns a deep copy of the task.
@@ -354,6 +356,7 @@ func (t *Task) Copy() *Task {
 		dp := *t.DispatchPayload
 		n.DispatchPayload = &dp
 	}
+	n.Actions = CopyActions(t.Actions)
 	return &n
 }
 

@@ -219,6 +219,11 @@ type NodeUpdateStatusRequest struct {
 	// entry so a leader failing in between cannot leave a down node whose
 	// allocs nobody replaces; the FSM stamps their NodeModifyIndex.
 	Evals []*Evaluation
+	// ForceIdentityRenewal is a client asking for a new node identity
+	// with this heartbeat: it has none yet, its identity nears expiry, or
+	// an operator asked it to renew. A heartbeat that proves the node's
+	// secret gets one in NodeUpdateResponse.SignedIdentity.
+	ForceIdentityRenewal bool
 	WriteRequest
 }
 
@@ -281,6 +286,10 @@ type NodeUpdateResponse struct {
 	LeaderRPCAddr string
 	NumNodes      int32
 	Servers       []*NodeServerInfo
+	// SignedIdentity is a new node identity (a JWT the servers signed
+	// with the keyring's active key) for the client to keep; nil when
+	// none was issued with this answer.
+	SignedIdentity *string
 	QueryMeta
 }
 

@@ -31,6 +31,7 @@ func (t *Task) validate(p *problems, prefix string, groupDiskMB int) {
 		t.Resources.validate(p, prefix)
 	}
 	t.validateLogs(p, prefix, groupDiskMB)
+	t.validateActions(p, prefix)
 	if lc := t.Lifecycle; lc != nil {
 		switch lc.Hook {
 		case TaskLifecycleHookPrestart, TaskLifecycleHookPoststart, TaskLifecycleHookPoststop:

@@ -47,8 +47,8 @@ type Config struct {
 	// Updated is called from the alloc runner's goroutine whenever the
 	// allocation's client status or task states change, with a fresh
 	// copy holding only what the client reports (ID, NodeID, status,
-	// description, task states). It must not block for long: a client
-	// queues the update for its next batch to the servers.
+	// description, task states, network status). It must not block for
+	// long: a client queues the update for its next batch to the servers.
 	Updated func(*structs.Allocation)
 }
 
@@ -72,6 +72,11 @@ type AllocRunner struct {
 
 	// lastReport is touched only by Run's goroutine.
 	lastReport string
+
+	// netStatus is the allocation's network, set when the runner is
+	// built (host mode: the node's own network) and reported with every
+	// update.
+	netStatus *structs.AllocNetworkStatus
 
 	mu         sync.Mutex
 	alloc      *structs.Allocation
@@ -111,6 +116,7 @@ func New(cfg *Config) (*AllocRunner, error) {
 		alloc:      a,
 		status:     structs.AllocClientStatusPending,
 		statusDesc: descPending,
+		netStatus:  hostNetworkStatus(cfg.Node, tg),
 	}
 	if ar.cfg.Updated == nil {
 		ar.cfg.Updated = func(*structs.Allocation) {}
@@ -177,6 +183,7 @@ func (ar *AllocRunner) Alloc() *structs.Allocation {
 	a.ClientStatus, a.ClientDescription = ar.status, ar.statusDesc
 	ar.mu.Unlock()
 	a.TaskStates = ar.taskStates()
+	a.NetworkStatus = ar.netStatus.Copy()
 	return a
 }
 
@@ -336,6 +343,7 @@ func (ar *AllocRunner) coordinate(started, killed map[string]bool, stopping, des
 	update := &structs.Allocation{
 		ID: ar.alloc.ID, NodeID: ar.alloc.NodeID, Namespace: ar.alloc.Namespace, JobID: ar.alloc.JobID,
 		TaskGroup: ar.alloc.TaskGroup, ClientStatus: status, ClientDescription: desc, TaskStates: states,
+		NetworkStatus: ar.netStatus.Copy(),
 	}
 	ar.mu.Unlock()
 	if fp := reportFingerprint(update); fp != ar.lastReport {

@@ -248,6 +248,13 @@ func (c *jobConverter) task(in *api.Task, group *api.TaskGroup, prefix string) *
 	if d := in.DispatchPayload; d != nil {
 		t.DispatchPayload = &structs.DispatchPayloadConfig{File: d.File}
 	}
+	for _, a := range in.Actions {
+		if a == nil {
+			t.Actions = append(t.Actions, nil)
+			continue
+		}
+		t.Actions = append(t.Actions, &structs.Action{Name: a.Name, Command: a.Command, Args: slices.Clone(a.Args)})
+	}
 	// Tasks restart by their group's policy; a task-level restart block
 	// that changes it cannot be honoured.
 	if in.RestartPolicy != nil && group.RestartPolicy != nil &&

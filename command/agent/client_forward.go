@@ -1,9 +1,12 @@
 package agent
 
 import (
+	"bytes"
 	"crypto/tls"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -104,8 +107,44 @@ func clientRequestTarget(r *http.Request) (allocID, nodeID string) {
 		allocID, _, _ = strings.Cut(rest, "/")
 	default:
 		nodeID = r.URL.Query().Get("node_id")
+		if nodeID == "" && namesNodeInBody(r) {
+			nodeID = bodyNodeID(r)
+		}
 	}
 	return allocID, nodeID
+}
+
+// namesNodeInBody reports whether the request is a write whose JSON body
+// names the node ({"NodeID"}), as the api package sends metadata changes
+// and identity renewals.
+func namesNodeInBody(r *http.Request) bool {
+	if r.Method != http.MethodPut && r.Method != http.MethodPost {
+		return false
+	}
+	return r.URL.Path == "/v1/client/metadata" || r.URL.Path == "/v1/client/identity/renew"
+}
+
+// maxPeekedBody bounds what is read of a body to find the node it names;
+// the handler reads the same bytes again.
+const maxPeekedBody = 1 << 20
+
+// bodyNodeID reads the NodeID of r's JSON body and puts the body back
+// for the handler (or the proxy); "" when there is none or the body is
+// not JSON, which the handler then refuses.
+func bodyNodeID(r *http.Request) string {
+	if r.Body == nil {
+		return ""
+	}
+	b, err := io.ReadAll(io.LimitReader(r.Body, maxPeekedBody))
+	r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(b), r.Body))
+	if err != nil {
+		return ""
+	}
+	var body struct{ NodeID string }
+	if json.Unmarshal(b, &body) != nil {
+		return ""
+	}
+	return body.NodeID
 }
 
 // answersLocally reports whether this agent's client is the one asked

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -22,12 +23,13 @@ import (
 // the caller's token, one hop only.
 func TestForwardClient(t *testing.T) {
 	type seen struct {
-		Path, Query, Token, Forwarded string
+		Path, Query, Token, Forwarded, Body string
 	}
 	var last seen
 	upgrader := websocket.Upgrader{}
 	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		last = seen{r.URL.Path, r.URL.RawQuery, r.Header.Get("X-Nomad-Token"), r.Header.Get(forwardedHeader)}
+		b, _ := io.ReadAll(r.Body)
+		last = seen{r.URL.Path, r.URL.RawQuery, r.Header.Get("X-Nomad-Token"), r.Header.Get(forwardedHeader), string(b)}
 		if strings.HasSuffix(r.URL.Path, "/exec") {
 			conn, err := upgrader.Upgrade(w, r, nil)
 			if err != nil {
@@ -73,6 +75,18 @@ func TestForwardClient(t *testing.T) {
 			must.Eq(t, "n1", last.Forwarded)
 			must.StrContains(t, body, `"from":"target"`)
 		})
+	}
+
+	// A write naming its node in the body (as the api package sends
+	// identity renewals and metadata changes) goes to that node's agent,
+	// body intact.
+	for _, path := range []string{"/v1/client/identity/renew", "/v1/client/metadata"} {
+		last = seen{}
+		renew := `{"NodeID":"` + node.ID + `","Meta":{"a":"b"}}`
+		resp, body := h.do("POST", path, renew)
+		must.Eq(t, http.StatusOK, resp.StatusCode, must.Sprint(body))
+		must.Eq(t, path, last.Path)
+		must.Eq(t, renew, last.Body)
 	}
 
 	// A request forwarded already is not forwarded again: this agent

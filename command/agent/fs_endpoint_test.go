@@ -32,6 +32,14 @@ func startClientAgent(t *testing.T) (*realAgent, *structs.Allocation) {
 // alloc runs. With ACLs on, it bootstraps them (the secret is ra.mgmt).
 func startClientAgentRunning(t testing.TB, driver string, config map[string]interface{}, mod func(*Config)) (*realAgent, *structs.Allocation) {
 	t.Helper()
+	return startClientAgentRunningJob(t, driver, config, mod, nil)
+}
+
+// startClientAgentRunningJob is startClientAgentRunning with the job's
+// task changed by taskMod first.
+func startClientAgentRunningJob(t testing.TB, driver string, config map[string]interface{}, mod func(*Config),
+	taskMod func(*structs.Task)) (*realAgent, *structs.Allocation) {
+	t.Helper()
 	// A mock_driver task without run_for exits at once (as Nomad's); these
 	// tests want it running until they stop it.
 	if _, ok := config["run_for"]; driver == "mock_driver" && !ok {
@@ -71,6 +79,9 @@ func startClientAgentRunning(t testing.TB, driver string, config map[string]inte
 	tg.Networks = nil
 	tg.Tasks[0].Driver = driver
 	tg.Tasks[0].Config = config
+	if taskMod != nil {
+		taskMod(tg.Tasks[0])
+	}
 	req := &structs.JobRegisterRequest{Job: job}
 	if cfg.ACL.Enabled {
 		ra.mgmt = ra.bootstrapACLs()

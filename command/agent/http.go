@@ -226,6 +226,8 @@ func (s *HTTPServer) routes() {
 	h("/v1/client/allocation/", clientAllocNeed, checkClientAllocPath(s.forwardClient(s.clientAllocRequest)))
 	h("/v1/client/stats", nodeReadNeed, s.forwardClient(s.clientStatsRequest))
 	h("/v1/client/metadata", nodeMetaNeed, s.forwardClient(s.clientMetadataRequest))
+	h("/v1/client/identity", nodeReadNeed, s.forwardClient(s.clientIdentityRequest))
+	h("/v1/client/identity/renew", nodeWriteNeed, s.forwardClient(s.clientIdentityRenewRequest))
 
 	h("/v1/scaling/policies", viaRPC, s.scalingPoliciesRequest)
 	h("/v1/scaling/policy/", viaRPC, s.scalingPolicyRequest)

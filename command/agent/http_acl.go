@@ -39,10 +39,11 @@ var (
 	// notServed routes answer 501 to anyone.
 	notServed = need{Doc: "none (not supported: 501)", Public: true}
 
-	agentRead    = allowIf("agent read", func(a *acl.ACL, _ *http.Request) bool { return a.AllowAgentRead() })
-	agentWrite   = allowIf("agent write", func(a *acl.ACL, _ *http.Request) bool { return a.AllowAgentWrite() })
-	management   = allowIf("management", func(a *acl.ACL, _ *http.Request) bool { return a.IsManagement() })
-	nodeReadNeed = allowIf("node read", func(a *acl.ACL, _ *http.Request) bool { return a.AllowNodeRead() })
+	agentRead     = allowIf("agent read", func(a *acl.ACL, _ *http.Request) bool { return a.AllowAgentRead() })
+	agentWrite    = allowIf("agent write", func(a *acl.ACL, _ *http.Request) bool { return a.AllowAgentWrite() })
+	management    = allowIf("management", func(a *acl.ACL, _ *http.Request) bool { return a.IsManagement() })
+	nodeReadNeed  = allowIf("node read", func(a *acl.ACL, _ *http.Request) bool { return a.AllowNodeRead() })
+	nodeWriteNeed = allowIf("node write", func(a *acl.ACL, _ *http.Request) bool { return a.AllowNodeWrite() })
 )
 
 // errPermissionDenied is the refusal of a token that lacks what a route

@@ -91,6 +91,7 @@ var routeCases = map[string][]routeCase{
 		{method: "PUT", path: "/v1/job/nosuch/stable", body: `{"JobID":"nosuch","JobVersion":1}`, rules: nsCaps("stable-job"), allowed: allowRight},
 		{method: "GET", path: "/v1/job/nosuch/scale", rules: nsCaps("read-job-scaling"), allowed: allowReaders},
 		{method: "GET", path: "/v1/job/nosuch/services", rules: nsCaps("read-job"), allowed: allowReaders},
+		{method: "GET", path: "/v1/job/nosuch/actions", rules: nsCaps("read-job"), allowed: allowReaders},
 		{method: "PUT", path: "/v1/job/nosuch/scale", body: `{"Count":1,"Target":{"Group":"web"}}`, rules: nsCaps("scale-job"), allowed: allowRight},
 		{method: "PUT", path: "/v1/job/nosuch/scale", body: `{"Count":1,"Target":{"Group":"web"}}`, rules: `namespace "default" { policy = "scale" }`, allowed: allowRight},
 		{method: "PUT", path: "/v1/job/nosuch/versions/v1/tag", body: `{"Version":0}`, rules: nsCaps("tag-job-version"), allowed: allowRight},
@@ -161,7 +162,9 @@ var routeCases = map[string][]routeCase{
 		{method: "GET", path: "/v1/client/metadata", rules: nodeRead, allowed: allowReaders},
 		{method: "POST", path: "/v1/client/metadata", body: `{"Meta":{"a":"b"}}`, rules: `node { policy = "write" }`, allowed: allowRight},
 	},
-	"/v1/agent/monitor": {{method: "GET", path: "/v1/agent/monitor?log_level=debug", rules: agentRd, allowed: allowReaders}},
+	"/v1/client/identity":       {{method: "GET", path: "/v1/client/identity", rules: nodeRead, allowed: allowReaders}},
+	"/v1/client/identity/renew": {{method: "POST", path: "/v1/client/identity/renew", body: `{}`, rules: `node { policy = "write" }`, allowed: allowRight}},
+	"/v1/agent/monitor":         {{method: "GET", path: "/v1/agent/monitor?log_level=debug", rules: agentRd, allowed: allowReaders}},
 	"/v1/agent/schedulers": {
 		{method: "GET", path: "/v1/agent/schedulers", rules: agentRd, allowed: allowReaders},
 		{method: "GET", path: "/v1/agent/schedulers?server_id=nowhere.global", rules: agentRd, allowed: allowReaders},

@@ -17,13 +17,13 @@ var jobSubresources = map[string]bool{
 	"plan": true, "evaluate": true, "allocations": true, "evaluations": true,
 	"summary": true, "versions": true, "deployments": true, "deployment": true,
 	"periodic/force": true, "dispatch": true, "revert": true, "stable": true, "scale": true,
-	"submission": true, "services": true,
+	"submission": true, "services": true, "actions": true, "action": true,
 }
 
 // jobUnsupported are Nomad's other paths under /v1/job/:id; they answer
 // 501 rather than being mistaken for part of a job ID.
 var jobUnsupported = map[string]bool{
-	"actions": true, "action": true, "tag": true,
+	"tag": true,
 }
 
 // jobsRequest serves /v1/jobs: GET lists, PUT/POST registers.
@@ -269,6 +269,10 @@ func (s *HTTPServer) jobSpecificRequest(w http.ResponseWriter, r *http.Request) 
 		return s.jobScale(w, r, id)
 	case "services":
 		return s.jobServices(w, r, id)
+	case "actions":
+		return s.jobActions(w, r, id)
+	case "action":
+		return s.jobAction(w, r, id)
 	}
 	return nil, codedError(http.StatusNotFound, "Invalid URL path")
 }

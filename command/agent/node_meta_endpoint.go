@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/opennomad/nomad/acl"
 	"github.com/opennomad/nomad/api"
 	"github.com/opennomad/nomad/client"
 )
@@ -19,7 +18,7 @@ type nodeMetaClient interface {
 }
 
 // nodeMetaNeed: node read to read the metadata, node write to change it.
-var nodeMetaNeed = readWrite(nodeReadNeed, allowIf("node write", func(a *acl.ACL, _ *http.Request) bool { return a.AllowNodeWrite() }))
+var nodeMetaNeed = readWrite(nodeReadNeed, nodeWriteNeed)
 
 // clientMetadataRequest serves /v1/client/metadata: GET reads this
 // agent's node's metadata (static, dynamic and the merge the node
@@ -60,15 +59,23 @@ func (s *HTTPServer) clientMetadataRequest(w http.ResponseWriter, r *http.Reques
 // nodeMetaClient is the agent's client when nodeID is empty or names its
 // node.
 func (s *HTTPServer) nodeMetaClient(nodeID string) (nodeMetaClient, error) {
-	c, ok := s.cfg.Client.(nodeMetaClient)
+	return localNodeClient[nodeMetaClient](s, nodeID, "node metadata")
+}
+
+// localNodeClient is the agent's client, as the part T a node endpoint
+// uses, when nodeID is empty or names its node; what names what the
+// endpoint answers, for the refusal of an agent without a client.
+func localNodeClient[T interface{ NodeID() string }](s *HTTPServer, nodeID, what string) (T, error) {
+	var zero T
+	c, ok := s.cfg.Client.(T)
 	switch {
 	case !ok && nodeID == "":
-		return nil, codedError(http.StatusBadRequest, "No local Node and node_id not provided")
+		return zero, codedError(http.StatusBadRequest, "No local Node and node_id not provided")
 	case !ok:
-		return nil, codedError(http.StatusNotImplemented,
-			"this agent runs no client; node metadata is answered by the agent running the node")
+		return zero, codedError(http.StatusNotImplemented,
+			fmt.Sprintf("this agent runs no client; %s is answered by the agent running the node", what))
 	case nodeID != "" && !strings.EqualFold(nodeID, c.NodeID()):
-		return nil, codedError(http.StatusNotFound, fmt.Sprintf("Unknown node %q", nodeID))
+		return zero, codedError(http.StatusNotFound, fmt.Sprintf("Unknown node %q", nodeID))
 	}
 	return c, nil
 }

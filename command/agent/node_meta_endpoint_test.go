@@ -97,7 +97,10 @@ func TestRealAgent_NodeMetaReachesTheServers(t *testing.T) {
 	resp, body := ra.do("GET", "/v1/client/metadata", "")
 	must.Eq(t, http.StatusOK, resp.StatusCode, must.Sprint(body))
 	must.NoError(t, json.Unmarshal([]byte(body), &got))
-	must.Eq(t, map[string]string{"rack": "r1", "zone": "z1"}, got.Static)
+	// Nomad's connect.* defaults sit beside the configured keys.
+	must.Eq(t, "r1", got.Static["rack"])
+	must.Eq(t, "z1", got.Static["zone"])
+	must.Eq(t, "info", got.Static["connect.log_level"])
 	must.Eq(t, got.Static, got.Meta)
 
 	resp, body = ra.do("POST", "/v1/client/metadata", `{"Meta":{"color":"blue","zone":null}}`)

@@ -30,8 +30,6 @@ var unsupportedRoutes = []unsupportedRoute{
 	{"/v1/agent/reload", ""},
 	{"/v1/agent/monitor/export", ""},
 	{"/v1/client/gc", ""},
-	{"/v1/client/identity", ""},
-	{"/v1/client/identity/renew", ""},
 
 	{"/v1/volume/csi/", featureCSI},
 	{"/v1/volumes/external", featureCSI},

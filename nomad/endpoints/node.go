@@ -91,6 +91,10 @@ func (n *Node) Register(args *structs.NodeRegisterRequest, reply *structs.NodeUp
 			return err
 		}
 		reply.HeartbeatTTL = ttl
+		// A registration proved the node's secret: it gets a fresh
+		// identity, which also carries a changed pool, class or
+		// datacenter.
+		n.issueNodeIdentity(node, true, reply)
 	}
 	n.setServerInfo(reply)
 	return nil
@@ -334,6 +338,11 @@ func (n *Node) UpdateStatus(args *structs.NodeUpdateStatusRequest, reply *struct
 			return err
 		}
 		reply.HeartbeatTTL = ttl
+		// Only the node itself, proving its secret, is issued an
+		// identity; the leader's own status changes carry no secret.
+		if args.ForceIdentityRenewal && args.SecretID != "" {
+			n.issueNodeIdentity(node, false, reply)
+		}
 	}
 	n.setServerInfo(reply)
 	return nil

@@ -201,6 +201,10 @@ func (tx *Txn) upsertAlloc(a *structs.Allocation, eventType string, jobs jobStat
 	} else {
 		a.CreateIndex = existing.CreateIndex
 		a.TaskStates = existing.TaskStates
+		if a.NetworkStatus == nil {
+			// Reported by the client; a server-side change keeps it.
+			a.NetworkStatus = existing.NetworkStatus
+		}
 		if a.ClientStatus != structs.AllocClientStatusLost && a.ClientStatus != structs.AllocClientStatusUnknown {
 			a.ClientStatus = existing.ClientStatus
 			a.ClientDescription = existing.ClientDescription
@@ -332,6 +336,9 @@ func (tx *Txn) UpdateAllocsFromClient(allocs []*structs.Allocation) error {
 		c.ClientStatus = update.ClientStatus
 		c.ClientDescription = update.ClientDescription
 		c.TaskStates = update.TaskStates
+		if update.NetworkStatus != nil {
+			c.NetworkStatus = update.NetworkStatus.Copy()
+		}
 		if update.DeploymentStatus != nil && !sameHealth(existing.DeploymentStatus, update.DeploymentStatus) {
 			ds := *update.DeploymentStatus
 			if existing.DeploymentStatus != nil {

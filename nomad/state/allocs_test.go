@@ -31,12 +31,14 @@ func TestAllocs_UpsertNewAndServerUpdate(t *testing.T) {
 
 	// The client reports progress.
 	states := map[string]*structs.TaskState{"server": {State: structs.TaskStateRunning}}
+	network := &structs.AllocNetworkStatus{InterfaceName: "eth0", Address: "10.0.0.5"}
 	must.NoError(t, s.UpdateAllocsFromClient(11, []*structs.Allocation{{
 		ID: a.ID, ClientStatus: structs.AllocClientStatusRunning, ClientDescription: "all tasks running",
-		TaskStates: states, ModifyTime: 123,
+		TaskStates: states, ModifyTime: 123, NetworkStatus: network,
 	}}))
 	out, _ = s.AllocByID(nil, a.ID)
 	must.Eq(t, structs.AllocClientStatusRunning, out.ClientStatus)
+	must.Eq(t, network, out.NetworkStatus)
 	must.Eq(t, 11, out.ModifyIndex)
 	must.Eq(t, 10, out.AllocModifyIndex) // client writes don't wake the client
 	must.Eq(t, 123, out.ModifyTime)
@@ -53,6 +55,7 @@ func TestAllocs_UpsertNewAndServerUpdate(t *testing.T) {
 	must.Eq(t, structs.AllocClientStatusRunning, out.ClientStatus)
 	must.Eq(t, "all tasks running", out.ClientDescription)
 	must.Eq(t, states, out.TaskStates)
+	must.Eq(t, network, out.NetworkStatus)
 	must.Eq(t, 10, out.CreateIndex)
 	must.Eq(t, 12, out.AllocModifyIndex)
 	must.NotNil(t, out.Job) // re-attached from the stored alloc
