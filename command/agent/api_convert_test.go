@@ -83,7 +83,7 @@ func fullJob() *api.Job {
 				DispatchPayload: &api.DispatchPayloadConfig{File: "in.json"},
 				VolumeMounts: []*api.VolumeMount{{Volume: new("data"), Destination: new("/data"), ReadOnly: new(true),
 					PropagationMode: new("host-to-task"), SELinuxLabel: new("z")}},
-				Actions:         []*api.Action{{Name: "hello", Command: "/bin/echo", Args: []string{"hi"}}},
+				Actions: []*api.Action{{Name: "hello", Command: "/bin/echo", Args: []string{"hi"}}},
 			}},
 			Volumes: map[string]*api.VolumeRequest{"data": {Name: "data", Type: "host", Source: "src", ReadOnly: true,
 				Sticky: true, AccessMode: "single-node-reader-only", AttachmentMode: "file-system", PerAlloc: true,
