@@ -43,8 +43,9 @@ const (
 // every namespaced table has a job index led by the namespace, and a
 // prefix scan of it with (namespace, "") lists the namespace.
 const (
-	indexID  = "id"
-	indexJob = "job"
+	indexID     = "id"
+	indexJob    = "job"
+	indexStatus = "status"
 )
 
 // IndexEntry is a row of the index table: the Raft index of the last
@@ -232,14 +233,15 @@ func evalsTableSchema() *memdb.TableSchema {
 					strField(func(e *structs.Evaluation) string { return e.Status }),
 				}},
 			},
-			// status serves the broker and blocked-evals restore on a
-			// leadership change: only pending and blocked evals matter,
-			// so the index holds only those and a finished eval costs no
-			// insert in it.
-			"status": {
-				Name:         "status",
+			// status is (Status, class, CreateTime) and serves the
+			// broker and blocked-evals restore on a leadership change,
+			// and the backlog's oldest waiting eval of each class: only
+			// pending and blocked evals matter, so the index holds only
+			// those and a finished eval costs no insert in it.
+			indexStatus: {
+				Name:         indexStatus,
 				AllowMissing: true,
-				Indexer:      strField(waitingEvalStatus),
+				Indexer:      waitingEvalIndex{},
 			},
 		},
 	}
