@@ -133,9 +133,10 @@ func nodesTableSchema() *memdb.TableSchema {
 	}
 }
 
-// namespacedID indexes (Namespace, ID) pairs; lookups pass both.
-func namespacedID[T any](ns, id func(T) string) *memdb.CompoundIndex {
-	return &memdb.CompoundIndex{Indexes: []memdb.Indexer{strField(ns), strField(id)}}
+// namespacedID indexes (Namespace, ID) pairs; lookups pass both, or a
+// namespace and an ID prefix.
+func namespacedID[T any](ns, id func(T) string) *stringsIndex[T] {
+	return strFields(ns, id)
 }
 
 func jobsTableSchema() *memdb.TableSchema {
@@ -227,11 +228,11 @@ func evalsTableSchema() *memdb.TableSchema {
 			// job, or all its evals, are a prefix scan away.
 			indexJob: {
 				Name: indexJob,
-				Indexer: &memdb.CompoundIndex{Indexes: []memdb.Indexer{
-					strField(func(e *structs.Evaluation) string { return e.Namespace }),
-					strField(func(e *structs.Evaluation) string { return e.JobID }),
-					strField(func(e *structs.Evaluation) string { return e.Status }),
-				}},
+				Indexer: strFields(
+					func(e *structs.Evaluation) string { return e.Namespace },
+					func(e *structs.Evaluation) string { return e.JobID },
+					func(e *structs.Evaluation) string { return e.Status },
+				),
 			},
 			// status is (Status, class, CreateTime) and serves the
 			// broker and blocked-evals restore on a leadership change,
