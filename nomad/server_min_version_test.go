@@ -4,9 +4,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/raft"
 	"github.com/shoenig/test/must"
 
 	"github.com/opennomad/nomad/nomad/clock"
+	"github.com/opennomad/nomad/structs"
+	"github.com/opennomad/nomad/structs/mock"
 )
 
 // TestVersionGate: the answer is checked at first use and again only
@@ -32,4 +35,59 @@ func TestVersionGate(t *testing.T) {
 	clk.Advance(versionGateTTL / 2)
 	must.False(t, g.Open())
 	must.Eq(t, 3, checks)
+}
+
+// planResultJobs returns, for every plan result in s's Raft log that
+// placed allocs, whether it carried the job and whether it named it.
+func planResultJobs(t *testing.T, s *Server) (carried, named int) {
+	t.Helper()
+	for i := uint64(1); i <= s.raft.LastIndex(); i++ {
+		var l raft.Log
+		if err := s.raftStores.logs.GetLog(i, &l); err != nil {
+			continue // compacted
+		}
+		if l.Type != raft.LogCommand || len(l.Data) == 0 || structs.MessageType(l.Data[0]) != structs.ApplyPlanResultsRequestType {
+			continue
+		}
+		var req structs.ApplyPlanResultsRequest
+		must.NoError(t, structs.Decode(l.Data[1:], &req))
+		if req.Job != nil {
+			carried++
+		}
+		if req.JobRef != nil {
+			named++
+		}
+	}
+	return carried, named
+}
+
+// TestServer_PlanResultsNameTheJobOnlyWhenEveryServerCan: a server alone
+// in its Raft configuration knows every server's build (its own), so its
+// plan results name the job; the leader of three servers that share no
+// gossip cannot vouch for the others' builds and keeps carrying the job.
+func TestServer_PlanResultsNameTheJobOnlyWhenEveryServerCan(t *testing.T) {
+	t.Run("alone", func(t *testing.T) {
+		s := newPipelineServer(t, 1, nil)
+		registerNode(t, s, mock.Node())
+		job := mock.Job(mock.Count(1))
+		registerJob(t, s, job.Copy())
+		waitForLive(t, s, job, 1)
+		carried, named := planResultJobs(t, s)
+		must.Eq(t, 0, carried)
+		must.Positive(t, named)
+	})
+	t.Run("among servers of unknown builds", func(t *testing.T) {
+		c := newInmemCluster(t, 3, func(cfg *Config) {
+			cfg.NumSchedulers = 1
+			cfg.LeaderPausedFraction = 0
+		})
+		leader := leaderOf(t, c.servers)
+		registerNode(t, leader, mock.Node())
+		job := mock.Job(mock.Count(1))
+		registerJob(t, leader, job.Copy())
+		waitForLive(t, leader, job, 1)
+		carried, named := planResultJobs(t, leader)
+		must.Positive(t, carried)
+		must.Eq(t, 0, named)
+	})
 }
