@@ -36,3 +36,11 @@ func (r *JobVersionRef) Names(j *Job) bool {
 // entry without a job and refuse its new allocs, so the leader writes
 // the reference only once every server runs at least this version.
 const MinVersionPlanJobRef = "0.2.0"
+
+// SameVersion reports whether j and o are the same stored version of
+// the same job, whether or not they are the same object: a plan that
+// crossed an RPC has its job and each of its allocs' jobs decoded apart.
+func (j *Job) SameVersion(o *Job) bool {
+	return j != nil && o != nil && j.Namespace == o.Namespace && j.ID == o.ID && j.Version == o.Version &&
+		j.CreateIndex == o.CreateIndex && j.JobModifyIndex == o.JobModifyIndex
+}

@@ -41,7 +41,10 @@ func BuildRequest(st State, plan *structs.Plan, result *structs.PlanResult, now 
 			}
 			a.ModifyTime = ts
 			c := *a
-			if c.Job == plan.Job {
+			// A plan submitted by a worker on another server has its
+			// job and each alloc's decoded apart: the same version is
+			// then another object.
+			if c.Job == plan.Job || c.Job.SameVersion(plan.Job) {
 				c.Job = nil
 				req.Job = plan.Job
 			}
