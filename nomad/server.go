@@ -212,9 +212,13 @@ func (s *Server) buildLeaderParts(p pipeline) error {
 	queue, okQueue := p.plans.(*planapply.Queue)
 	evals, okEvals := p.broker.(planapply.OutstandingEvals)
 	if okQueue && okEvals {
+		jobRefs := newVersionGate(s.clock, func() bool {
+			return s.serversMeetMinimumVersion(structs.MinVersionPlanJobRef)
+		})
 		a, err := planapply.New(planapply.Config{
 			Queue: queue, Evals: evals, Raft: &serverPlanRaft{s: s}, State: s.State,
 			Clock: s.clock, Logger: s.logger, Pipeline: c.PlanApplyPipeline,
+			JobRefs: jobRefs.Open,
 		})
 		if err != nil {
 			return err

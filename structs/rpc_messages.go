@@ -384,6 +384,11 @@ type ApplyPlanResultsRequest struct {
 	// UpdatedAt is the applier's clock in unix nanoseconds, and the modify
 	// time of the allocs the entry stops and preempts.
 	UpdatedAt int64
+	// JobRef, when set instead of Job, names the stored job version the
+	// new and updated allocs sent without a job belong to. Only servers
+	// of MinVersionPlanJobRef or later apply it; the plan applier writes
+	// it only when every server is one.
+	JobRef *JobVersionRef
 }
 
 // AllocUpdateDesiredTransitionRequest sets desired transitions (migrate,

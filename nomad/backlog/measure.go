@@ -6,13 +6,25 @@ import (
 
 	memdb "github.com/hashicorp/go-memdb"
 
+	"github.com/opennomad/nomad/nomad/state"
 	"github.com/opennomad/nomad/structs"
 )
 
-// Store is the read-only part of the state store Measure needs.
+// Store is the read-only part of the state store Measure needs. The
+// store keeps the totals as it applies writes, so that a measurement
+// reads the blocked and delayed evaluations only, not every job and
+// every pending evaluation.
 type Store interface {
-	// JobSummaries returns every job's allocation counts by group.
-	JobSummaries(ws memdb.WatchSet) ([]*structs.JobSummary, error)
+	// BacklogCounts returns the summaries' Queued and Starting totals and
+	// the count of pending evaluations that are neither delayed nor the
+	// core scheduler's.
+	BacklogCounts() (state.BacklogCounts, error)
+	// OldestPendingEval returns the oldest of those pending evaluations,
+	// nil when there is none.
+	OldestPendingEval() (*structs.Evaluation, error)
+	// DelayedEvals returns the pending evaluations with a WaitUntil, the
+	// core scheduler's excepted.
+	DelayedEvals() ([]*structs.Evaluation, error)
 	// EvalsByStatus returns the evaluations with the given status.
 	EvalsByStatus(ws memdb.WatchSet, status string) ([]*structs.Evaluation, error)
 	// EvalByID returns one evaluation, nil when there is none.
@@ -84,16 +96,12 @@ const maxChain = 64
 // Measure reads the backlog from store as of now.
 func Measure(store Store, now time.Time) (*Backlog, error) {
 	b := &Backlog{QueuedByReason: map[string]int{}, Evals: map[string]Stage{}}
-	summaries, err := store.JobSummaries(nil)
+	counts, err := store.BacklogCounts()
 	if err != nil {
 		return nil, err
 	}
-	for _, s := range summaries {
-		for _, tg := range s.Summary {
-			b.QueuedAllocs += tg.Queued
-			b.PlacedNotRunning += tg.Starting
-		}
-	}
+	b.QueuedAllocs = counts.Queued
+	b.PlacedNotRunning = counts.Starting
 
 	blocked, err := store.EvalsByStatus(nil, structs.EvalStatusBlocked)
 	if err != nil {
@@ -124,14 +132,23 @@ func Measure(store Store, now time.Time) (*Backlog, error) {
 		b.QueuedByReason[ReasonNotYetEvaluated] += rest
 	}
 
-	pending, err := store.EvalsByStatus(nil, structs.EvalStatusPending)
+	if counts.Pending > 0 {
+		oldest, err := store.OldestPendingEval()
+		if err != nil {
+			return nil, err
+		}
+		st := Stage{Count: counts.Pending}
+		if oldest != nil {
+			st.Oldest = age(now, oldest.CreateTime)
+		}
+		b.Evals[StagePending] = st
+		b.LongestWait = max(b.LongestWait, st.Oldest)
+	}
+	delayed, err := store.DelayedEvals()
 	if err != nil {
 		return nil, err
 	}
-	for _, e := range pending {
-		if e.Type == structs.JobTypeCore {
-			continue
-		}
+	for _, e := range delayed {
 		if e.WaitUntil.After(now) {
 			b.Evals[StageDelayed] = older(b.Evals[StageDelayed], now, e.CreateTime)
 			continue

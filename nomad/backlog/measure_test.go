@@ -1,24 +1,68 @@
 package backlog
 
 import (
-	"fmt"
 	"testing"
 	"time"
 
 	memdb "github.com/hashicorp/go-memdb"
 	"github.com/shoenig/test/must"
 
+	"github.com/opennomad/nomad/nomad/state"
 	"github.com/opennomad/nomad/structs"
 )
 
-// memStore is the in-memory Store of the tests.
+// memStore is the in-memory Store of the tests. It answers every
+// question by a scan of all it holds, as Measure did before the state
+// store kept the totals: it is also the reference the store's answers
+// are checked against.
 type memStore struct {
 	summaries []*structs.JobSummary
 	evals     map[string]*structs.Evaluation
 }
 
-func (m *memStore) JobSummaries(memdb.WatchSet) ([]*structs.JobSummary, error) {
-	return m.summaries, nil
+func (m *memStore) BacklogCounts() (state.BacklogCounts, error) {
+	var c state.BacklogCounts
+	for _, s := range m.summaries {
+		for _, tg := range s.Summary {
+			c.Queued += tg.Queued
+			c.Starting += tg.Starting
+		}
+	}
+	for _, e := range m.evals {
+		if pendingNow(e) {
+			c.Pending++
+		}
+	}
+	return c, nil
+}
+
+// pendingNow reports whether e is pending, not delayed and not the core
+// scheduler's.
+func pendingNow(e *structs.Evaluation) bool {
+	return e.Status == structs.EvalStatusPending && e.Type != structs.JobTypeCore && e.WaitUntil.IsZero()
+}
+
+func (m *memStore) OldestPendingEval() (*structs.Evaluation, error) {
+	var oldest *structs.Evaluation
+	for _, e := range m.evals {
+		if !pendingNow(e) || e.CreateTime <= 0 {
+			continue
+		}
+		if oldest == nil || e.CreateTime < oldest.CreateTime {
+			oldest = e
+		}
+	}
+	return oldest, nil
+}
+
+func (m *memStore) DelayedEvals() ([]*structs.Evaluation, error) {
+	var out []*structs.Evaluation
+	for _, e := range m.evals {
+		if e.Status == structs.EvalStatusPending && e.Type != structs.JobTypeCore && !e.WaitUntil.IsZero() {
+			out = append(out, e)
+		}
+	}
+	return out, nil
 }
 
 func (m *memStore) EvalsByStatus(_ memdb.WatchSet, status string) ([]*structs.Evaluation, error) {
@@ -175,28 +219,5 @@ func TestMeasure(t *testing.T) {
 			must.NoError(t, err)
 			must.Eq(t, c.want, *got)
 		})
-	}
-}
-
-// BenchmarkMeasure: 10,000 jobs, 1,000 of them blocked with chains of
-// three evaluations, measured once.
-func BenchmarkMeasure(b *testing.B) {
-	m := store(nil)
-	for i := 0; i < 10000; i++ {
-		job := fmt.Sprintf("job-%d", i)
-		m.summaries = append(m.summaries, summary(job, i%10, i%3))
-		if i%10 == 0 {
-			m.evals["r"+job] = eval("r"+job, job, structs.EvalStatusComplete, at(0), "")
-			m.evals["c"+job] = eval("c"+job, job, structs.EvalStatusComplete, at(1), "r"+job)
-			m.evals["b"+job] = blockedOn(eval("b"+job, job, structs.EvalStatusBlocked, at(2), "c"+job), 3,
-				&structs.AllocMetric{NodesEvaluated: 1, NodesExhausted: 1, DimensionExhausted: map[string]int{"cpu": 1}})
-		}
-	}
-	now := t0.Add(time.Minute)
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := Measure(m, now); err != nil {
-			b.Fatal(err)
-		}
 	}
 }

@@ -78,6 +78,11 @@ type Config struct {
 	// SnapshotTimeout bounds the wait for the state store to reach a
 	// plan's SnapshotIndex; DefaultSnapshotTimeout when 0.
 	SnapshotTimeout time.Duration
+	// JobRefs reports whether every server applies plan results that
+	// name their job's stored version instead of carrying the job (see
+	// structs.JobVersionRef); asked for each result that needs a job.
+	// Nil: never, every result carries its job.
+	JobRefs func() bool
 }
 
 // Applier is the single judge of plans, on the leader. It takes plans
@@ -99,6 +104,7 @@ type Applier struct {
 	pipeline    int
 	parallelism int
 	snapTimeout time.Duration
+	jobRefs     func() bool
 
 	running atomic.Bool
 	// termMu guards termDone, closed when the Run started by
@@ -147,6 +153,7 @@ func New(cfg Config) (*Applier, error) {
 		pipeline:    cfg.Pipeline,
 		parallelism: cfg.EvalParallelism,
 		snapTimeout: cfg.SnapshotTimeout,
+		jobRefs:     cfg.JobRefs,
 	}
 	if a.clock == nil {
 		a.clock = clock.Real{}
@@ -301,6 +308,12 @@ func (r *applyRun) handle(ctx context.Context, p *QueuedPlan) {
 	}
 
 	req := planjudge.BuildRequest(view, plan, verdict.Result, r.clock.Now())
+	if req.Job != nil && r.jobRefs != nil && r.jobRefs() {
+		if err := planjudge.ReferJob(view, req); err != nil {
+			p.Respond(nil, fmt.Errorf("plan for eval %q: %w", plan.EvalID, err))
+			return
+		}
+	}
 	for r.inflight >= r.pipeline {
 		if !r.awaitOne(ctx) {
 			p.Respond(nil, ErrQueueFlushed)

@@ -62,14 +62,15 @@ type applierHarness struct {
 }
 
 // newApplierHarness starts an applier over raft; drain fails whatever the
-// twin still holds when the test ends, so Run can return.
-func newApplierHarness(t *testing.T, s *statetest.Store, raft planapply.Raft, pipeline int, drain func()) *applierHarness {
+// twin still holds when the test ends, so Run can return. opts change
+// the applier's configuration.
+func newApplierHarness(t *testing.T, s *statetest.Store, raft planapply.Raft, pipeline int, drain func(), opts ...func(*planapply.Config)) *applierHarness {
 	t.Helper()
 	clk := clock.NewFake(testEpoch)
 	q := planapply.NewQueue(clk)
 	q.SetEnabled(true)
 	evals := &fakeOutstanding{}
-	a, err := planapply.New(planapply.Config{
+	cfg := planapply.Config{
 		Queue:           q,
 		Evals:           evals,
 		Raft:            raft,
@@ -77,7 +78,11 @@ func newApplierHarness(t *testing.T, s *statetest.Store, raft planapply.Raft, pi
 		Clock:           clk,
 		Pipeline:        pipeline,
 		EvalParallelism: 1,
-	})
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	a, err := planapply.New(cfg)
 	must.NoError(t, err)
 	h := &applierHarness{t: t, s: s, clock: clk, queue: q, evals: evals, applier: a, waits: make(chan uint64, 16)}
 	a.SetWaitHook(func(seq uint64) {

@@ -1,6 +1,7 @@
 package planjudge
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"time"
@@ -40,7 +41,10 @@ func BuildRequest(st State, plan *structs.Plan, result *structs.PlanResult, now 
 			}
 			a.ModifyTime = ts
 			c := *a
-			if c.Job == plan.Job {
+			// A plan submitted by a worker on another server has its
+			// job and each alloc's decoded apart: the same version is
+			// then another object.
+			if c.Job == plan.Job || c.Job.SameVersion(plan.Job) {
 				c.Job = nil
 				req.Job = plan.Job
 			}
@@ -89,4 +93,29 @@ func preemptionEvals(st State, preempted []*structs.AllocStop, ts int64) []*stru
 		})
 	}
 	return evals
+}
+
+// ReferJob replaces the job req carries by a reference to the stored
+// version (structs.JobVersionRef), which every server applies by looking
+// it up in its own state store. The caller decides that every server
+// understands references. st must be the state req was built against:
+// when it no longer holds that exact version (the job was purged or the
+// version trimmed since the scheduler read it), ReferJob fails with
+// structs.ErrUnknownJob and the plan must not be committed, as the
+// servers would refuse it too.
+func ReferJob(st State, req *structs.ApplyPlanResultsRequest) error {
+	job := req.Job
+	if job == nil {
+		return nil
+	}
+	ref := job.VersionRef()
+	stored, err := st.JobByIDAndVersion(job.Namespace, job.ID, job.Version)
+	if err != nil {
+		return err
+	}
+	if !ref.Names(stored) {
+		return fmt.Errorf("job %q in namespace %q version %d: %w", job.ID, job.Namespace, job.Version, structs.ErrUnknownJob)
+	}
+	req.Job, req.JobRef = nil, ref
+	return nil
 }

@@ -121,3 +121,40 @@ func TestBuildRequest_JobOnlyForNewAllocs(t *testing.T) {
 		})
 	}
 }
+
+// TestBuildRequest_JobOfARemotePlan: a plan submitted by a worker on
+// another server arrives with its job and each alloc's job decoded apart;
+// the entry still carries the job once, not inside every alloc. An alloc
+// of another version of the job keeps its own.
+func TestBuildRequest_JobOfARemotePlan(t *testing.T) {
+	s := statetest.NewStore(t)
+	x := s.Node()
+	job := s.Job()
+	e := mock.Eval(mock.EvalForJob(job))
+	s.MustWrite(func(tx *state.Txn) error { return tx.UpsertEvals([]*structs.Evaluation{e}) })
+	local := mock.BuildPlan(e.MakePlan(job)).Place(newTestAlloc(job, x, 100), newTestAlloc(job, x, 100)).Build()
+
+	// Through the codec, as Plan.Submit's RPC carries it.
+	buf, err := structs.Encode(structs.ApplyPlanResultsRequestType, local)
+	must.NoError(t, err)
+	var plan structs.Plan
+	must.NoError(t, structs.Decode(buf[1:], &plan))
+	for _, a := range plan.NodeAllocation[x.ID] {
+		must.True(t, a.Job != plan.Job, must.Sprint("decoded apart"))
+	}
+	other := *plan.Job
+	other.Version, other.JobModifyIndex = plan.Job.Version+1, plan.Job.JobModifyIndex+1
+	plan.NodeAllocation[x.ID][1].Job = &other
+
+	view := view(s)
+	v, err := Judge(View{State: view}, &plan, 1)
+	must.NoError(t, err)
+	req := BuildRequest(view, &plan, v.Result, testEpoch)
+	must.Eq(t, plan.Job, req.Job)
+	must.Len(t, 2, req.AllocsUpdated)
+	jobs := map[*structs.Job]int{}
+	for _, a := range req.AllocsUpdated {
+		jobs[a.Job]++
+	}
+	must.Eq(t, map[*structs.Job]int{nil: 1, &other: 1}, jobs)
+}

@@ -19,6 +19,8 @@ type State interface {
 	AllocsByNodeTerminal(nodeID string, terminal bool) ([]*structs.Allocation, error)
 	// JobByID returns the job, or nil when it does not exist (purged).
 	JobByID(namespace, id string) (*structs.Job, error)
+	// JobByIDAndVersion returns one stored version of the job, or nil.
+	JobByIDAndVersion(namespace, id string, version uint64) (*structs.Job, error)
 
 	// PlacementIndex is the index of the newest write to nodes or allocs,
 	// zero when neither was ever written: a scheduler that has seen it has

@@ -77,7 +77,7 @@ func (s *StateStore) EvalsByStatus(ws memdb.WatchSet, status string) ([]*structs
 	if waitingEvalStatus(&structs.Evaluation{Status: status}) == "" {
 		return nil, fmt.Errorf("listing evals with status %q: only pending and blocked evals are listed by status: %w", status, structs.ErrInvalid)
 	}
-	it, err := get(s.db.Txn(false), ws, TableEvals, "status", status)
+	it, err := get(s.db.Txn(false), ws, TableEvals, indexStatus, status)
 	if err != nil {
 		return nil, err
 	}
@@ -144,6 +144,7 @@ func (tx *Txn) upsertEval(e *structs.Evaluation) error {
 	if err := tx.insert(TableEvals, e); err != nil {
 		return fmt.Errorf("eval %q: %w", e.ID, err)
 	}
+	tx.countEval(existing, e)
 	tx.emitEval(e)
 	return nil
 }
@@ -166,6 +167,7 @@ func (tx *Txn) cancelBlockedEvals(done *structs.Evaluation) error {
 		if err := tx.insert(TableEvals, &c); err != nil {
 			return fmt.Errorf("eval %q: %w", c.ID, err)
 		}
+		tx.countEval(b, &c)
 		tx.emitEval(&c)
 	}
 	return nil
@@ -207,6 +209,7 @@ func (tx *Txn) DeleteEvals(evalIDs, allocIDs []string) error {
 		if err := tx.delete(TableEvals, e); err != nil {
 			return fmt.Errorf("eval %q: %w", id, err)
 		}
+		tx.countEval(e, nil)
 		jobs.add(e.Namespace, e.JobID)
 	}
 	for _, id := range allocIDs {

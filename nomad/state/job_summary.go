@@ -53,10 +53,13 @@ func (tx *Txn) currentSummary(namespace, jobID string) (*structs.JobSummary, err
 func (tx *Txn) writeSummary(s *structs.JobSummary, change func(*structs.JobSummary)) error {
 	k := summaryKey(s)
 	owned := tx.summaries[k] == s
+	before := summaryCounts(s)
 	if !owned {
 		s = s.Copy()
 	}
 	change(s)
+	tx.backlog.add(before, -1)
+	tx.backlog.add(summaryCounts(s), +1)
 	s.ModifyIndex = tx.index
 	if owned {
 		tx.touch(TableJobSummary)
@@ -283,6 +286,7 @@ func (tx *Txn) ReconcileJobSummaries() error {
 		if err := tx.insert(TableJobSummary, s); err != nil {
 			return fmt.Errorf("summary of job %q: %w", job.ID, err)
 		}
+		tx.countSummary(old, s)
 		if tx.summaries == nil {
 			tx.summaries = make(map[structs.NamespacedID]*structs.JobSummary)
 		}

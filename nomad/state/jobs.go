@@ -259,6 +259,7 @@ func (tx *Txn) DeleteJob(namespace, id string) error {
 		if err := tx.delete(TableJobSummary, summary); err != nil {
 			return fmt.Errorf("summary of job %q: %w", id, err)
 		}
+		tx.countSummary(summary, nil)
 		delete(tx.summaries, summaryKey(summary))
 	}
 	if err := tx.updateParentChildren(job, job.Status, ""); err != nil {

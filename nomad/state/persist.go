@@ -175,7 +175,12 @@ func Restore(r io.Reader, config *Config) (*StateStore, error) {
 			return nil, fmt.Errorf("snapshot record %d: %w", n, err)
 		}
 	}
+	counts, err := recountBacklog(txn)
+	if err != nil {
+		return nil, err
+	}
 	txn.Commit()
+	s.backlog.c = counts
 	return s, nil
 }
 

@@ -19,8 +19,9 @@ const NodeEventMsgPlanRejected = "Node marked as ineligible for scheduling due t
 //   - the eval's ModifyIndex, when EvalID is set (the eval must exist);
 //   - the stops and preemptions, each a structs.AllocStop applied here
 //     to the stored alloc (which must exist; see stoppedAlloc);
-//   - the new and updated allocs, with the request's Job attached to
-//     those sent without one (see Txn.UpsertAllocs for the merge rules);
+//   - the new and updated allocs, with the request's Job (or the stored
+//     version its JobRef names, see planJob) attached to those sent
+//     without one (see Txn.UpsertAllocs for the merge rules);
 //   - the evals for jobs that lost allocs to preemption;
 //   - the nodes the applier found repeatedly rejecting plans, marked
 //     ineligible with a node event.
@@ -53,6 +54,10 @@ func (tx *Txn) UpsertPlanResults(req *structs.ApplyPlanResultsRequest) error {
 		}
 	}
 
+	job, err := tx.planJob(req)
+	if err != nil {
+		return err
+	}
 	jobs := make(jobStatusUpdates)
 	// Stops first: a new alloc replacing a stopped one then links the
 	// stopped alloc to itself on top of the stop.
@@ -66,7 +71,7 @@ func (tx *Txn) UpsertPlanResults(req *structs.ApplyPlanResultsRequest) error {
 	for _, list := range [][]*structs.Allocation{req.Alloc, req.AllocsUpdated} {
 		for _, a := range list {
 			if a != nil && a.Job == nil {
-				a.Job = req.Job
+				a.Job = job
 			}
 			if err := tx.upsertAlloc(a, structs.TypePlanResult, jobs); err != nil {
 				return err
@@ -94,6 +99,29 @@ func (tx *Txn) UpsertPlanResults(req *structs.ApplyPlanResultsRequest) error {
 		}
 	}
 	return nil
+}
+
+// planJob is the job of the allocs a plan result sends without one: the
+// one it carries, or the stored version its JobRef names. A reference
+// to a version this store does not hold (the job was purged, or the
+// version trimmed, after the plan was judged) refuses the whole result:
+// writing allocs of a job that is gone, or of another version than the
+// scheduler placed, is never right, and the transaction aborts with
+// nothing written.
+func (tx *Txn) planJob(req *structs.ApplyPlanResultsRequest) (*structs.Job, error) {
+	ref := req.JobRef
+	if req.Job != nil || ref == nil {
+		return req.Job, nil
+	}
+	stored, err := jobByIDAndVersion(tx.txn, nil, ref.Namespace, ref.ID, ref.Version)
+	if err != nil {
+		return nil, err
+	}
+	if !ref.Names(stored) {
+		return nil, fmt.Errorf("plan results: job %q in namespace %q version %d (create index %d, job modify index %d): %w",
+			ref.ID, ref.Namespace, ref.Version, ref.CreateIndex, ref.JobModifyIndex, structs.ErrUnknownJob)
+	}
+	return stored, nil
 }
 
 // applyStop writes the stored alloc stop names, with the stop applied and

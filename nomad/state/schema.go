@@ -43,8 +43,9 @@ const (
 // every namespaced table has a job index led by the namespace, and a
 // prefix scan of it with (namespace, "") lists the namespace.
 const (
-	indexID  = "id"
-	indexJob = "job"
+	indexID     = "id"
+	indexJob    = "job"
+	indexStatus = "status"
 )
 
 // IndexEntry is a row of the index table: the Raft index of the last
@@ -133,9 +134,10 @@ func nodesTableSchema() *memdb.TableSchema {
 	}
 }
 
-// namespacedID indexes (Namespace, ID) pairs; lookups pass both.
-func namespacedID[T any](ns, id func(T) string) *memdb.CompoundIndex {
-	return &memdb.CompoundIndex{Indexes: []memdb.Indexer{strField(ns), strField(id)}}
+// namespacedID indexes (Namespace, ID) pairs; lookups pass both, or a
+// namespace and an ID prefix.
+func namespacedID[T any](ns, id func(T) string) *stringsIndex[T] {
+	return strFields(ns, id)
 }
 
 func jobsTableSchema() *memdb.TableSchema {
@@ -227,20 +229,21 @@ func evalsTableSchema() *memdb.TableSchema {
 			// job, or all its evals, are a prefix scan away.
 			indexJob: {
 				Name: indexJob,
-				Indexer: &memdb.CompoundIndex{Indexes: []memdb.Indexer{
-					strField(func(e *structs.Evaluation) string { return e.Namespace }),
-					strField(func(e *structs.Evaluation) string { return e.JobID }),
-					strField(func(e *structs.Evaluation) string { return e.Status }),
-				}},
+				Indexer: strFields(
+					func(e *structs.Evaluation) string { return e.Namespace },
+					func(e *structs.Evaluation) string { return e.JobID },
+					func(e *structs.Evaluation) string { return e.Status },
+				),
 			},
-			// status serves the broker and blocked-evals restore on a
-			// leadership change: only pending and blocked evals matter,
-			// so the index holds only those and a finished eval costs no
-			// insert in it.
-			"status": {
-				Name:         "status",
+			// status is (Status, class, CreateTime) and serves the
+			// broker and blocked-evals restore on a leadership change,
+			// and the backlog's oldest waiting eval of each class: only
+			// pending and blocked evals matter, so the index holds only
+			// those and a finished eval costs no insert in it.
+			indexStatus: {
+				Name:         indexStatus,
 				AllowMissing: true,
-				Indexer:      strField(waitingEvalStatus),
+				Indexer:      waitingEvalIndex{},
 			},
 		},
 	}

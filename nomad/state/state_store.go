@@ -67,6 +67,9 @@ type StateStore struct {
 	// nodeList caches the last full node listing (see Nodes). It is
 	// shared with snapshots: an entry names the tree version it lists.
 	nodeList *atomic.Pointer[nodeList]
+
+	// backlog holds the BacklogCounts; every snapshot has its own.
+	backlog *backlogTotals
 }
 
 // NewStateStore returns an empty store.
@@ -92,6 +95,7 @@ func newStore(db *memdb.MemDB, cfg Config) *StateStore {
 		config:   cfg,
 		logger:   logger.Named("state"),
 		nodeList: new(atomic.Pointer[nodeList]),
+		backlog:  &backlogTotals{},
 	}
 }
 
@@ -110,7 +114,10 @@ func (s *StateStore) Snapshot() *StateSnapshot {
 	cfg := s.config
 	cfg.Publisher = nil
 	snap := &StateSnapshot{}
+	s.backlog.mu.Lock()
 	snap.db = s.db.Snapshot()
+	snap.backlog = &backlogTotals{c: s.backlog.c}
+	s.backlog.mu.Unlock()
 	snap.config = cfg
 	snap.logger = s.logger
 	snap.nodeList = s.nodeList
@@ -257,7 +264,10 @@ func (s *StateStore) WithWriteTxn(index uint64, fn func(tx *Txn) error) error {
 	if err := tx.writeTableIndexes(); err != nil {
 		return err
 	}
+	s.backlog.mu.Lock()
+	s.backlog.c.add(tx.backlog, +1)
 	mtx.Commit()
+	s.backlog.mu.Unlock()
 	s.notifyCommit()
 	if s.config.Publisher != nil && len(tx.events) > 0 {
 		s.config.Publisher.Publish(&structs.Events{Index: index, Events: tx.events})

@@ -34,6 +34,9 @@ type Txn struct {
 	// same transaction edit them in place: a plan placing thousands of
 	// allocs of one job then copies its summary once, not per alloc.
 	summaries map[structs.NamespacedID]*structs.JobSummary
+
+	// backlog is how much this transaction changed the BacklogCounts.
+	backlog BacklogCounts
 }
 
 // Index returns the Raft index the transaction writes at.
