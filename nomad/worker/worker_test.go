@@ -416,6 +416,9 @@ func TestWorker_DequeueBackoff(t *testing.T) {
 	for _, d := range []time.Duration{20 * time.Millisecond, 40 * time.Millisecond, 80 * time.Millisecond} {
 		receive(t, ep.dequeueCall, "dequeue")
 		waitForWorker(t, w, "backoff", func(_ Status, wl WorkloadStatus) bool { return wl == WorkloadBackoff })
+		// The status shows before the backoff's timer is set: advancing
+		// the clock in between would pass a timer not yet there.
+		must.NoError(t, h.clock.BlockUntil(context.Background(), 1))
 		h.clock.Advance(d - time.Millisecond)
 		select {
 		case <-ep.dequeueCall:
