@@ -1,10 +1,7 @@
 package command
 
 import (
-	"errors"
-	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/opennomad/nomad/api"
@@ -122,33 +119,9 @@ func (c *JobActionCommand) Run(args []string) int {
 		c.Ui.Error(err.Error())
 		return 1
 	}
-	var in io.Reader = strings.NewReader("")
-	if stdinOpt {
-		in = stdin
-	}
-	var sizes <-chan api.TerminalSize
-	if ttyOpt {
-		if f, ok := stdin.(*os.File); ok && stdinTTY {
-			restore, err := makeRaw(f)
-			if err != nil {
-				c.Ui.Error(fmt.Sprintf("Failed to set the terminal to raw mode: %v", err))
-				return 1
-			}
-			defer restore()
-			sizes = watchTerminalSize(c.Ctx, f)
-		}
-		if escape != "none" {
-			in = newEscapeReader(in, escape[0])
-		}
-	}
-	code, err := client.Jobs().ActionExec(c.Ctx, alloc, jobID, task, ttyOpt, nil, fs.Arg(0),
-		in, rawOutput(c.Ui), rawError(c.Ui), sizes, c.query())
-	if err != nil {
-		if errors.Is(err, errEscapeExit) {
-			return 0
-		}
-		c.Ui.Error(fmt.Sprintf("failed to exec into task: %v", c.describe(err)))
-		return 1
-	}
-	return code
+	term := execTerminal{stdin: stdin, stdinTTY: stdinTTY, input: stdinOpt, tty: ttyOpt, escape: escape}
+	return c.runExec(term, func(in io.Reader, sizes <-chan api.TerminalSize) (int, error) {
+		return client.Jobs().ActionExec(c.Ctx, alloc, jobID, task, ttyOpt, nil, fs.Arg(0),
+			in, rawOutput(c.Ui), rawError(c.Ui), sizes, c.query())
+	})
 }
