@@ -62,30 +62,26 @@ func (c *AllocExecCommand) Synopsis() string { return "Execute commands in task"
 // Run implements cli.Command.
 func (c *AllocExecCommand) Run(args []string) int {
 	const name = "alloc exec"
-	var task, group, escape string
-	var job, stdinOpt, ttyOpt bool
-	stdin := c.stdin()
-	stdinTTY := isTerminal(stdin)
+	var task, group string
+	var job bool
 	fs := c.flagSet(name, flagsClient)
 	fs.StringVar(&task, "task", "", "")
 	fs.BoolVar(&job, "job", false, "")
 	fs.StringVar(&group, "group", "", "")
-	fs.BoolVar(&stdinOpt, "i", true, "")
-	fs.BoolVar(&ttyOpt, "t", stdinTTY, "")
-	fs.StringVar(&escape, "e", "~", "")
+	term := execTerminalFlags(fs, c.stdin())
 	if !c.parseFlags(fs, expandShortFlags(args), name) {
 		return 1
 	}
 	if fs.NArg() < 2 {
 		return c.usageError(name, "This command takes at least two arguments: <allocation> <command>")
 	}
-	if ttyOpt && !stdinOpt {
+	if term.tty && !term.input {
 		return c.usageError(name, "-t requires -i")
 	}
 	if group != "" && !job {
 		return c.usageError(name, "-group applies to -job only")
 	}
-	if escape != "none" && len(escape) != 1 {
+	if !term.escapeOK() {
 		return c.usageError(name, "-e requires 'none' or a single character")
 	}
 	client, ok := c.clientOrError()
@@ -101,9 +97,8 @@ func (c *AllocExecCommand) Run(args []string) int {
 		c.Ui.Error(err.Error())
 		return 1
 	}
-	term := execTerminal{stdin: stdin, stdinTTY: stdinTTY, input: stdinOpt, tty: ttyOpt, escape: escape}
 	return c.runExec(term, func(in io.Reader, sizes <-chan api.TerminalSize) (int, error) {
-		return client.Allocations().Exec(c.Ctx, alloc, task, ttyOpt, fs.Args()[1:],
+		return client.Allocations().Exec(c.Ctx, alloc, task, term.tty, fs.Args()[1:],
 			in, rawOutput(c.Ui), rawError(c.Ui), sizes, c.query())
 	})
 }

@@ -2,6 +2,7 @@ package command
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -21,12 +22,25 @@ type execTerminal struct {
 	escape   string
 }
 
+// execTerminalFlags registers -i, -t and -e on fs for a session reading
+// stdin; -t defaults to whether stdin is a terminal.
+func execTerminalFlags(fs *flag.FlagSet, stdin io.Reader) *execTerminal {
+	t := &execTerminal{stdin: stdin, stdinTTY: isTerminal(stdin)}
+	fs.BoolVar(&t.input, "i", true, "")
+	fs.BoolVar(&t.tty, "t", t.stdinTTY, "")
+	fs.StringVar(&t.escape, "e", "~", "")
+	return t
+}
+
+// escapeOK says whether -e is "none" or a single character.
+func (t *execTerminal) escapeOK() bool { return t.escape == "none" || len(t.escape) == 1 }
+
 // runExec wires the local terminal to the session exec starts: stdin
 // only with -i, raw mode and size updates only when -t runs on a real
 // terminal, the escape sequence only with -t. It returns the exit code
 // the command should end with: the remote one, 0 when the operator left
 // with the escape sequence, 1 on error.
-func (m *Meta) runExec(t execTerminal, exec func(in io.Reader, sizes <-chan api.TerminalSize) (int, error)) int {
+func (m *Meta) runExec(t *execTerminal, exec func(in io.Reader, sizes <-chan api.TerminalSize) (int, error)) int {
 	var in io.Reader = strings.NewReader("")
 	if t.input {
 		in = t.stdin
