@@ -176,18 +176,7 @@ acl {
 // from regionA to regionB checks regionB's name, and goes through.
 func TestFederation_MutualTLS(t *testing.T) {
 	ca := tlsconftest.NewCA(t)
-	a, b := twoRegions(t, func(region string) string {
-		pair := ca.Server(t, region)
-		return fmt.Sprintf(`
-tls {
-  rpc                    = true
-  ca_file                = %q
-  cert_file              = %q
-  key_file               = %q
-  verify_server_hostname = true
-}
-`, ca.File, pair.CertFile, pair.KeyFile)
-	})
+	a, b := twoRegions(t, func(region string) string { return rpcTLS(ca, ca.Server(t, region)) })
 	if _, _, err := a.api().Jobs().Register(sleepJob("tls-b"), &api.WriteOptions{Region: "regionB"}); err != nil {
 		t.Fatalf("register in regionB through regionA over TLS: %v", err)
 	}
