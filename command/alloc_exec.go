@@ -1,10 +1,8 @@
 package command
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/hashicorp/cli"
@@ -64,30 +62,26 @@ func (c *AllocExecCommand) Synopsis() string { return "Execute commands in task"
 // Run implements cli.Command.
 func (c *AllocExecCommand) Run(args []string) int {
 	const name = "alloc exec"
-	var task, group, escape string
-	var job, stdinOpt, ttyOpt bool
-	stdin := c.stdin()
-	stdinTTY := isTerminal(stdin)
+	var task, group string
+	var job bool
 	fs := c.flagSet(name, flagsClient)
 	fs.StringVar(&task, "task", "", "")
 	fs.BoolVar(&job, "job", false, "")
 	fs.StringVar(&group, "group", "", "")
-	fs.BoolVar(&stdinOpt, "i", true, "")
-	fs.BoolVar(&ttyOpt, "t", stdinTTY, "")
-	fs.StringVar(&escape, "e", "~", "")
+	term := execTerminalFlags(fs, c.stdin())
 	if !c.parseFlags(fs, expandShortFlags(args), name) {
 		return 1
 	}
 	if fs.NArg() < 2 {
 		return c.usageError(name, "This command takes at least two arguments: <allocation> <command>")
 	}
-	if ttyOpt && !stdinOpt {
+	if term.tty && !term.input {
 		return c.usageError(name, "-t requires -i")
 	}
 	if group != "" && !job {
 		return c.usageError(name, "-group applies to -job only")
 	}
-	if escape != "none" && len(escape) != 1 {
+	if !term.escapeOK() {
 		return c.usageError(name, "-e requires 'none' or a single character")
 	}
 	client, ok := c.clientOrError()
@@ -103,43 +97,10 @@ func (c *AllocExecCommand) Run(args []string) int {
 		c.Ui.Error(err.Error())
 		return 1
 	}
-	var in io.Reader = strings.NewReader("")
-	if stdinOpt {
-		in = stdin
-	}
-	var sizes <-chan api.TerminalSize
-	if ttyOpt {
-		if f, ok := stdin.(*os.File); ok && stdinTTY {
-			restore, err := makeRaw(f)
-			if err != nil {
-				c.Ui.Error(fmt.Sprintf("Failed to set the terminal to raw mode: %v", err))
-				return 1
-			}
-			defer restore()
-			sizes = watchTerminalSize(c.Ctx, f)
-		}
-		if escape != "none" {
-			in = newEscapeReader(in, escape[0])
-		}
-	}
-	code, err := client.Allocations().Exec(c.Ctx, alloc, task, ttyOpt, fs.Args()[1:],
-		in, rawOutput(c.Ui), rawError(c.Ui), sizes, c.query())
-	if err != nil {
-		if errors.Is(err, errEscapeExit) {
-			return 0
-		}
-		c.Ui.Error(fmt.Sprintf("failed to exec into task: %v", c.describe(err)))
-		return 1
-	}
-	return code
-}
-
-// stdin is the command's standard input.
-func (c *AllocExecCommand) stdin() io.Reader {
-	if c.Stdin != nil {
-		return c.Stdin
-	}
-	return os.Stdin
+	return c.runExec(term, func(in io.Reader, sizes <-chan api.TerminalSize) (int, error) {
+		return client.Allocations().Exec(c.Ctx, alloc, task, term.tty, fs.Args()[1:],
+			in, rawOutput(c.Ui), rawError(c.Ui), sizes, c.query())
+	})
 }
 
 // execAlloc resolves the allocation to run in: by ID prefix, or with

@@ -1,10 +1,7 @@
 package command
 
 import (
-	"errors"
-	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/opennomad/nomad/api"
@@ -70,18 +67,13 @@ func (c *JobActionCommand) Synopsis() string { return "Run a pre-defined action 
 // Run implements cli.Command.
 func (c *JobActionCommand) Run(args []string) int {
 	const name = "job action"
-	var job, allocPrefix, group, task, escape string
-	var stdinOpt, ttyOpt bool
-	stdin := c.stdin()
-	stdinTTY := isTerminal(stdin)
+	var job, allocPrefix, group, task string
 	fs := c.flagSet(name, flagsClient)
 	fs.StringVar(&job, "job", "", "")
 	fs.StringVar(&allocPrefix, "alloc", "", "")
 	fs.StringVar(&group, "group", "", "")
 	fs.StringVar(&task, "task", "", "")
-	fs.BoolVar(&stdinOpt, "i", true, "")
-	fs.BoolVar(&ttyOpt, "t", stdinTTY, "")
-	fs.StringVar(&escape, "e", "~", "")
+	term := execTerminalFlags(fs, c.stdin())
 	if !c.parseFlags(fs, expandShortFlags(args), name) {
 		return 1
 	}
@@ -94,9 +86,9 @@ func (c *JobActionCommand) Run(args []string) int {
 		return c.usageError(name, "A group name is required if no allocation is provided")
 	case allocPrefix == "" && task == "":
 		return c.usageError(name, "A task name is required if no allocation is provided")
-	case ttyOpt && !stdinOpt:
+	case term.tty && !term.input:
 		return c.usageError(name, "-i must be enabled if running with tty")
-	case escape != "none" && len(escape) != 1:
+	case !term.escapeOK():
 		return c.usageError(name, "-e requires 'none' or a single character")
 	}
 	client, ok := c.clientOrError()
@@ -122,33 +114,8 @@ func (c *JobActionCommand) Run(args []string) int {
 		c.Ui.Error(err.Error())
 		return 1
 	}
-	var in io.Reader = strings.NewReader("")
-	if stdinOpt {
-		in = stdin
-	}
-	var sizes <-chan api.TerminalSize
-	if ttyOpt {
-		if f, ok := stdin.(*os.File); ok && stdinTTY {
-			restore, err := makeRaw(f)
-			if err != nil {
-				c.Ui.Error(fmt.Sprintf("Failed to set the terminal to raw mode: %v", err))
-				return 1
-			}
-			defer restore()
-			sizes = watchTerminalSize(c.Ctx, f)
-		}
-		if escape != "none" {
-			in = newEscapeReader(in, escape[0])
-		}
-	}
-	code, err := client.Jobs().ActionExec(c.Ctx, alloc, jobID, task, ttyOpt, nil, fs.Arg(0),
-		in, rawOutput(c.Ui), rawError(c.Ui), sizes, c.query())
-	if err != nil {
-		if errors.Is(err, errEscapeExit) {
-			return 0
-		}
-		c.Ui.Error(fmt.Sprintf("failed to exec into task: %v", c.describe(err)))
-		return 1
-	}
-	return code
+	return c.runExec(term, func(in io.Reader, sizes <-chan api.TerminalSize) (int, error) {
+		return client.Jobs().ActionExec(c.Ctx, alloc, jobID, task, term.tty, nil, fs.Arg(0),
+			in, rawOutput(c.Ui), rawError(c.Ui), sizes, c.query())
+	})
 }

@@ -228,6 +228,7 @@ func (m *Meta) environ() []string {
 	return os.Environ()
 }
 
+// stdin is the command's standard input: Stdin when set, else os.Stdin.
 func (m *Meta) stdin() io.Reader {
 	if m.Stdin != nil {
 		return m.Stdin

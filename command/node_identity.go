@@ -1,6 +1,7 @@
 package command
 
 import (
+	"flag"
 	"fmt"
 	"sort"
 	"strings"
@@ -46,19 +47,8 @@ func (c *NodeIdentityGetCommand) Run(args []string) int {
 	fs := c.flagSet(name, flagsClient)
 	fs.BoolVar(&asJSON, "json", false, "")
 	fs.StringVar(&tmpl, "t", "", "")
-	if !c.parseFlags(fs, args, name) {
-		return 1
-	}
-	if fs.NArg() != 1 {
-		return c.usageError(name, "This command takes one argument: <node_id>")
-	}
-	client, ok := c.clientOrError()
+	client, node, ok := identityNode(&c.Meta, name, fs, args)
 	if !ok {
-		return 1
-	}
-	node, err := resolveNode(&c.Meta, client, fs.Arg(0), fullIDLength)
-	if err != nil {
-		c.Ui.Error(err.Error())
 		return 1
 	}
 	resp, err := client.Nodes().Identity().Get(&api.NodeIdentityGetRequest{NodeID: node.ID}, c.query())
@@ -67,13 +57,7 @@ func (c *NodeIdentityGetCommand) Run(args []string) int {
 		return 1
 	}
 	if asJSON || tmpl != "" {
-		out, err := dataFormat(resp.Claims, asJSON, tmpl)
-		if err != nil {
-			c.Ui.Error(err.Error())
-			return 1
-		}
-		c.Ui.Output(out)
-		return 0
+		return printData(&c.Meta, resp.Claims, asJSON, tmpl)
 	}
 	c.Ui.Output(formatList(identityClaimRows(resp.Claims)))
 	return 0
@@ -129,20 +113,8 @@ func (c *NodeIdentityRenewCommand) Synopsis() string { return "Force a node to r
 // Run implements cli.Command.
 func (c *NodeIdentityRenewCommand) Run(args []string) int {
 	const name = "node identity renew"
-	fs := c.flagSet(name, flagsClient)
-	if !c.parseFlags(fs, args, name) {
-		return 1
-	}
-	if fs.NArg() != 1 {
-		return c.usageError(name, "This command takes one argument: <node_id>")
-	}
-	client, ok := c.clientOrError()
+	client, node, ok := identityNode(&c.Meta, name, c.flagSet(name, flagsClient), args)
 	if !ok {
-		return 1
-	}
-	node, err := resolveNode(&c.Meta, client, fs.Arg(0), fullIDLength)
-	if err != nil {
-		c.Ui.Error(err.Error())
 		return 1
 	}
 	if _, err := client.Nodes().Identity().Renew(&api.NodeIdentityRenewRequest{NodeID: node.ID}, c.query()); err != nil {
@@ -150,4 +122,27 @@ func (c *NodeIdentityRenewCommand) Run(args []string) int {
 		return 1
 	}
 	return 0
+}
+
+// identityNode parses the flags of a node identity command and its one
+// <node_id> argument, and resolves the node; ok false means the problem
+// was reported and the command ends with 1.
+func identityNode(m *Meta, name string, fs *flag.FlagSet, args []string) (*api.Client, *api.Node, bool) {
+	if !m.parseFlags(fs, args, name) {
+		return nil, nil, false
+	}
+	if fs.NArg() != 1 {
+		m.usageError(name, "This command takes one argument: <node_id>")
+		return nil, nil, false
+	}
+	client, ok := m.clientOrError()
+	if !ok {
+		return nil, nil, false
+	}
+	node, err := resolveNode(m, client, fs.Arg(0), fullIDLength)
+	if err != nil {
+		m.Ui.Error(err.Error())
+		return nil, nil, false
+	}
+	return client, node, true
 }

@@ -18,36 +18,7 @@ import (
 // through regionA's API (by the api package and by the CLI's -region
 // flag) lives in regionB and is read back through regionA.
 func TestFederation_TwoRegions(t *testing.T) {
-	p := freePorts(t, 6)
-	server := func(name, region string, i int) *agent {
-		return newAgent(t, name, ports{HTTP: p[3*i], RPC: p[3*i+1], Serf: p[3*i+2]}, `
-region = "`+region+`"
-server {
-  enabled          = true
-  bootstrap_expect = 1
-  num_schedulers   = 1
-}
-`)
-	}
-	a := server("a1", "regionA", 0)
-	b := server("b1", "regionB", 1)
-	a.start()
-	b.start()
-	for _, s := range []*agent{a, b} {
-		waitFor(t, 30*time.Second, s.name+" to elect itself", func() bool {
-			l, err := s.api().Status().Leader()
-			return err == nil && l == s.rpcAddr()
-		})
-	}
-	if n, err := b.api().Agent().Join(a.serfAddr()); err != nil || n != 1 {
-		t.Fatalf("join: %d, %v", n, err)
-	}
-	for _, s := range []*agent{a, b} {
-		waitFor(t, 30*time.Second, s.name+" to list both regions", func() bool {
-			regions, err := s.api().Regions().List()
-			return err == nil && slices.Equal(regions, []string{"regionA", "regionB"})
-		})
-	}
+	a, b := twoRegions(t, func(string) string { return "" })
 	// Each server leads its own region: two leaders, one per region.
 	out, code := a.cli("server", "members")
 	if code != 0 || !strings.Contains(out, "Region") || strings.Count(out, "true") != 2 ||
@@ -205,42 +176,7 @@ acl {
 // from regionA to regionB checks regionB's name, and goes through.
 func TestFederation_MutualTLS(t *testing.T) {
 	ca := tlsconftest.NewCA(t)
-	p := freePorts(t, 6)
-	server := func(name, region string, i int) *agent {
-		pair := ca.Server(t, region)
-		return newAgent(t, name, ports{HTTP: p[3*i], RPC: p[3*i+1], Serf: p[3*i+2]}, fmt.Sprintf(`
-region = %q
-server {
-  enabled          = true
-  bootstrap_expect = 1
-  num_schedulers   = 1
-}
-tls {
-  rpc                    = true
-  ca_file                = %q
-  cert_file              = %q
-  key_file               = %q
-  verify_server_hostname = true
-}
-`, region, ca.File, pair.CertFile, pair.KeyFile))
-	}
-	a := server("a1", "regionA", 0)
-	b := server("b1", "regionB", 1)
-	a.start()
-	b.start()
-	for _, s := range []*agent{a, b} {
-		waitFor(t, 30*time.Second, s.name+" to elect itself", func() bool {
-			l, err := s.api().Status().Leader()
-			return err == nil && l == s.rpcAddr()
-		})
-	}
-	if _, err := b.api().Agent().Join(a.serfAddr()); err != nil {
-		t.Fatalf("join: %v", err)
-	}
-	waitFor(t, 30*time.Second, "regionA to list regionB", func() bool {
-		regions, err := a.api().Regions().List()
-		return err == nil && slices.Equal(regions, []string{"regionA", "regionB"})
-	})
+	a, b := twoRegions(t, func(region string) string { return rpcTLS(ca, ca.Server(t, region)) })
 	if _, _, err := a.api().Jobs().Register(sleepJob("tls-b"), &api.WriteOptions{Region: "regionB"}); err != nil {
 		t.Fatalf("register in regionB through regionA over TLS: %v", err)
 	}
@@ -250,4 +186,43 @@ tls {
 	if l, err := b.api().Status().RegionLeader("regionA"); err != nil || l != a.rpcAddr() {
 		t.Fatalf("regionA's leader through regionB: %q, %v", l, err)
 	}
+}
+
+// twoRegions starts regionA and regionB of one server each (a1 and b1),
+// extra(region) added to each server's configuration; it waits for each
+// to lead its region, joins b1 to a1's gossip and waits until both list
+// both regions.
+func twoRegions(t *testing.T, extra func(region string) string) (a, b *agent) {
+	t.Helper()
+	p := freePorts(t, 6)
+	server := func(name, region string, i int) *agent {
+		return newAgent(t, name, ports{HTTP: p[3*i], RPC: p[3*i+1], Serf: p[3*i+2]}, fmt.Sprintf(`
+region = %q
+server {
+  enabled          = true
+  bootstrap_expect = 1
+  num_schedulers   = 1
+}
+%s`, region, extra(region)))
+	}
+	a = server("a1", "regionA", 0)
+	b = server("b1", "regionB", 1)
+	a.start()
+	b.start()
+	for _, s := range []*agent{a, b} {
+		waitFor(t, 30*time.Second, s.name+" to elect itself", func() bool {
+			l, err := s.api().Status().Leader()
+			return err == nil && l == s.rpcAddr()
+		})
+	}
+	if n, err := b.api().Agent().Join(a.serfAddr()); err != nil || n != 1 {
+		t.Fatalf("join: %d, %v", n, err)
+	}
+	for _, s := range []*agent{a, b} {
+		waitFor(t, 30*time.Second, s.name+" to list both regions", func() bool {
+			regions, err := s.api().Regions().List()
+			return err == nil && slices.Equal(regions, []string{"regionA", "regionB"})
+		})
+	}
+	return a, b
 }

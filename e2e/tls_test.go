@@ -20,22 +20,11 @@ import (
 // plaintext dialer and a server certificate of the wrong CA.
 func TestCluster_MutualTLS(t *testing.T) {
 	ca := tlsconftest.NewCA(t)
-	block := func(p tlsconftest.Pair) string {
-		return fmt.Sprintf(`
-tls {
-  rpc                    = true
-  ca_file                = %q
-  cert_file              = %q
-  key_file               = %q
-  verify_server_hostname = true
-}
-`, ca.File, p.CertFile, p.KeyFile)
-	}
 	c := startClusterWith(t, func(server bool) string {
 		if server {
-			return block(ca.Server(t, "global"))
+			return rpcTLS(ca, ca.Server(t, "global"))
 		}
-		return block(ca.Client(t, "global"))
+		return rpcTLS(ca, ca.Client(t, "global"))
 	})
 
 	var leader string
@@ -108,4 +97,18 @@ tls {
 	if err := call(client.WrapRPC); err != nil {
 		t.Fatalf("a client certificate of the cluster's CA: %v", err)
 	}
+}
+
+// rpcTLS is the agent configuration for mutual TLS on RPC (and Raft)
+// with pair's certificate of ca, checking the servers' region names.
+func rpcTLS(ca *tlsconftest.CA, pair tlsconftest.Pair) string {
+	return fmt.Sprintf(`
+tls {
+  rpc                    = true
+  ca_file                = %q
+  cert_file              = %q
+  key_file               = %q
+  verify_server_hostname = true
+}
+`, ca.File, pair.CertFile, pair.KeyFile)
 }

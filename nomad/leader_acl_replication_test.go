@@ -95,6 +95,13 @@ func TestACLReplication_TwoRegions(t *testing.T) {
 		{Type: structs.ACLClientToken, Policies: []string{"viab"}}}, WriteRequest: asTokenWrite(mgmt)},
 		&structs.ACLTokenUpsertResponse{})
 	must.ErrorIs(t, err, structs.ErrInvalid)
+	// So is a deletion mixing them (global is regionB's copy by now), and
+	// it deletes neither.
+	err = b.RPC("ACL.DeleteTokens", &structs.ACLTokenDeleteRequest{
+		AccessorIDs: []string{global.AccessorID, localB.AccessorID}, WriteRequest: asTokenWrite(mgmt)}, &gr)
+	must.ErrorIs(t, err, structs.ErrInvalid)
+	kept, _ := b.State().ACLTokenByAccessorID(nil, localB.AccessorID)
+	must.NotNil(t, kept)
 	// The bootstrap is regionA's, done already.
 	err = b.RPC("ACL.Bootstrap", &structs.ACLTokenBootstrapRequest{}, &structs.ACLTokenUpsertResponse{})
 	must.ErrorIs(t, err, structs.ErrACLBootstrapDone)

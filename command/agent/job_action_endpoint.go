@@ -14,19 +14,11 @@ import (
 // jobActions serves GET /v1/job/:id/actions: every action the job's
 // tasks offer, with the task and group offering it.
 func (s *HTTPServer) jobActions(w http.ResponseWriter, r *http.Request, id string) (interface{}, error) {
-	args, err := s.jobQuery(r, id)
+	job, err := s.readJob(w, r, id)
 	if err != nil {
 		return nil, err
 	}
-	var out structs.SingleJobResponse
-	if err := s.rpc.RPC("Job.GetJob", args, &out); err != nil {
-		return nil, err
-	}
-	setMeta(w, &out.QueryMeta)
-	if out.Job == nil {
-		return nil, codedError(http.StatusNotFound, structs.ErrUnknownJob.Error())
-	}
-	return out.Job.Actions(), nil
+	return job.Actions(), nil
 }
 
 // jobAction serves GET /v1/job/:id/action?action=&allocID=&group=&task=&tty=

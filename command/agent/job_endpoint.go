@@ -290,6 +290,16 @@ func (s *HTTPServer) jobQuery(r *http.Request, id string) (*structs.JobSpecificR
 }
 
 func (s *HTTPServer) jobGet(w http.ResponseWriter, r *http.Request, id string) (interface{}, error) {
+	job, err := s.readJob(w, r, id)
+	if err != nil {
+		return nil, err
+	}
+	return job, nil
+}
+
+// readJob reads one job for a GET route, setting the query meta; an
+// unknown job is a 404.
+func (s *HTTPServer) readJob(w http.ResponseWriter, r *http.Request, id string) (*structs.Job, error) {
 	args, err := s.jobQuery(r, id)
 	if err != nil {
 		return nil, err

@@ -23,261 +23,88 @@ type kind struct {
 	remove func(keys []string) (structs.MessageType, interface{})
 }
 
+// spec describes a kind by its list stub S and its full object T; kind
+// turns it into the maps and Raft entries the replicator works with, so
+// each kind only names its RPCs, keys and requests.
+type spec[S, T any] struct {
+	name string
+	// list is the authoritative list and its index.
+	list func(q structs.QueryOptions) ([]*S, uint64, error)
+	// listed is a stub's key and hash; ok false leaves it out.
+	listed func(s *S) (key string, hash []byte, ok bool)
+	// local is this region's objects.
+	local func(store *state.StateStore) ([]*T, error)
+	// stored is an object's key and hash; ok false leaves it out.
+	stored func(t *T) (key string, hash []byte, ok bool)
+	// get reads keys in full from the authoritative region, leaving out
+	// the ones that are gone.
+	get func(q structs.QueryOptions, keys []string) ([]*T, error)
+	// upsert and remove are the Raft entries that write objects and
+	// delete keys here.
+	upsert func(objs []*T) (structs.MessageType, interface{})
+	remove func(keys []string) (structs.MessageType, interface{})
+}
+
+func (sp spec[S, T]) kind() kind {
+	return kind{
+		name: sp.name,
+		list: func(q structs.QueryOptions) (map[string][]byte, uint64, error) {
+			stubs, index, err := sp.list(q)
+			if err != nil {
+				return nil, 0, err
+			}
+			return hashes(stubs, sp.listed), index, nil
+		},
+		local: func(store *state.StateStore) (map[string][]byte, error) {
+			all, err := sp.local(store)
+			if err != nil {
+				return nil, err
+			}
+			return hashes(all, sp.stored), nil
+		},
+		fetch: func(q structs.QueryOptions, keys []string) (structs.MessageType, interface{}, error) {
+			objs, err := sp.get(q, keys)
+			if err != nil {
+				return 0, nil, err
+			}
+			if len(objs) == 0 {
+				return 0, nil, nil
+			}
+			t, msg := sp.upsert(objs)
+			return t, msg, nil
+		},
+		remove: sp.remove,
+	}
+}
+
+// hashes maps each kept item's key to its hash.
+func hashes[E any](items []*E, key func(*E) (string, []byte, bool)) map[string][]byte {
+	out := make(map[string][]byte, len(items))
+	for _, it := range items {
+		if k, h, ok := key(it); ok {
+			out[k] = h
+		}
+	}
+	return out
+}
+
+// oneByOne reads keys one RPC each, for kinds whose endpoint has no
+// batch read; a nil answer (gone, or not to be copied) is left out.
+func oneByOne[T any](keys []string, get func(key string) (*T, error)) ([]*T, error) {
+	var out []*T
+	for _, key := range keys {
+		obj, err := get(key)
+		if err != nil {
+			return nil, err
+		}
+		if obj != nil {
+			out = append(out, obj)
+		}
+	}
+	return out, nil
+}
+
 // kinds are the kinds copied, dependencies first.
 func kinds(cfg *Config) []kind {
 	return []kind{policies(cfg), roles(cfg), authMethods(cfg), bindingRules(cfg), globalTokens(cfg)}
-}
-
-func policies(cfg *Config) kind {
-	return kind{
-		name: "policies",
-		list: func(q structs.QueryOptions) (map[string][]byte, uint64, error) {
-			var reply structs.ACLPolicyListResponse
-			if err := cfg.RPC("ACL.ListPolicies", &structs.ACLPolicyListRequest{QueryOptions: q}, &reply); err != nil {
-				return nil, 0, err
-			}
-			out := make(map[string][]byte, len(reply.Policies))
-			for _, p := range reply.Policies {
-				out[p.Name] = p.Hash
-			}
-			return out, reply.Index, nil
-		},
-		local: func(store *state.StateStore) (map[string][]byte, error) {
-			all, err := store.ACLPolicies(nil, "")
-			if err != nil {
-				return nil, err
-			}
-			out := make(map[string][]byte, len(all))
-			for _, p := range all {
-				out[p.Name] = p.Hash
-			}
-			return out, nil
-		},
-		fetch: func(q structs.QueryOptions, keys []string) (structs.MessageType, interface{}, error) {
-			var reply structs.ACLPolicySetResponse
-			if err := cfg.RPC("ACL.GetPolicies", &structs.ACLPolicySetRequest{Names: keys, QueryOptions: q}, &reply); err != nil {
-				return 0, nil, err
-			}
-			var out []*structs.ACLPolicy
-			for _, name := range keys {
-				if p := reply.Policies[name]; p != nil {
-					out = append(out, p)
-				}
-			}
-			if len(out) == 0 {
-				return 0, nil, nil
-			}
-			return structs.ACLPoliciesUpsertRequestType, &structs.ACLPolicyUpsertRequest{Policies: out}, nil
-		},
-		remove: func(keys []string) (structs.MessageType, interface{}) {
-			return structs.ACLPoliciesDeleteRequestType, &structs.ACLPolicyDeleteRequest{Names: keys}
-		},
-	}
-}
-
-func roles(cfg *Config) kind {
-	return kind{
-		name: "roles",
-		list: func(q structs.QueryOptions) (map[string][]byte, uint64, error) {
-			var reply structs.ACLRolesListResponse
-			if err := cfg.RPC("ACL.ListRoles", &structs.ACLRolesListRequest{QueryOptions: q}, &reply); err != nil {
-				return nil, 0, err
-			}
-			out := make(map[string][]byte, len(reply.ACLRoles))
-			for _, r := range reply.ACLRoles {
-				out[r.ID] = r.Hash
-			}
-			return out, reply.Index, nil
-		},
-		local: func(store *state.StateStore) (map[string][]byte, error) {
-			all, err := store.ACLRoles(nil, "")
-			if err != nil {
-				return nil, err
-			}
-			out := make(map[string][]byte, len(all))
-			for _, r := range all {
-				out[r.ID] = r.Hash
-			}
-			return out, nil
-		},
-		fetch: func(q structs.QueryOptions, keys []string) (structs.MessageType, interface{}, error) {
-			var out []*structs.ACLRole
-			for _, id := range keys {
-				var reply structs.ACLRoleByIDResponse
-				if err := cfg.RPC("ACL.GetRole", &structs.ACLRoleByIDRequest{RoleID: id, QueryOptions: q}, &reply); err != nil {
-					return 0, nil, err
-				}
-				if reply.ACLRole != nil {
-					out = append(out, reply.ACLRole)
-				}
-			}
-			if len(out) == 0 {
-				return 0, nil, nil
-			}
-			return structs.ACLRolesUpsertRequestType, &structs.ACLRolesUpsertRequest{Roles: out}, nil
-		},
-		remove: func(keys []string) (structs.MessageType, interface{}) {
-			return structs.ACLRolesDeleteRequestType, &structs.ACLRolesDeleteByIDRequest{ACLRoleIDs: keys}
-		},
-	}
-}
-
-func authMethods(cfg *Config) kind {
-	return kind{
-		name: "auth_methods",
-		list: func(q structs.QueryOptions) (map[string][]byte, uint64, error) {
-			var reply structs.ACLAuthMethodsListResponse
-			if err := cfg.RPC("ACL.ListAuthMethods", &structs.ACLAuthMethodsListRequest{QueryOptions: q}, &reply); err != nil {
-				return nil, 0, err
-			}
-			out := make(map[string][]byte, len(reply.AuthMethods))
-			for _, m := range reply.AuthMethods {
-				out[m.Name] = m.Hash
-			}
-			return out, reply.Index, nil
-		},
-		local: func(store *state.StateStore) (map[string][]byte, error) {
-			all, err := store.ACLAuthMethods(nil)
-			if err != nil {
-				return nil, err
-			}
-			out := make(map[string][]byte, len(all))
-			for _, m := range all {
-				out[m.Name] = m.Hash
-			}
-			return out, nil
-		},
-		fetch: func(q structs.QueryOptions, keys []string) (structs.MessageType, interface{}, error) {
-			var out []*structs.ACLAuthMethod
-			for _, name := range keys {
-				var reply structs.ACLAuthMethodGetResponse
-				if err := cfg.RPC("ACL.GetAuthMethod", &structs.ACLAuthMethodGetRequest{MethodName: name, QueryOptions: q}, &reply); err != nil {
-					return 0, nil, err
-				}
-				if reply.AuthMethod != nil {
-					out = append(out, reply.AuthMethod)
-				}
-			}
-			if len(out) == 0 {
-				return 0, nil, nil
-			}
-			return structs.ACLAuthMethodsUpsertRequestType, &structs.ACLAuthMethodsUpsertRequest{AuthMethods: out}, nil
-		},
-		remove: func(keys []string) (structs.MessageType, interface{}) {
-			return structs.ACLAuthMethodsDeleteRequestType, &structs.ACLAuthMethodsDeleteRequest{Names: keys}
-		},
-	}
-}
-
-func bindingRules(cfg *Config) kind {
-	return kind{
-		name: "binding_rules",
-		list: func(q structs.QueryOptions) (map[string][]byte, uint64, error) {
-			var reply structs.ACLBindingRulesListResponse
-			if err := cfg.RPC("ACL.ListBindingRules", &structs.ACLBindingRulesListRequest{QueryOptions: q}, &reply); err != nil {
-				return nil, 0, err
-			}
-			out := make(map[string][]byte, len(reply.ACLBindingRules))
-			for _, r := range reply.ACLBindingRules {
-				out[r.ID] = r.Hash
-			}
-			return out, reply.Index, nil
-		},
-		local: func(store *state.StateStore) (map[string][]byte, error) {
-			all, err := store.ACLBindingRules(nil, "")
-			if err != nil {
-				return nil, err
-			}
-			out := make(map[string][]byte, len(all))
-			for _, r := range all {
-				out[r.ID] = r.Hash
-			}
-			return out, nil
-		},
-		fetch: func(q structs.QueryOptions, keys []string) (structs.MessageType, interface{}, error) {
-			var out []*structs.ACLBindingRule
-			for _, id := range keys {
-				var reply structs.ACLBindingRuleResponse
-				if err := cfg.RPC("ACL.GetBindingRule", &structs.ACLBindingRuleRequest{ACLBindingRuleID: id, QueryOptions: q}, &reply); err != nil {
-					return 0, nil, err
-				}
-				if reply.ACLBindingRule != nil {
-					out = append(out, reply.ACLBindingRule)
-				}
-			}
-			if len(out) == 0 {
-				return 0, nil, nil
-			}
-			return structs.ACLBindingRulesUpsertRequestType, &structs.ACLBindingRulesUpsertRequest{ACLBindingRules: out}, nil
-		},
-		remove: func(keys []string) (structs.MessageType, interface{}) {
-			return structs.ACLBindingRulesDeleteRequestType, &structs.ACLBindingRulesDeleteRequest{ACLBindingRuleIDs: keys}
-		},
-	}
-}
-
-// globalTokens copies the global tokens only; local tokens are each
-// region's own.
-func globalTokens(cfg *Config) kind {
-	return kind{
-		name: "global_tokens",
-		list: func(q structs.QueryOptions) (map[string][]byte, uint64, error) {
-			var reply structs.ACLTokenListResponse
-			if err := cfg.RPC("ACL.ListTokens", &structs.ACLTokenListRequest{GlobalOnly: true, QueryOptions: q}, &reply); err != nil {
-				return nil, 0, err
-			}
-			out := make(map[string][]byte, len(reply.Tokens))
-			for _, t := range reply.Tokens {
-				if t.Global {
-					out[t.AccessorID] = t.Hash
-				}
-			}
-			return out, reply.Index, nil
-		},
-		local: func(store *state.StateStore) (map[string][]byte, error) {
-			all, err := store.ACLTokens(nil, "")
-			if err != nil {
-				return nil, err
-			}
-			out := make(map[string][]byte)
-			for _, t := range all {
-				if t.Global {
-					out[t.AccessorID] = t.Hash
-				}
-			}
-			return out, nil
-		},
-		fetch: func(q structs.QueryOptions, keys []string) (structs.MessageType, interface{}, error) {
-			var out []*structs.ACLToken
-			for _, id := range keys {
-				var reply structs.SingleACLTokenResponse
-				if err := cfg.RPC("ACL.GetToken", &structs.ACLTokenSpecificRequest{AccessorID: id, QueryOptions: q}, &reply); err != nil {
-					return 0, nil, err
-				}
-				if t := reply.Token; t != nil && t.Global {
-					out = append(out, storedToken(t))
-				}
-			}
-			if len(out) == 0 {
-				return 0, nil, nil
-			}
-			return structs.ACLTokensUpsertRequestType, &structs.ACLTokenUpsertRequest{Tokens: out}, nil
-		},
-		remove: func(keys []string) (structs.MessageType, interface{}) {
-			return structs.ACLTokensDeleteRequestType, &structs.ACLTokenDeleteRequest{AccessorIDs: keys}
-		},
-	}
-}
-
-// storedToken is a token as read (its role links carry the roles' names)
-// made as the state keeps it: role links by ID only, the names being
-// filled in again on every read.
-func storedToken(t *structs.ACLToken) *structs.ACLToken {
-	t = t.Copy()
-	for i, link := range t.Roles {
-		if link != nil && link.ID != "" {
-			t.Roles[i] = &structs.ACLTokenRoleLink{ID: link.ID}
-		}
-	}
-	return t
 }

@@ -22,8 +22,31 @@ func (a *ACL) toAuthoritative(w *structs.WriteRequest) {
 // region; a request mixing global and local tokens is refused, as it
 // would have to be written in two places.
 func (a *ACL) routeTokenUpsert(args *structs.ACLTokenUpsertRequest) error {
+	return a.routeTokens(&args.WriteRequest, "upsert", args.Tokens)
+}
+
+// routeTokenDelete points the deletion of global tokens (as this region's
+// copy knows them) at the authoritative region; mixing global and local
+// tokens is refused. Tokens this region does not have are left for the
+// region the request is served in to report.
+func (a *ACL) routeTokenDelete(args *structs.ACLTokenDeleteRequest) error {
+	tokens := make([]*structs.ACLToken, 0, len(args.AccessorIDs))
+	for _, id := range args.AccessorIDs {
+		tok, err := a.srv.State().ACLTokenByAccessorID(nil, id)
+		if err != nil {
+			return err
+		}
+		tokens = append(tokens, tok)
+	}
+	return a.routeTokens(&args.WriteRequest, "delete", tokens)
+}
+
+// routeTokens points w at the authoritative region when tokens are
+// global, refusing (as verb) a mix of global and local ones; nil tokens
+// count as neither.
+func (a *ACL) routeTokens(w *structs.WriteRequest, verb string, tokens []*structs.ACLToken) error {
 	global, local := 0, 0
-	for _, t := range args.Tokens {
+	for _, t := range tokens {
 		switch {
 		case t == nil:
 		case t.Global:
@@ -33,38 +56,10 @@ func (a *ACL) routeTokenUpsert(args *structs.ACLTokenUpsertRequest) error {
 		}
 	}
 	if global > 0 && local > 0 {
-		return structs.KindErrorf(structs.ErrInvalid, "cannot upsert mixed global and non-global tokens")
+		return structs.KindErrorf(structs.ErrInvalid, "cannot %s mixed global and non-global tokens", verb)
 	}
 	if global > 0 {
-		a.toAuthoritative(&args.WriteRequest)
-	}
-	return nil
-}
-
-// routeTokenDelete points the deletion of global tokens (as this region's
-// copy knows them) at the authoritative region; mixing global and local
-// tokens is refused. Tokens this region does not have are left for the
-// region the request is served in to report.
-func (a *ACL) routeTokenDelete(args *structs.ACLTokenDeleteRequest) error {
-	global, local := 0, 0
-	for _, id := range args.AccessorIDs {
-		tok, err := a.srv.State().ACLTokenByAccessorID(nil, id)
-		if err != nil {
-			return err
-		}
-		switch {
-		case tok == nil:
-		case tok.Global:
-			global++
-		default:
-			local++
-		}
-	}
-	if global > 0 && local > 0 {
-		return structs.KindErrorf(structs.ErrInvalid, "cannot delete mixed global and non-global tokens")
-	}
-	if global > 0 {
-		a.toAuthoritative(&args.WriteRequest)
+		a.toAuthoritative(w)
 	}
 	return nil
 }
