@@ -136,7 +136,7 @@ func TestSignals(t *testing.T) {
 	if err := h.Signal("SIGNOPE"); err == nil {
 		t.Fatal("unknown signal accepted")
 	}
-	h2, _ := New().Start(context.Background(), cfg(t, map[string]interface{}{"signal_error": "nope"}))
+	h2, _ := New().Start(context.Background(), cfg(t, map[string]interface{}{"run_for": "1h", "signal_error": "nope"}))
 	defer h2.Stop("SIGKILL", 0)
 	if err := h2.Signal("SIGHUP"); err == nil || err.Error() != "nope" {
 		t.Fatalf("signal_error: %v", err)
