@@ -262,3 +262,39 @@ func (c *countingRaft) BootstrapCluster(configuration raft.Configuration) raft.F
 	}
 	return f
 }
+
+// threeVoters starts three servers, joined, that elected a leader with
+// all three as voters, and returns the leader and one follower.
+func (c *testCluster) threeVoters(tune func(*Config)) (leader, follower *testNode) {
+	t := c.t
+	t.Helper()
+	a := c.start("a", 3, tune)
+	b := c.start("b", 3, tune)
+	cc := c.start("c", 3, tune)
+	for _, n := range []*testNode{b, cc} {
+		_, err := n.m.Join([]string{a.serfAddr()})
+		must.NoError(t, err)
+	}
+	leader = c.leader()
+	waitFor(t, func() bool { return len(voters(t, leader.raft)) == 3 })
+	for _, n := range []*testNode{a, b, cc} {
+		if n != leader {
+			return leader, n
+		}
+	}
+	panic("unreachable: three servers, one leader")
+}
+
+// waitForStatus waits until observer's gossip sees the server of n in
+// status.
+func waitForStatus(t *testing.T, observer, n *testNode, status serf.MemberStatus) {
+	t.Helper()
+	waitFor(t, func() bool {
+		for _, m := range observer.m.KnownServers() {
+			if m.ID == n.m.cfg.ServerID {
+				return m.Status == status
+			}
+		}
+		return false
+	})
+}

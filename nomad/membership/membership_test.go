@@ -218,23 +218,7 @@ func TestDeadServerCleanup(t *testing.T) {
 		cfg.DeadServerGrace = 300 * time.Millisecond
 		cfg.CleanupInterval = 50 * time.Millisecond
 	}
-	a := c.start("a", 3, tune)
-	b := c.start("b", 3, tune)
-	cc := c.start("c", 3, tune)
-	for _, n := range []*testNode{b, cc} {
-		_, err := n.m.Join([]string{a.serfAddr()})
-		must.NoError(t, err)
-	}
-	leader := c.leader()
-	waitFor(t, func() bool { return len(voters(t, leader.raft)) == 3 })
-
-	var victim *testNode
-	for _, n := range []*testNode{a, b, cc} {
-		if n != leader {
-			victim = n
-			break
-		}
-	}
+	leader, victim := c.threeVoters(tune)
 	failedAt := time.Now()
 	victim.stop()
 	waitFor(t, func() bool { return !slices.Contains(voters(t, leader.raft), victim.m.cfg.ServerID) })
@@ -276,31 +260,9 @@ func TestRemovableDead(t *testing.T) {
 // removes from Raft at once rather than after the grace period.
 func TestForceLeave(t *testing.T) {
 	c := newTestCluster(t)
-	a := c.start("a", 3, nil)
-	b := c.start("b", 3, nil)
-	cc := c.start("c", 3, nil)
-	for _, n := range []*testNode{b, cc} {
-		_, err := n.m.Join([]string{a.serfAddr()})
-		must.NoError(t, err)
-	}
-	leader := c.leader()
-	waitFor(t, func() bool { return len(voters(t, leader.raft)) == 3 })
-	var victim *testNode
-	for _, n := range []*testNode{a, b, cc} {
-		if n != leader {
-			victim = n
-			break
-		}
-	}
+	leader, victim := c.threeVoters(nil)
 	victim.stop()
-	waitFor(t, func() bool {
-		for _, s := range leader.m.KnownServers() {
-			if s.ID == victim.m.cfg.ServerID {
-				return s.Status == serf.StatusFailed
-			}
-		}
-		return false
-	})
+	waitForStatus(t, leader, victim, serf.StatusFailed)
 	// The bare node name is qualified with the region.
 	must.NoError(t, leader.m.ForceLeave(victim.name, true))
 	waitFor(t, func() bool { return !slices.Contains(voters(t, leader.raft), victim.m.cfg.ServerID) })
@@ -451,31 +413,9 @@ func TestDeadServerCleanup_Policy(t *testing.T) {
 		defer mu.Unlock()
 		enabled, minQuorum = on, min
 	}
-	a := c.start("a", 3, tune)
-	b := c.start("b", 3, tune)
-	cc := c.start("c", 3, tune)
-	for _, n := range []*testNode{b, cc} {
-		_, err := n.m.Join([]string{a.serfAddr()})
-		must.NoError(t, err)
-	}
-	leader := c.leader()
-	waitFor(t, func() bool { return len(voters(t, leader.raft)) == 3 })
-	var victim *testNode
-	for _, n := range []*testNode{a, b, cc} {
-		if n != leader {
-			victim = n
-			break
-		}
-	}
+	leader, victim := c.threeVoters(tune)
 	victim.stop()
-	waitFor(t, func() bool {
-		for _, m := range leader.m.KnownServers() {
-			if m.ID == victim.m.cfg.ServerID {
-				return m.Status == serf.StatusFailed
-			}
-		}
-		return false
-	})
+	waitForStatus(t, leader, victim, serf.StatusFailed)
 
 	// Off, and then on but with three voters to keep: the failed server
 	// stays for many cleanup rounds past its grace.
