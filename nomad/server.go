@@ -215,10 +215,13 @@ func (s *Server) buildLeaderParts(p pipeline) error {
 		jobRefs := newVersionGate(s.clock, func() bool {
 			return s.serversMeetMinimumVersion(structs.MinVersionPlanJobRef)
 		})
+		planEvals := newVersionGate(s.clock, func() bool {
+			return s.serversMeetMinimumVersion(structs.MinVersionPlanEval)
+		})
 		a, err := planapply.New(planapply.Config{
 			Queue: queue, Evals: evals, Raft: &serverPlanRaft{s: s}, State: s.State,
 			Clock: s.clock, Logger: s.logger, Pipeline: c.PlanApplyPipeline,
-			JobRefs: jobRefs.Open,
+			JobRefs: jobRefs.Open, PlanEvals: planEvals.Open,
 		})
 		if err != nil {
 			return err

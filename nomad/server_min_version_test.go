@@ -98,3 +98,71 @@ func TestServer_PlanResultsNameTheJobOnlyWhenEveryServerCan(t *testing.T) {
 		must.Eq(t, 0, named)
 	})
 }
+
+// planResultEvals counts, in s's Raft log, the plan results that carried
+// their eval and the eval updates written for evals in done.
+func planResultEvals(t *testing.T, s *Server, done map[string]bool) (carried, updates int) {
+	t.Helper()
+	for i := uint64(1); i <= s.raft.LastIndex(); i++ {
+		var l raft.Log
+		if err := s.raftStores.logs.GetLog(i, &l); err != nil {
+			continue // compacted
+		}
+		if l.Type != raft.LogCommand || len(l.Data) == 0 {
+			continue
+		}
+		switch structs.MessageType(l.Data[0]) {
+		case structs.ApplyPlanResultsRequestType:
+			var req structs.ApplyPlanResultsRequest
+			must.NoError(t, structs.Decode(l.Data[1:], &req))
+			if req.Eval != nil {
+				carried++
+			}
+		case structs.EvalUpdateRequestType:
+			var req structs.EvalUpdateRequest
+			must.NoError(t, structs.Decode(l.Data[1:], &req))
+			for _, e := range req.Evals {
+				if done[e.ID] && e.Status == structs.EvalStatusComplete {
+					updates++
+				}
+			}
+		}
+	}
+	return carried, updates
+}
+
+// TestServer_PlanResultsCarryTheEvalOnlyWhenEveryServerCan: a server
+// alone writes a job's eval with its plan, and no eval update follows;
+// the leader of servers whose builds it cannot vouch for leaves the eval
+// to the worker's update, and the eval completes all the same.
+func TestServer_PlanResultsCarryTheEvalOnlyWhenEveryServerCan(t *testing.T) {
+	check := func(t *testing.T, s *Server, wantCarried bool) {
+		registerNode(t, s, mock.Node())
+		job := mock.Job(mock.Count(1))
+		registerJob(t, s, job.Copy())
+		waitForLive(t, s, job, 1) // and every eval of the job closed
+		evals, err := s.State().EvalsByJob(nil, job.Namespace, job.ID)
+		must.NoError(t, err)
+		must.Len(t, 1, evals)
+		must.Eq(t, structs.EvalStatusComplete, evals[0].Status)
+		carried, updates := planResultEvals(t, s, map[string]bool{evals[0].ID: true})
+		if wantCarried {
+			must.Eq(t, 1, carried)
+			must.Eq(t, 0, updates)
+		} else {
+			must.Eq(t, 0, carried)
+			must.Eq(t, 1, updates)
+		}
+	}
+	t.Run("alone", func(t *testing.T) {
+		check(t, newPipelineServer(t, 1, keepLog), true)
+	})
+	t.Run("among servers of unknown builds", func(t *testing.T) {
+		c := newInmemCluster(t, 3, func(cfg *Config) {
+			cfg.NumSchedulers = 1
+			cfg.LeaderPausedFraction = 0
+			keepLog(cfg)
+		})
+		check(t, leaderOf(t, c.servers), false)
+	})
+}

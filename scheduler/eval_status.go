@@ -3,6 +3,7 @@ package scheduler
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/opennomad/nomad/structs"
@@ -63,6 +64,13 @@ type evalOutcome struct {
 
 // setStatus writes the final state of the eval through the planner.
 func setStatus(planner Planner, eval *structs.Evaluation, o evalOutcome, now time.Time) error {
+	return planner.UpdateEval(finalEval(eval, o, now))
+}
+
+// finalEval is the eval as a scheduler writes it back with outcome o:
+// what setStatus sends, and what a plan carries for the leader to write
+// with it when that plan is the pass's last (see structs.Plan.Eval).
+func finalEval(eval *structs.Evaluation, o evalOutcome, now time.Time) *structs.Evaluation {
 	n := eval.Copy()
 	n.Status = o.status
 	n.StatusDescription = o.desc
@@ -81,5 +89,26 @@ func setStatus(planner Planner, eval *structs.Evaluation, o evalOutcome, now tim
 		n.NextEval = o.nextEval
 	}
 	n.UpdateModifyTime(now)
-	return planner.UpdateEval(n)
+	return n
+}
+
+// countPlaced takes the new allocs among committed (a plan result's, or a
+// plan's for what a full commit would do) off the queued counts of their
+// groups; placed maps the pass's new alloc IDs to their group.
+func countPlaced(queued map[string]int, placed map[string]string, committed map[string][]*structs.Allocation) {
+	for _, allocs := range committed {
+		for _, a := range allocs {
+			if tg, ok := placed[a.ID]; ok {
+				queued[tg]--
+			}
+		}
+	}
+}
+
+// queuedIfCommitted is what the queued counts become once every new
+// alloc of plan is committed.
+func queuedIfCommitted(queued map[string]int, placed map[string]string, plan *structs.Plan) map[string]int {
+	q := maps.Clone(queued)
+	countPlaced(q, placed, plan.NodeAllocation)
+	return q
 }

@@ -69,6 +69,9 @@ type genericScheduler struct {
 	// everything it tried for a continuation eval.
 	continueDeferred bool
 	nextEval         string
+	// evalWritten: the leader wrote the eval's final form (the plan's
+	// Eval) with the pass's plan, so finish has nothing left to write.
+	evalWritten bool
 
 	// blocked survives passes: at most one blocked eval per Process.
 	blocked *structs.Evaluation
@@ -121,15 +124,39 @@ func (s *genericScheduler) Process(eval *structs.Evaluation) error {
 	return s.finish(structs.EvalStatusComplete, "")
 }
 
-// finish writes the eval's final status.
+// finish writes the eval's final status, unless the leader already
+// wrote it with the last plan.
 func (s *genericScheduler) finish(status, desc string) error {
+	if status == structs.EvalStatusComplete && s.evalWritten {
+		return nil
+	}
+	return setStatus(s.planner, s.eval, s.outcome(status, desc, s.queuedAllocs), s.cfg.now())
+}
+
+// outcome is what finish writes with the given status and queued counts.
+func (s *genericScheduler) outcome(status, desc string, queued map[string]int) evalOutcome {
 	o := evalOutcome{status: status, desc: desc, blocked: s.blocked, failed: s.failedTGAllocs,
-		queued: s.queuedAllocs, annotations: s.annotations}
+		queued: queued, annotations: s.annotations, nextEval: s.nextEval}
 	if s.deployment != nil {
 		o.deploymentID = s.deployment.ID
 	}
-	o.nextEval = s.nextEval
-	return setStatus(s.planner, s.eval, o, s.cfg.now())
+	return o
+}
+
+// evalIfCommitted is the eval finish writes if the pass's plan commits
+// whole: Process then completes the eval with nothing else to do, and the
+// leader may write it with the plan. Nil when Process has more to do
+// after the plan (a continuation eval to create, a blocked eval to put
+// back): that eval is written on its own, after.
+func (s *genericScheduler) evalIfCommitted() *structs.Evaluation {
+	if s.continueDeferred && !s.job.Stopped() {
+		return nil
+	}
+	if s.eval.Status == structs.EvalStatusBlocked && len(s.failedTGAllocs) > 0 {
+		return nil
+	}
+	queued := queuedIfCommitted(s.queuedAllocs, s.placedIDs, s.plan)
+	return finalEval(s.eval, s.outcome(structs.EvalStatusComplete, "", queued), s.cfg.now())
 }
 
 // pass runs one scheduling attempt on the current snapshot. It reports
@@ -152,6 +179,7 @@ func (s *genericScheduler) pass() (bool, error) {
 	s.placedIDs = map[string]string{}
 	s.annotations = nil
 	s.planResult = nil
+	s.evalWritten = false
 	s.plan = ev.MakePlan(job)
 	if s.plan.SnapshotIndex, err = s.state.LatestIndex(); err != nil {
 		return false, err
@@ -186,12 +214,15 @@ func (s *genericScheduler) pass() (bool, error) {
 			return false, fmt.Errorf("creating follow-up eval: %w", err)
 		}
 	}
+	s.plan.Eval = s.evalIfCommitted()
 	result, newState, err := s.planner.SubmitPlan(s.plan)
 	s.planResult = result
 	if err != nil {
 		return false, fmt.Errorf("submitting plan: %w", err)
 	}
-	s.adjustQueued(result)
+	if result != nil {
+		countPlaced(s.queuedAllocs, s.placedIDs, result.NodeAllocation)
+	}
 	if newState != nil {
 		s.logger.Debug("refreshing state after a partial commit", "refresh_index", result.RefreshIndex)
 		s.state = newState
@@ -200,21 +231,8 @@ func (s *genericScheduler) pass() (bool, error) {
 	if full, expected, actual := result.FullCommit(s.plan); !full {
 		return false, fmt.Errorf("missing state refresh after partial commit (placed %d of %d)", actual, expected)
 	}
+	s.evalWritten = result.EvalWritten
 	return true, nil
-}
-
-// adjustQueued counts committed placements off the queued allocs.
-func (s *genericScheduler) adjustQueued(r *structs.PlanResult) {
-	if r == nil {
-		return
-	}
-	for _, allocs := range r.NodeAllocation {
-		for _, a := range allocs {
-			if tg, ok := s.placedIDs[a.ID]; ok {
-				s.queuedAllocs[tg]--
-			}
-		}
-	}
 }
 
 // computeJobAllocs reconciles and fills the plan.

@@ -23,9 +23,13 @@ type Harness struct {
 	Store *state.StateStore
 	index uint64
 
-	Plans     []*structs.Plan
-	Results   []*structs.PlanResult
-	Updated   []*structs.Evaluation
+	Plans   []*structs.Plan
+	Results []*structs.PlanResult
+	Updated []*structs.Evaluation
+	// Folded are the evals written with their plan (also in Updated, in
+	// the order of the writes): the plan committed whole and carried
+	// its eval, which the harness writes as the plan applier does.
+	Folded    []*structs.Evaluation
 	Created   []*structs.Evaluation
 	Reblocked []*structs.Evaluation
 	// Overcommits says, for every node the applier's rules rejected (not
@@ -37,6 +41,10 @@ type Harness struct {
 
 	// NoApply records plans without committing them.
 	NoApply bool
+	// OldLeader ignores the eval a plan carries, as a leader of a build
+	// before structs.MinVersionPlanEval (or one with such a server) does:
+	// the scheduler then writes its eval through UpdateEval.
+	OldLeader bool
 	// Reject, when set, names nodes the applier rejects in the plan of
 	// attempt n (counted from 0), to simulate a racing scheduler.
 	Reject func(n int, plan *structs.Plan) []string
@@ -198,6 +206,13 @@ func (h *Harness) SubmitPlan(plan *structs.Plan) (*structs.PlanResult, State, er
 	h.Results = append(h.Results, result)
 
 	req := planjudge.BuildRequest(view, judged, result, h.Now)
+	if plan.Eval != nil && !h.OldLeader && len(result.RejectedNodes) == 0 {
+		// The applier's entry is encoded: the store writes its own copy.
+		req.Eval = plan.Eval.Copy()
+		result.EvalWritten = true
+		h.Updated = append(h.Updated, plan.Eval)
+		h.Folded = append(h.Folded, plan.Eval)
+	}
 	h.write(func(tx *state.Txn) error { return tx.UpsertPlanResults(req) })
 	result.AllocIndex = h.index
 	if len(result.RejectedNodes) > 0 {

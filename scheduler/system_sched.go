@@ -62,6 +62,9 @@ type systemScheduler struct {
 	placedIDs      map[string]string
 	annotations    *structs.PlanAnnotations
 	nextEval       *structs.Evaluation
+	// evalWritten: the leader wrote the eval's final form (the plan's
+	// Eval) with the pass's plan, so finish has nothing left to write.
+	evalWritten bool
 }
 
 func newSystemScheduler(cfg *Config, state State, planner Planner, sysbatch bool) *systemScheduler {
@@ -130,15 +133,39 @@ func (s *systemScheduler) eligibility() (map[string]bool, bool) {
 	return classEligibility(s.ctx.cands, s.ctx.jobFeas, s.ctx.groupFeas), jobEscapes(s.job)
 }
 
+// finish writes the eval's final status, unless the leader already
+// wrote it with the last plan.
 func (s *systemScheduler) finish(status string, blocked *structs.Evaluation, desc string) error {
-	o := evalOutcome{status: status, desc: desc, blocked: blocked, failed: s.failedTGAllocs,
-		queued: s.queuedAllocs, annotations: s.annotations}
-	n := s.eval
-	if s.nextEval != nil {
-		n = s.eval.Copy()
-		n.NextEval = s.nextEval.ID
+	if status == structs.EvalStatusComplete && s.evalWritten {
+		return nil
 	}
-	return setStatus(s.planner, n, o, s.cfg.now())
+	return setStatus(s.planner, s.eval, s.outcome(status, blocked, desc, s.queuedAllocs), s.cfg.now())
+}
+
+// outcome is what finish writes with the given status and queued counts.
+func (s *systemScheduler) outcome(status string, blocked *structs.Evaluation, desc string, queued map[string]int) evalOutcome {
+	o := evalOutcome{status: status, desc: desc, blocked: blocked, failed: s.failedTGAllocs,
+		queued: queued, annotations: s.annotations}
+	if s.nextEval != nil {
+		o.nextEval = s.nextEval.ID
+	}
+	return o
+}
+
+// evalIfCommitted is the eval finish writes if the pass's plan commits
+// whole: Process then completes the eval with nothing else to do, and the
+// leader may write it with the plan. Nil when Process has more to do
+// after the plan (blocked evals to create for nodes short of room, a
+// blocked eval to put back): that eval is written on its own, after.
+func (s *systemScheduler) evalIfCommitted() *structs.Evaluation {
+	if len(s.failedNodes) > 0 {
+		return nil
+	}
+	if s.eval.Status == structs.EvalStatusBlocked && len(s.failedTGAllocs) > 0 {
+		return nil
+	}
+	queued := queuedIfCommitted(s.queuedAllocs, s.placedIDs, s.plan)
+	return finalEval(s.eval, s.outcome(structs.EvalStatusComplete, nil, "", queued), s.cfg.now())
 }
 
 // pass runs one attempt on the current snapshot.
@@ -160,6 +187,7 @@ func (s *systemScheduler) pass() (bool, error) {
 	s.annotations = nil
 	s.planResult = nil
 	s.nextEval = nil
+	s.evalWritten = false
 	s.plan = ev.MakePlan(job)
 	if s.plan.SnapshotIndex, err = s.state.LatestIndex(); err != nil {
 		return false, err
@@ -181,19 +209,14 @@ func (s *systemScheduler) pass() (bool, error) {
 			return false, fmt.Errorf("creating rolling update eval: %w", err)
 		}
 	}
+	s.plan.Eval = s.evalIfCommitted()
 	result, newState, err := s.planner.SubmitPlan(s.plan)
 	s.planResult = result
 	if err != nil {
 		return false, fmt.Errorf("submitting plan: %w", err)
 	}
 	if result != nil {
-		for _, allocs := range result.NodeAllocation {
-			for _, a := range allocs {
-				if tg, ok := s.placedIDs[a.ID]; ok {
-					s.queuedAllocs[tg]--
-				}
-			}
-		}
+		countPlaced(s.queuedAllocs, s.placedIDs, result.NodeAllocation)
 	}
 	if newState != nil {
 		s.state = newState
@@ -202,6 +225,7 @@ func (s *systemScheduler) pass() (bool, error) {
 	if full, expected, actual := result.FullCommit(s.plan); !full {
 		return false, fmt.Errorf("missing state refresh after partial commit (placed %d of %d)", actual, expected)
 	}
+	s.evalWritten = result.EvalWritten
 	return true, nil
 }
 

@@ -23,6 +23,13 @@ type Plan struct {
 
 	// SnapshotIndex is the state index the scheduler planned against.
 	SnapshotIndex uint64
+
+	// Eval, when set, is the plan's eval as the scheduler writes it at the
+	// end of its pass if this plan commits whole (see PlanEvalError). A
+	// leader whose servers all understand it (MinVersionPlanEval) writes
+	// it with the result and says so in PlanResult.EvalWritten; otherwise
+	// it is ignored and the scheduler writes the eval itself.
+	Eval *Evaluation
 }
 
 // AppendStoppedAlloc adds a stop of alloc with the given descriptions.
@@ -107,6 +114,11 @@ type PlanResult struct {
 	RefreshIndex uint64
 	// AllocIndex is the Raft index at which the result was committed.
 	AllocIndex uint64
+	// EvalWritten says the plan's Eval was written in the same entry, at
+	// AllocIndex: the scheduler must not write it again. Unset (an older
+	// leader, a partial commit, nothing to commit) the scheduler writes
+	// its eval as before.
+	EvalWritten bool
 }
 
 // IsNoOp reports whether nothing was committed.

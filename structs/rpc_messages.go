@@ -389,6 +389,12 @@ type ApplyPlanResultsRequest struct {
 	// of MinVersionPlanJobRef or later apply it; the plan applier writes
 	// it only when every server is one.
 	JobRef *JobVersionRef
+	// Eval, when set, is the plan's eval (ID EvalID) in its final form,
+	// written in this entry as an EvalUpdate of it would be, instead of
+	// only moving its ModifyIndex. Only servers of MinVersionPlanEval or
+	// later apply it; the plan applier writes it only when every server
+	// is one and the plan committed whole.
+	Eval *Evaluation
 }
 
 // AllocUpdateDesiredTransitionRequest sets desired transitions (migrate,

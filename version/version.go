@@ -3,7 +3,7 @@
 package version
 
 // Version is the semantic version of this build.
-var Version = "0.2.0"
+var Version = "0.3.0"
 
 // Prerelease marks development builds ("dev"); empty for releases.
 var Prerelease = "dev"
@@ -11,7 +11,7 @@ var Prerelease = "dev"
 // GitCommit is set at build time with -ldflags.
 var GitCommit = ""
 
-// String renders "0.2.0-dev (abcdef12)".
+// String renders "0.3.0-dev (abcdef12)".
 func String() string {
 	v := Version
 	if Prerelease != "" {

@@ -42,6 +42,9 @@ func resultDetail(plan *structs.Plan, result *structs.PlanResult) string {
 		return "nothing to commit"
 	}
 	full, expected, actual := result.FullCommit(plan)
+	if full && result.EvalWritten {
+		return fmt.Sprintf("committed at index %d: %d placements, and the eval's outcome", result.AllocIndex, actual)
+	}
 	if full {
 		return fmt.Sprintf("committed at index %d: %d placements", result.AllocIndex, actual)
 	}

@@ -84,6 +84,11 @@ func (f *FSM) applyPlanResults(body []byte, index uint64) interface{} {
 	}
 	f.handleEvals(req.PreemptionEvals)
 	f.unblockStoppedAllocNodes(store, index, req.AllocsStopped, req.AllocsPreempted)
+	if req.Eval != nil {
+		// The plan's eval, written with the result: what an EvalUpdate
+		// entry of it does after its commit (applyEvalUpdate).
+		f.handleEvals([]*structs.Evaluation{req.Eval})
+	}
 	return nil
 }
 

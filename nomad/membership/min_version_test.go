@@ -28,6 +28,8 @@ func TestMeetMinimumVersion(t *testing.T) {
 		{"a build that is no version", []ServerInfo{server("0.2.0", alive), server("unknown", alive)}, "0.2.0", false},
 		{"a server without a build tag", []ServerInfo{server("0.2.0", alive), server("", alive)}, "0.2.0", false},
 		{"no server known", nil, "0.2.0", false},
+		{"servers of the last release before a newer minimum", []ServerInfo{server("0.3.0-dev (7b59616)", alive), server("0.2.0", alive)}, "0.3.0", false},
+		{"every server at the newer minimum", []ServerInfo{server("0.3.0-dev (7b59616)", alive), server("0.3.0", alive)}, "0.3.0", true},
 		{"a minimum that is no version", []ServerInfo{server("0.2.0", alive)}, "next", false},
 	}
 	for _, c := range cases {

@@ -83,6 +83,11 @@ type Config struct {
 	// structs.JobVersionRef); asked for each result that needs a job.
 	// Nil: never, every result carries its job.
 	JobRefs func() bool
+	// PlanEvals reports whether every server writes the eval a plan
+	// result carries (structs.MinVersionPlanEval); asked for each plan
+	// that carries its eval and commits whole. Nil: never, the worker
+	// writes its eval with an update of its own.
+	PlanEvals func() bool
 }
 
 // Applier is the single judge of plans, on the leader. It takes plans
@@ -105,6 +110,7 @@ type Applier struct {
 	parallelism int
 	snapTimeout time.Duration
 	jobRefs     func() bool
+	planEvals   func() bool
 
 	running atomic.Bool
 	// termMu guards termDone, closed when the Run started by
@@ -154,6 +160,7 @@ func New(cfg Config) (*Applier, error) {
 		parallelism: cfg.EvalParallelism,
 		snapTimeout: cfg.SnapshotTimeout,
 		jobRefs:     cfg.JobRefs,
+		planEvals:   cfg.PlanEvals,
 	}
 	if a.clock == nil {
 		a.clock = clock.Real{}
@@ -299,6 +306,10 @@ func (r *applyRun) handle(ctx context.Context, p *QueuedPlan) {
 		}
 	}
 	r.logRejections(plan, verdict)
+	if err := checkPlanEval(view, plan); err != nil {
+		p.Respond(nil, err)
+		return
+	}
 
 	if verdict.Result.IsNoOp() {
 		// Answered behind the plans in flight: a rejection may rest on
@@ -314,6 +325,7 @@ func (r *applyRun) handle(ctx context.Context, p *QueuedPlan) {
 			return
 		}
 	}
+	r.foldEval(plan, verdict.Result, req)
 	for r.inflight >= r.pipeline {
 		if !r.awaitOne(ctx) {
 			p.Respond(nil, ErrQueueFlushed)

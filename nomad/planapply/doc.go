@@ -16,6 +16,12 @@
 // (applier.go). A responder goroutine waits for the commits and answers
 // the plans (respond.go).
 //
+// A plan may carry its eval as the scheduler will write it once the plan
+// is in (structs.Plan.Eval). When the plan commits whole and every server
+// understands it, the entry writes that eval too and the answer says so
+// (EvalWritten), sparing the worker an eval update of its own; otherwise
+// the eval is left to the worker, as before (plan_eval.go).
+//
 // Both live on the leader only and keep nothing worth persisting: a plan
 // not yet committed is lost with leadership, and its worker retries the
 // eval through the broker.

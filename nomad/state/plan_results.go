@@ -16,7 +16,9 @@ const NodeEventMsgPlanRejected = "Node marked as ineligible for scheduling due t
 // all in this transaction:
 //
 //   - the plan's new deployment and its deployment status updates;
-//   - the eval's ModifyIndex, when EvalID is set (the eval must exist);
+//   - the eval's ModifyIndex, when EvalID is set (the eval must exist),
+//     or, when the request carries the eval, the eval itself, written
+//     last as an EvalUpdate of it would be (see writePlanEval);
 //   - the stops and preemptions, each a structs.AllocStop applied here
 //     to the stored alloc (which must exist; see stoppedAlloc);
 //   - the new and updated allocs, with the request's Job (or the stored
@@ -48,7 +50,7 @@ func (tx *Txn) UpsertPlanResults(req *structs.ApplyPlanResultsRequest) error {
 			return err
 		}
 	}
-	if req.EvalID != "" {
+	if req.EvalID != "" && req.Eval == nil {
 		if err := tx.touchEval(req.EvalID); err != nil {
 			return fmt.Errorf("plan results: %w", err)
 		}
@@ -88,6 +90,9 @@ func (tx *Txn) UpsertPlanResults(req *structs.ApplyPlanResultsRequest) error {
 	}
 
 	if err := tx.UpsertEvals(req.PreemptionEvals); err != nil {
+		return err
+	}
+	if err := tx.writePlanEval(req); err != nil {
 		return err
 	}
 	for _, nodeID := range req.IneligibleNodes {

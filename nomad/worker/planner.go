@@ -32,6 +32,13 @@ var _ scheduler.Planner = (*workerPlanner)(nil)
 func (p *workerPlanner) SubmitPlan(plan *structs.Plan) (*structs.PlanResult, scheduler.State, error) {
 	plan.EvalToken = p.token
 	plan.SnapshotIndex = p.snapshotIndex
+	if plan.Eval != nil {
+		// Stamped as UpdateEval stamps it: the leader may write it with
+		// the plan (result.EvalWritten) instead of the scheduler writing
+		// it after; without that, the scheduler calls UpdateEval.
+		plan.Eval.SnapshotIndex = p.snapshotIndex
+		plan.Eval.UpdateModifyTime(p.w.clock.Now())
+	}
 
 	p.w.setWorkload(WorkloadSubmitting)
 	start := p.w.clock.Now()

@@ -56,6 +56,11 @@ type Leader struct {
 	// tracker, for tests to inspect or drive.
 	Broker  *broker.Broker
 	Blocked *broker.BlockedEvals
+	// PlanEvals makes the default applier write the eval a plan carries
+	// with a result that commits the plan whole, as a leader whose
+	// servers all run structs.MinVersionPlanEval does. Off, it ignores
+	// the eval, as an older leader does. Set before the first plan.
+	PlanEvals bool
 
 	store Store
 	clock clock.Clock
@@ -122,10 +127,14 @@ func (l *Leader) EvalsApplied(_ uint64, evals []*structs.Evaluation) {
 }
 
 // AfterPlanResults is the FSM's leader-side effect of a plan result
-// committed at index: preemption evals go to the broker, and nodes where
-// allocs stopped have room again for blocked evals.
+// committed at index: preemption evals go to the broker, nodes where
+// allocs stopped have room again for blocked evals, and the plan's eval,
+// when the result carried it, has the effects of an eval update.
 func (l *Leader) AfterPlanResults(index uint64, req *structs.ApplyPlanResultsRequest) {
 	l.EvalsApplied(index, req.PreemptionEvals)
+	if req.Eval != nil {
+		defer l.EvalsApplied(index, []*structs.Evaluation{req.Eval})
+	}
 	st := l.store.StateStore()
 	for _, stops := range [][]*structs.AllocStop{req.AllocsStopped, req.AllocsPreempted} {
 		for _, stop := range stops {
@@ -254,6 +263,10 @@ func (l *Leader) judgeAndCommit(plan *structs.Plan) (*structs.PlanResult, error)
 	result := verdict.Result
 	if !result.IsNoOp() {
 		apply := planjudge.BuildRequest(view, plan, result, l.clock.Now())
+		if l.PlanEvals && plan.Eval != nil && len(result.RejectedNodes) == 0 {
+			apply.Eval = plan.Eval.Copy()
+			result.EvalWritten = true
+		}
 		index, err := l.store.Write(func(tx *state.Txn) error { return tx.UpsertPlanResults(apply) })
 		if err != nil {
 			return nil, fmt.Errorf("plan for eval %q: applying the result: %w", plan.EvalID, err)
