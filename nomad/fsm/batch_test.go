@@ -14,7 +14,7 @@ import (
 
 // entries builds a Raft log one entry at a time.
 type entries struct {
-	t    *testing.T
+	t    testing.TB
 	next uint64
 	logs []*raft.Log
 }
@@ -193,4 +193,76 @@ func TestApplyBatch_FailureAnywhereInARun(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzApplyBatch puts a fuzzed entry (type byte and msgpack body) in the
+// middle of a run of batchable entries, after a node, a job and an alloc
+// of it: applied in batches, the log must leave what it leaves applied
+// one entry at a time, whatever the entry does (partial writes before an
+// error included). The seeds are an entry of each batchable type.
+func FuzzApplyBatch(f *testing.F) {
+	node := mock.Node(mock.NodeID("00000000-0000-0000-0000-000000000001"))
+	job := mock.Job(mock.JobID("fuzz"), mock.Count(1))
+	stored := storedAs(job, 11, 11, 0)
+	alloc := mock.Alloc(mock.ForJob(stored, 0), mock.OnNode(node))
+	alloc.ID = "00000000-0000-0000-0000-0000000000a1"
+	eval := mock.Eval(mock.EvalForJob(stored))
+	eval.ID = "00000000-0000-0000-0000-0000000000e1"
+	deployment := structs.NewDeployment(stored, 50, time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
+	deployment.ID = "00000000-0000-0000-0000-0000000000d1"
+	alloc.DeploymentID = deployment.ID
+	setup := func(t testing.TB) []*raft.Log {
+		s := &entries{t: t, next: 10}
+		s.add(structs.NodeRegisterRequestType, &structs.NodeRegisterRequest{Node: node})
+		s.add(structs.JobRegisterRequestType, &structs.JobRegisterRequest{Job: job.Copy(), Eval: eval.Copy()})
+		s.add(structs.ApplyPlanResultsRequestType, &structs.ApplyPlanResultsRequest{
+			AllocUpdateRequest: structs.AllocUpdateRequest{AllocsUpdated: []*structs.Allocation{alloc.Copy()}},
+			Deployment:         deployment.Copy(), EvalID: eval.ID, JobRef: stored.VersionRef(),
+		})
+		return s.logs
+	}
+	// The fixture itself applies.
+	fixture := fsmtest.NewFSM(f, &fsmtest.Recorder{})
+	for _, l := range setup(f) {
+		must.Nil(f, fixture.Apply(l), must.Sprintf("fixture entry %d", l.Index))
+	}
+	migrate := true
+	for typ, req := range map[structs.MessageType]interface{}{
+		structs.JobRegisterRequestType: &structs.JobRegisterRequest{Job: job.Copy(), EnforceIndex: true, JobModifyIndex: 11,
+			Eval: mock.Eval(mock.EvalForJob(stored))},
+		structs.JobDeregisterRequestType: &structs.JobDeregisterRequest{JobID: job.ID, Purge: true,
+			WriteRequest: structs.WriteRequest{Namespace: job.Namespace}},
+		structs.EvalUpdateRequestType: &structs.EvalUpdateRequest{Evals: []*structs.Evaluation{eval}},
+		structs.ApplyPlanResultsRequestType: &structs.ApplyPlanResultsRequest{
+			AllocUpdateRequest: structs.AllocUpdateRequest{AllocsStopped: []*structs.AllocStop{{ID: alloc.ID}}},
+			EvalID:             eval.ID, JobRef: stored.VersionRef()},
+		structs.AllocClientUpdateRequestType: &structs.AllocUpdateRequest{Alloc: []*structs.Allocation{
+			{ID: alloc.ID, ClientStatus: structs.AllocClientStatusFailed}}},
+		structs.AllocUpdateDesiredTransitionRequestType: &structs.AllocUpdateDesiredTransitionRequest{
+			Allocs: map[string]*structs.DesiredTransition{alloc.ID: {Migrate: &migrate}, "missing": {Migrate: &migrate}}},
+		structs.DeploymentStatusUpdateRequestType: &structs.DeploymentStatusUpdateRequest{
+			DeploymentUpdate: &structs.DeploymentStatusUpdate{DeploymentID: deployment.ID, Status: structs.DeploymentStatusFailed}},
+		structs.DeploymentPromoteRequestType: &structs.ApplyDeploymentPromoteRequest{
+			DeploymentPromoteRequest: structs.DeploymentPromoteRequest{DeploymentID: deployment.ID, All: true}},
+		structs.DeploymentAllocHealthRequestType: &structs.ApplyDeploymentAllocHealthRequest{
+			DeploymentAllocHealthRequest: structs.DeploymentAllocHealthRequest{DeploymentID: deployment.ID,
+				UnhealthyAllocationIDs: []string{alloc.ID}}},
+	} {
+		buf, err := structs.Encode(typ, req)
+		must.NoError(f, err)
+		f.Add(buf)
+	}
+	f.Fuzz(func(t *testing.T, entry []byte) {
+		log := &entries{t: t, next: 20}
+		next := mock.Job()
+		log.add(structs.JobRegisterRequestType, &structs.JobRegisterRequest{Job: next, Eval: mock.Eval(mock.EvalForJob(next))})
+		log.raw(&raft.Log{Type: raft.LogCommand, Data: entry})
+		log.add(structs.AllocClientUpdateRequestType, &structs.AllocUpdateRequest{Alloc: []*structs.Allocation{
+			{ID: alloc.ID, ClientStatus: structs.AllocClientStatusRunning}}})
+		log.raw(&raft.Log{Type: raft.LogCommand, Data: entry})
+		log.add(structs.EvalUpdateRequestType, &structs.EvalUpdateRequest{Evals: []*structs.Evaluation{mock.Eval(mock.EvalForJob(next))}})
+		for seed := range uint64(3) {
+			fsmtest.SameAsSequential(t, setup(t), log.logs, seed, len(log.logs))
+		}
+	})
 }
