@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -34,21 +35,37 @@ import (
 // (reported with the entry types in the log), and the state store's heap
 // per job after GC.
 //
-// "server" is the leader doing all of it. "follower" replays the same
-// Raft entries into a second FSM (decode and apply, events published),
-// which is what every other server of a cluster pays per job. Run both
-// with a fixed count, so both measure the same number of jobs:
+// "server" is the leader doing all of it; its Raft hands the FSM the
+// entries it commits together (FSM.ApplyBatch), and the run logs how many
+// that was. "follower" replays the same Raft entries into a second FSM
+// (decode and apply, events published), which is what every other server
+// of a cluster pays per job: "batch=1" one entry at a time (FSM.Apply),
+// the others in ApplyBatch calls of that many entries, as a follower's
+// Raft hands over what one append brought. Run them with a fixed count,
+// so all measure the same number of jobs:
 //
 //	go test -run x -bench BenchmarkJobCost -benchtime 2000x -benchmem -count 5 ./nomad
 func BenchmarkJobCost(b *testing.B) {
 	b.Run("server", func(b *testing.B) {
+		sizes := recordBatchSizes(b)
 		run := runJobCost(b, b.N)
 		run.report(b)
+		sizes.report(b)
 	})
 	b.Run("follower", func(b *testing.B) {
-		b.StopTimer()
-		run := runJobCost(b, b.N)
-		run.replay(b)
+		// One recorded run per job count serves every batch size.
+		runs := map[int]*jobCostRun{}
+		for _, batch := range []int{1, 8, 64} {
+			b.Run(fmt.Sprintf("batch=%d", batch), func(b *testing.B) {
+				b.StopTimer()
+				run := runs[b.N]
+				if run == nil {
+					run = runJobCost(b, b.N)
+					runs[b.N] = run
+				}
+				run.replay(b, batch)
+			})
+		}
 	})
 }
 
@@ -78,7 +95,7 @@ func costJob() *structs.Job {
 
 // runJobCost starts a server, runs n jobs through it with the timer
 // running and returns the Raft entries.
-func runJobCost(b *testing.B, n int) *jobCostRun {
+func runJobCost(b testing.TB, n int) *jobCostRun {
 	b.Helper()
 	// A buffer deep enough that playClients, which follows the events,
 	// never falls behind on a busy machine.
@@ -105,9 +122,12 @@ func runJobCost(b *testing.B, n int) *jobCostRun {
 	}
 	first := s.raft.LastIndex() + 1
 
-	b.ReportAllocs()
-	b.ResetTimer()
-	b.StartTimer()
+	bench, _ := b.(*testing.B)
+	if bench != nil {
+		bench.ReportAllocs()
+		bench.ResetTimer()
+		bench.StartTimer()
+	}
 	var (
 		next   atomic.Int64
 		failed atomic.Int64
@@ -126,7 +146,9 @@ func runJobCost(b *testing.B, n int) *jobCostRun {
 	}
 	playClients(b, s, events, first, jobs)
 	wg.Wait()
-	b.StopTimer()
+	if bench != nil {
+		bench.StopTimer()
+	}
 	if f := failed.Load(); f > 0 {
 		b.Fatalf("%d registrations failed", f)
 	}
@@ -153,7 +175,7 @@ func runJobCost(b *testing.B, n int) *jobCostRun {
 // with the time the run takes: the allocs of each batch of events that
 // are placed and still pending are reported running in one
 // Node.UpdateAlloc call, as a client reports a batch of changes.
-func playClients(b *testing.B, s *Server, events *stream.EventBroker, from uint64, jobs []*structs.Job) {
+func playClients(b testing.TB, s *Server, events *stream.EventBroker, from uint64, jobs []*structs.Job) {
 	b.Helper()
 	n := len(jobs)
 	// Events carry allocs without their job; the client knows its tasks.
@@ -273,9 +295,10 @@ func (r *jobCostRun) report(b *testing.B) {
 }
 
 // replay applies the run's entries to a second FSM, as a follower does,
-// with the timer running only over the run's entries, and reports the
-// state store's heap per job after GC.
-func (r *jobCostRun) replay(b *testing.B) {
+// batch entries per ApplyBatch call (one by one through Apply when batch
+// is 1), with the timer running only over the run's entries, and reports
+// the state store's heap per job after GC.
+func (r *jobCostRun) replay(b *testing.B, batch int) {
 	f, err := fsm.New(fsm.Config{StateConfig: state.Config{Publisher: stream.NewEventBroker(stream.Config{})}})
 	if err != nil {
 		b.Fatal(err)
@@ -289,9 +312,19 @@ func (r *jobCostRun) replay(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	b.StartTimer()
-	for _, l := range r.entries {
-		if err, ok := f.Apply(l).(error); ok {
-			b.Fatalf("entry %d: %v", l.Index, err)
+	if batch == 1 {
+		for _, l := range r.entries {
+			if err, ok := f.Apply(l).(error); ok {
+				b.Fatalf("entry %d: %v", l.Index, err)
+			}
+		}
+	} else {
+		for logs := range slices.Chunk(r.entries, batch) {
+			for i, resp := range f.ApplyBatch(logs) {
+				if err, ok := resp.(error); ok {
+					b.Fatalf("entry %d: %v", logs[i].Index, err)
+				}
+			}
 		}
 	}
 	b.StopTimer()

@@ -190,6 +190,9 @@ func (s *Server) setupRaft() (hadState bool, err error) {
 			return false, err
 		}
 	}
+	// The FSM is a raft.BatchingFSM: Raft hands it the entries it
+	// commits together, and it applies runs of them in one state
+	// transaction.
 	r, err := raft.NewRaft(conf, s.fsm, stores.logs, stores.stable, stores.snaps, trans)
 	if err != nil {
 		closeRaft(stores, trans)

@@ -14,106 +14,109 @@ func (f *FSM) applyDeprecatedAllocUpdate([]byte, uint64) interface{} {
 	return nil
 }
 
-func (f *FSM) applyAllocClientUpdate(body []byte, index uint64) interface{} {
+func (f *FSM) allocClientUpdateTxn(tx *state.Txn, body []byte) (func(), error) {
 	var req structs.AllocUpdateRequest
 	if err := decode(body, structs.AllocClientUpdateRequestType, &req); err != nil {
-		return err
+		return nil, err
 	}
-	store := f.State()
-	err := store.WithWriteTxn(index, func(tx *state.Txn) error {
-		if err := tx.UpdateAllocsFromClient(req.Alloc); err != nil {
-			return err
+	if err := tx.UpdateAllocsFromClient(req.Alloc); err != nil {
+		return nil, err
+	}
+	if err := tx.UpsertEvals(req.Evals); err != nil {
+		return nil, err
+	}
+	// Allocs that just finished (complete or failed) leave room on their
+	// nodes.
+	var finished []string
+	for _, u := range req.Alloc {
+		if u.ClientStatus == structs.AllocClientStatusComplete || u.ClientStatus == structs.AllocClientStatusFailed {
+			finished = append(finished, u.ID)
 		}
-		return tx.UpsertEvals(req.Evals)
-	})
-	if err != nil {
-		return err
 	}
-	f.handleEvals(req.Evals)
-	f.unblockFreedCapacity(store, req.Alloc, index)
-	return nil
+	freed := f.nodesOfAllocs(tx, finished)
+	index := tx.Index()
+	return func() {
+		f.handleEvals(req.Evals)
+		f.unblockFreed(freed, index)
+	}, nil
 }
 
-// unblockFreedCapacity releases evals that may fit in the room left by
-// allocs that just finished (complete or failed), once per node.
-func (f *FSM) unblockFreedCapacity(store *state.StateStore, updates []*structs.Allocation, index uint64) {
-	if f.blocked == nil {
-		return
+func (f *FSM) allocDesiredTransitionTxn(tx *state.Txn, body []byte) (func(), error) {
+	var req structs.AllocUpdateDesiredTransitionRequest
+	if err := decode(body, structs.AllocUpdateDesiredTransitionRequestType, &req); err != nil {
+		return nil, err
 	}
-	seen := make(map[string]bool)
-	for _, u := range updates {
-		if u.ClientStatus != structs.AllocClientStatusComplete && u.ClientStatus != structs.AllocClientStatusFailed {
-			continue
+	if err := tx.UpdateAllocsDesiredTransitions(req.Allocs, req.Evals); err != nil {
+		return nil, err
+	}
+	return f.afterEvals(req.Evals...), nil
+}
+
+func (f *FSM) planResultsTxn(tx *state.Txn, body []byte) (func(), error) {
+	var req structs.ApplyPlanResultsRequest
+	if err := decode(body, structs.ApplyPlanResultsRequestType, &req); err != nil {
+		return nil, err
+	}
+	if err := tx.UpsertPlanResults(&req); err != nil {
+		return nil, err
+	}
+	// The scheduler counts a stopped or preempted alloc's resources as
+	// free at once, so waiting for the client to report it finished
+	// would leave capacity idle.
+	var stopped []string
+	for _, list := range [][]*structs.AllocStop{req.AllocsStopped, req.AllocsPreempted} {
+		for _, s := range list {
+			stopped = append(stopped, s.ID)
 		}
-		// The update may not name its node; the stored alloc does. A
-		// collected alloc frees nothing.
-		alloc, err := store.AllocByID(nil, u.ID)
+	}
+	freed := f.nodesOfAllocs(tx, stopped)
+	index := tx.Index()
+	return func() {
+		f.handleEvals(req.PreemptionEvals)
+		f.unblockFreed(freed, index)
+		if req.Eval != nil {
+			// The plan's eval, written with the result: what an
+			// EvalUpdate entry of it does after its commit.
+			f.handleEvals([]*structs.Evaluation{req.Eval})
+		}
+	}, nil
+}
+
+// nodesOfAllocs returns the nodes of the allocs named, once each, in the
+// order first named, as the transaction sees them after the entry's
+// writes: that is what the store answers once the entry is committed,
+// whether or not later entries share its transaction. The update may not
+// name its node; the stored alloc does. A collected alloc, or one whose
+// node is gone, names none. Nothing is read without a blocked-evals
+// tracker to tell.
+func (f *FSM) nodesOfAllocs(tx *state.Txn, allocIDs []string) []*structs.Node {
+	if f.blocked == nil || len(allocIDs) == 0 {
+		return nil
+	}
+	var nodes []*structs.Node
+	seen := make(map[string]bool)
+	for _, id := range allocIDs {
+		alloc, err := tx.AllocByID(id)
 		if err != nil || alloc == nil || seen[alloc.NodeID] {
 			continue
 		}
 		seen[alloc.NodeID] = true
-		node, err := store.NodeByID(nil, alloc.NodeID)
+		node, err := tx.NodeByID(alloc.NodeID)
 		if err != nil || node == nil {
 			continue
 		}
-		f.blocked.UnblockClassAndQuota(node.ComputedClass, "", index)
-		f.blocked.UnblockNode(node.ID, index)
+		nodes = append(nodes, node)
 	}
+	return nodes
 }
 
-func (f *FSM) applyAllocDesiredTransition(body []byte, index uint64) interface{} {
-	var req structs.AllocUpdateDesiredTransitionRequest
-	if err := decode(body, structs.AllocUpdateDesiredTransitionRequestType, &req); err != nil {
-		return err
-	}
-	if err := f.State().UpdateAllocsDesiredTransitions(index, req.Allocs, req.Evals); err != nil {
-		return err
-	}
-	f.handleEvals(req.Evals)
-	return nil
-}
-
-func (f *FSM) applyPlanResults(body []byte, index uint64) interface{} {
-	var req structs.ApplyPlanResultsRequest
-	if err := decode(body, structs.ApplyPlanResultsRequestType, &req); err != nil {
-		return err
-	}
-	store := f.State()
-	if err := store.UpsertPlanResults(index, &req); err != nil {
-		return err
-	}
-	f.handleEvals(req.PreemptionEvals)
-	f.unblockStoppedAllocNodes(store, index, req.AllocsStopped, req.AllocsPreempted)
-	if req.Eval != nil {
-		// The plan's eval, written with the result: what an EvalUpdate
-		// entry of it does after its commit (applyEvalUpdate).
-		f.handleEvals([]*structs.Evaluation{req.Eval})
-	}
-	return nil
-}
-
-// unblockStoppedAllocNodes releases evals that may fit where a plan
-// stopped or preempted allocs: the scheduler counts a stopped alloc's
-// resources as free at once, so waiting for the client to report it
-// finished would leave capacity idle. Once per node.
-func (f *FSM) unblockStoppedAllocNodes(store *state.StateStore, index uint64, lists ...[]*structs.AllocStop) {
+// unblockFreed releases evals that may fit in the room left on nodes.
+func (f *FSM) unblockFreed(nodes []*structs.Node, index uint64) {
 	if f.blocked == nil {
 		return
 	}
-	seen := make(map[string]bool)
-	for _, stops := range lists {
-		for _, s := range stops {
-			alloc, err := store.AllocByID(nil, s.ID)
-			if err != nil || alloc == nil || seen[alloc.NodeID] {
-				continue
-			}
-			seen[alloc.NodeID] = true
-			node, err := store.NodeByID(nil, alloc.NodeID)
-			if err != nil || node == nil {
-				continue
-			}
-			f.blocked.UnblockClassAndQuota(node.ComputedClass, "", index)
-			f.blocked.UnblockNode(node.ID, index)
-		}
+	for _, node := range nodes {
+		f.blocked.UnblockClassAndQuota(node.ComputedClass, "", index)
+		f.blocked.UnblockNode(node.ID, index)
 	}
 }

@@ -1,6 +1,7 @@
 package fsm
 
 import (
+	"github.com/opennomad/nomad/nomad/state"
 	"github.com/opennomad/nomad/structs"
 )
 
@@ -8,16 +9,15 @@ import (
 // follow-up evals), the leader's reapers (failed and canceled evals) and
 // the garbage collector's deletions.
 
-func (f *FSM) applyEvalUpdate(body []byte, index uint64) interface{} {
+func (f *FSM) evalUpdateTxn(tx *state.Txn, body []byte) (func(), error) {
 	var req structs.EvalUpdateRequest
 	if err := decode(body, structs.EvalUpdateRequestType, &req); err != nil {
-		return err
+		return nil, err
 	}
-	if err := f.State().UpsertEvals(index, req.Evals); err != nil {
-		return err
+	if err := tx.UpsertEvals(req.Evals); err != nil {
+		return nil, err
 	}
-	f.handleEvals(req.Evals)
-	return nil
+	return f.afterEvals(req.Evals...), nil
 }
 
 func (f *FSM) applyEvalDelete(body []byte, index uint64) interface{} {

@@ -3,6 +3,7 @@ package fsm
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -75,7 +76,11 @@ type Config struct {
 // ignored where the components are disabled, which keeps Apply a pure
 // function of the log on followers.
 //
-// Raft calls Apply, Snapshot and Restore from a single goroutine;
+// Raft hands over the entries it commits together through ApplyBatch (see
+// batch.go), which applies runs of them in one state transaction with
+// the result of applying them one by one through Apply.
+//
+// Raft calls Apply, ApplyBatch, Snapshot and Restore from a single goroutine;
 // FSMSnapshot.Persist runs concurrently with Apply. State may be called
 // from any goroutine.
 type FSM struct {
@@ -104,20 +109,20 @@ var appliers = map[structs.MessageType]applyFunc{
 	structs.NodeUpdateDrainRequestType:                     (*FSM).applyNodeUpdateDrain,
 	structs.BatchNodeUpdateDrainRequestType:                (*FSM).applyBatchNodeUpdateDrain,
 	structs.NodeUpdateEligibilityRequestType:               (*FSM).applyNodeUpdateEligibility,
-	structs.JobRegisterRequestType:                         (*FSM).applyJobRegister,
-	structs.JobDeregisterRequestType:                       (*FSM).applyJobDeregister,
+	structs.JobRegisterRequestType:                         alone((*FSM).jobRegisterTxn),
+	structs.JobDeregisterRequestType:                       alone((*FSM).jobDeregisterTxn),
 	structs.JobBatchDeregisterRequestType:                  (*FSM).applyJobBatchDeregister,
 	structs.JobStabilityRequestType:                        (*FSM).applyJobStability,
-	structs.EvalUpdateRequestType:                          (*FSM).applyEvalUpdate,
+	structs.EvalUpdateRequestType:                          alone((*FSM).evalUpdateTxn),
 	structs.EvalDeleteRequestType:                          (*FSM).applyEvalDelete,
 	structs.AllocUpdateRequestType:                         (*FSM).applyDeprecatedAllocUpdate,
-	structs.AllocClientUpdateRequestType:                   (*FSM).applyAllocClientUpdate,
-	structs.AllocUpdateDesiredTransitionRequestType:        (*FSM).applyAllocDesiredTransition,
-	structs.ApplyPlanResultsRequestType:                    (*FSM).applyPlanResults,
+	structs.AllocClientUpdateRequestType:                   alone((*FSM).allocClientUpdateTxn),
+	structs.AllocUpdateDesiredTransitionRequestType:        alone((*FSM).allocDesiredTransitionTxn),
+	structs.ApplyPlanResultsRequestType:                    alone((*FSM).planResultsTxn),
 	structs.ReconcileJobSummariesRequestType:               (*FSM).applyReconcileJobSummaries,
-	structs.DeploymentStatusUpdateRequestType:              (*FSM).applyDeploymentStatusUpdate,
-	structs.DeploymentPromoteRequestType:                   (*FSM).applyDeploymentPromotion,
-	structs.DeploymentAllocHealthRequestType:               (*FSM).applyDeploymentAllocHealth,
+	structs.DeploymentStatusUpdateRequestType:              alone((*FSM).deploymentStatusUpdateTxn),
+	structs.DeploymentPromoteRequestType:                   alone((*FSM).deploymentPromotionTxn),
+	structs.DeploymentAllocHealthRequestType:               alone((*FSM).deploymentAllocHealthTxn),
 	structs.DeploymentDeleteRequestType:                    (*FSM).applyDeploymentDelete,
 	structs.SchedulerConfigRequestType:                     (*FSM).applySchedulerConfig,
 	structs.AutopilotRequestType:                           (*FSM).applyAutopilotConfig,
@@ -270,6 +275,19 @@ func (s *fsmSnapshot) Persist(sink raft.SnapshotSink) error {
 func (s *fsmSnapshot) Release() {}
 
 // ---- side effects ------------------------------------------------------------
+
+// afterEvals returns the side effect of committing evals (nil ones are
+// skipped): handleEvals, or nil when there are none.
+func (f *FSM) afterEvals(evals ...*structs.Evaluation) func() {
+	some := evals
+	if slices.Contains(evals, nil) {
+		some = slices.DeleteFunc(slices.Clone(evals), func(e *structs.Evaluation) bool { return e == nil })
+	}
+	if len(some) == 0 {
+		return nil
+	}
+	return func() { f.handleEvals(some) }
+}
 
 // handleEvals tells the broker and the blocked tracker about evals just
 // committed: pending ones are ready to schedule, blocked ones wait for

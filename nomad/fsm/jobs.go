@@ -33,55 +33,49 @@ func CheckEnforceIndex(want uint64, existing *structs.Job) error {
 	return nil
 }
 
-func (f *FSM) applyJobRegister(body []byte, index uint64) interface{} {
+func (f *FSM) jobRegisterTxn(tx *state.Txn, body []byte) (func(), error) {
 	var req structs.JobRegisterRequest
 	if err := decode(body, structs.JobRegisterRequestType, &req); err != nil {
-		return err
+		return nil, err
 	}
 	if req.Job == nil {
-		return errMissing(structs.JobRegisterRequestType, "job")
+		return nil, errMissing(structs.JobRegisterRequestType, "job")
 	}
 	job := req.Job
-	err := f.State().WithWriteTxn(index, func(tx *state.Txn) error {
-		// The endpoint checked EnforceIndex already; checking again here
-		// makes the check atomic with the write.
-		if req.EnforceIndex {
-			existing, err := tx.JobByID(job.Namespace, job.ID)
+	// The endpoint checked EnforceIndex already; checking again here
+	// makes the check atomic with the write.
+	if req.EnforceIndex {
+		existing, err := tx.JobByID(job.Namespace, job.ID)
+		if err != nil {
+			return nil, err
+		}
+		if err := CheckEnforceIndex(req.JobModifyIndex, existing); err != nil {
+			return nil, err
+		}
+	}
+	if err := tx.UpsertJob(job); err != nil {
+		return nil, err
+	}
+	if err := tx.UpsertJobSubmission(job.Namespace, job.ID, req.Submission); err != nil {
+		return nil, err
+	}
+	for _, u := range req.DeploymentUpdates {
+		// A deployment collected since the endpoint looked needs no
+		// cancelling.
+		if d, err := tx.DeploymentByID(u.DeploymentID); err != nil || d == nil {
 			if err != nil {
-				return err
+				return nil, err
 			}
-			if err := CheckEnforceIndex(req.JobModifyIndex, existing); err != nil {
-				return err
-			}
+			continue
 		}
-		if err := tx.UpsertJob(job); err != nil {
-			return err
+		if err := tx.UpdateDeploymentStatus(u); err != nil {
+			return nil, err
 		}
-		if err := tx.UpsertJobSubmission(job.Namespace, job.ID, req.Submission); err != nil {
-			return err
-		}
-		for _, u := range req.DeploymentUpdates {
-			// A deployment collected since the endpoint looked needs no
-			// cancelling.
-			if d, err := tx.DeploymentByID(u.DeploymentID); err != nil || d == nil {
-				if err != nil {
-					return err
-				}
-				continue
-			}
-			if err := tx.UpdateDeploymentStatus(u); err != nil {
-				return err
-			}
-		}
-		return upsertJobEval(tx, job.Namespace, job.ID, req.Eval)
-	})
-	if err != nil {
-		return err
 	}
-	if req.Eval != nil {
-		f.handleEvals([]*structs.Evaluation{req.Eval})
+	if err := upsertJobEval(tx, job.Namespace, job.ID, req.Eval); err != nil {
+		return nil, err
 	}
-	return nil
+	return f.afterEvals(req.Eval), nil
 }
 
 // upsertJobEval writes the eval that rides with a job change, stamped
@@ -101,25 +95,19 @@ func upsertJobEval(tx *state.Txn, namespace, jobID string, eval *structs.Evaluat
 	return tx.UpsertEvals([]*structs.Evaluation{eval})
 }
 
-func (f *FSM) applyJobDeregister(body []byte, index uint64) interface{} {
+func (f *FSM) jobDeregisterTxn(tx *state.Txn, body []byte) (func(), error) {
 	var req structs.JobDeregisterRequest
 	if err := decode(body, structs.JobDeregisterRequestType, &req); err != nil {
-		return err
+		return nil, err
 	}
 	ns := req.RequestNamespace()
-	err := f.State().WithWriteTxn(index, func(tx *state.Txn) error {
-		if err := deregisterJob(tx, ns, req.JobID, req.Purge, req.SubmitTime); err != nil {
-			return err
-		}
-		return upsertJobEval(tx, ns, req.JobID, req.Eval)
-	})
-	if err != nil {
-		return err
+	if err := deregisterJob(tx, ns, req.JobID, req.Purge, req.SubmitTime); err != nil {
+		return nil, err
 	}
-	if req.Eval != nil {
-		f.handleEvals([]*structs.Evaluation{req.Eval})
+	if err := upsertJobEval(tx, ns, req.JobID, req.Eval); err != nil {
+		return nil, err
 	}
-	return nil
+	return f.afterEvals(req.Eval), nil
 }
 
 // deregisterJob purges a job, or stops it by registering a stopped copy

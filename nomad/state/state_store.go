@@ -251,26 +251,44 @@ func (s *StateStore) Indexes() ([]*IndexEntry, error) {
 //
 // fn must not keep tx after returning, and must not call other write
 // methods of the store (memdb has one writer lock; that would deadlock).
+// A WriteBatch runs several entries' functions, each as it would run
+// here, in one memdb transaction.
 func (s *StateStore) WithWriteTxn(index uint64, fn func(tx *Txn) error) error {
 	if index == 0 {
 		return errors.New("state write: raft index must be > 0")
 	}
 	mtx := s.db.Txn(true)
 	defer mtx.Abort() // a no-op after Commit; releases the lock on error or panic
-	tx := &Txn{txn: mtx, index: index, logger: s.logger}
-	if err := fn(tx); err != nil {
+	tx, err := s.runEntry(mtx, index, fn)
+	if err != nil {
 		return err
 	}
-	if err := tx.writeTableIndexes(); err != nil {
-		return err
-	}
-	s.backlog.mu.Lock()
-	s.backlog.c.add(tx.backlog, +1)
-	mtx.Commit()
-	s.backlog.mu.Unlock()
-	s.notifyCommit()
+	s.commit(mtx, tx.backlog)
 	if s.config.Publisher != nil && len(tx.events) > 0 {
 		s.config.Publisher.Publish(&structs.Events{Index: index, Events: tx.events})
 	}
 	return nil
+}
+
+// runEntry runs fn as the write transaction of the entry at index on
+// mtx, then writes the index rows of what it touched.
+func (s *StateStore) runEntry(mtx *memdb.Txn, index uint64, fn func(tx *Txn) error) (*Txn, error) {
+	tx := &Txn{txn: mtx, index: index, logger: s.logger}
+	if err := fn(tx); err != nil {
+		return nil, err
+	}
+	if err := tx.writeTableIndexes(); err != nil {
+		return nil, err
+	}
+	return tx, nil
+}
+
+// commit commits mtx with the backlog counts it changed, so that a
+// snapshot sees both or neither, and wakes SnapshotMinIndex waiters.
+func (s *StateStore) commit(mtx *memdb.Txn, backlog BacklogCounts) {
+	s.backlog.mu.Lock()
+	s.backlog.c.add(backlog, +1)
+	mtx.Commit()
+	s.backlog.mu.Unlock()
+	s.notifyCommit()
 }

@@ -77,7 +77,7 @@ func SameState(t *testing.T, want, got *state.StateStore) {
 }
 
 // viaCodec returns v after a msgpack round trip.
-func viaCodec(t *testing.T, v interface{}) interface{} {
+func viaCodec(t testing.TB, v interface{}) interface{} {
 	t.Helper()
 	buf, err := structs.Encode(0, v)
 	must.NoError(t, err)

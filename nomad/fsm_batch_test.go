@@ -1,0 +1,37 @@
+package nomad
+
+import (
+	"testing"
+
+	"github.com/hashicorp/raft"
+	"github.com/shoenig/test/must"
+
+	"github.com/opennomad/nomad/nomad/fsm/fsmtest"
+)
+
+// The Raft entries of a pipeline run (jobs registered, scheduled,
+// their plans committed, clients reporting, deployment health and
+// success recorded), replayed in ApplyBatch calls of random sizes, leave
+// every table, event and side effect as replaying them one by one does.
+// The server that wrote them applied them through Raft's batches too.
+func TestApplyBatch_PipelineRunSameAsOneByOne(t *testing.T) {
+	run := runJobCost(t, 40)
+	commands := 0
+	for _, l := range run.entries {
+		if l.Type == raft.LogCommand {
+			commands++
+		}
+	}
+	// Four or more entries a job: registration, placement, health, success.
+	must.Greater(t, 4*40-1, commands, must.Sprint("the run's entries"))
+	for _, maxBatch := range []int{2, 8, 64, len(run.entries)} {
+		for seed := range uint64(3) {
+			resps := fsmtest.SameAsSequential(t, run.setup, run.entries, seed, maxBatch)
+			for i, r := range resps {
+				if err, ok := r.(error); ok {
+					t.Fatalf("entry %d: %v", run.entries[i].Index, err)
+				}
+			}
+		}
+	}
+}
