@@ -254,6 +254,7 @@ func (tx *Txn) upsertAlloc(a *structs.Allocation, eventType string, jobs jobStat
 	if err := tx.updateSummaryWithAlloc(a, existing); err != nil {
 		return err
 	}
+	tx.internAlloc(a, existing)
 	if err := tx.insert(TableAllocs, a); err != nil {
 		return fmt.Errorf("alloc %q: %w", a.ID, err)
 	}
@@ -382,6 +383,12 @@ func (tx *Txn) UpdateAllocsFromClient(allocs []*structs.Allocation) error {
 		}
 		c.ModifyIndex = tx.index
 		c.ModifyTime = update.ModifyTime
+		if t := tx.intern; t != nil {
+			// What the client reported is decoded afresh each time.
+			t.set(&c.ClientStatus)
+			t.set(&c.ClientDescription)
+			tx.internTaskStates(c.TaskStates)
+		}
 
 		if err := tx.updateDeploymentWithAlloc(&c, existing); err != nil {
 			return err

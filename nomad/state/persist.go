@@ -162,7 +162,7 @@ func Restore(r io.Reader, config *Config) (*StateStore, error) {
 
 	txn := s.db.Txn(true)
 	defer txn.Abort()
-	rs := &restorer{txn: txn, jobs: make(map[jobVersionKey][]*structs.Job)}
+	rs := &restorer{txn: txn, tx: &Txn{txn: txn, intern: s.intern}, jobs: make(map[jobVersionKey][]*structs.Job)}
 	for n := 0; ; n++ {
 		var typ uint8
 		if err := dec.Decode(&typ); err != nil {
@@ -197,6 +197,9 @@ func versionKey(j *structs.Job) jobVersionKey {
 // restorer inserts decoded records into a fresh store.
 type restorer struct {
 	txn *memdb.Txn
+	// tx wraps txn for interning the restored objects' strings, as the
+	// FSM's writes do (see intern.go).
+	tx *Txn
 	// jobs holds the distinct decoded objects seen per job version (the
 	// jobs table's, the versions table's, the ones allocs carried), so
 	// that the thousands of allocs of a job share one object as they did
@@ -291,11 +294,18 @@ func (rs *restorer) restore(dec *codec.Decoder, typ SnapshotType) error {
 	}
 	switch o := obj.(type) {
 	case *structs.Job:
+		rs.tx.internJob(o)
 		rs.share(o)
 	case *structs.Allocation:
 		if o.Job != nil {
+			rs.tx.internJob(o.Job)
 			o.Job = rs.share(o.Job)
 		}
+		rs.tx.internAlloc(o, nil)
+	case *structs.Evaluation:
+		rs.tx.internEval(o, nil)
+	case *structs.Deployment:
+		rs.tx.internDeployment(o, nil)
 	}
 	if err := rs.txn.Insert(table, obj); err != nil {
 		return fmt.Errorf("restoring %q record: %w", table, err)

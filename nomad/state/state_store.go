@@ -70,6 +70,10 @@ type StateStore struct {
 
 	// backlog holds the BacklogCounts; every snapshot has its own.
 	backlog *backlogTotals
+
+	// intern holds the strings the FSM's writes share (see intern.go);
+	// nil in snapshots, whose writes intern nothing.
+	intern *internTable
 }
 
 // NewStateStore returns an empty store.
@@ -96,6 +100,7 @@ func newStore(db *memdb.MemDB, cfg Config) *StateStore {
 		logger:   logger.Named("state"),
 		nodeList: new(atomic.Pointer[nodeList]),
 		backlog:  &backlogTotals{},
+		intern:   newInternTable(),
 	}
 }
 
@@ -257,7 +262,7 @@ func (s *StateStore) WithWriteTxn(index uint64, fn func(tx *Txn) error) error {
 	}
 	mtx := s.db.Txn(true)
 	defer mtx.Abort() // a no-op after Commit; releases the lock on error or panic
-	tx := &Txn{txn: mtx, index: index, logger: s.logger}
+	tx := &Txn{txn: mtx, index: index, logger: s.logger, intern: s.intern}
 	if err := fn(tx); err != nil {
 		return err
 	}

@@ -37,6 +37,9 @@ type Txn struct {
 
 	// backlog is how much this transaction changed the BacklogCounts.
 	backlog BacklogCounts
+
+	// intern is the store's table of shared strings, nil in a snapshot.
+	intern *internTable
 }
 
 // Index returns the Raft index the transaction writes at.
