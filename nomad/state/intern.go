@@ -1,6 +1,9 @@
 package state
 
 import (
+	"encoding/binary"
+	"maps"
+	"slices"
 	"unsafe"
 
 	"github.com/opennomad/nomad/structs"
@@ -31,10 +34,78 @@ const internMax = 4096
 // transaction at a time, so it needs no lock.
 type internTable struct {
 	m map[string]string
+
+	// counts and summaries keep one instance of each small map seen of
+	// an eval's queued allocations, an alloc's nodes available per
+	// datacenter and a job summary's counts per group: most are equal to
+	// many others, and even a map of one entry takes 250 to 700 bytes.
+	// Stored objects never change, so equal maps may be one.
+	counts    sharedMaps[int]
+	summaries sharedMaps[structs.TaskGroupSummary]
 }
 
 func newInternTable() *internTable {
-	return &internTable{m: make(map[string]string)}
+	return &internTable{
+		m:      make(map[string]string),
+		counts: sharedMaps[int]{encode: appendInt},
+		summaries: sharedMaps[structs.TaskGroupSummary]{encode: func(b []byte, s structs.TaskGroupSummary) []byte {
+			for _, n := range []int{s.Queued, s.Complete, s.Failed, s.Running, s.Starting, s.Lost, s.Unknown} {
+				b = appendInt(b, n)
+			}
+			return b
+		}},
+	}
+}
+
+func appendInt(b []byte, n int) []byte { return binary.AppendVarint(b, int64(n)) }
+
+// sharedMaps keeps one instance of each map of V by name seen, found by
+// a key encoding its content. The key only finds a candidate: a map is
+// shared only with one found equal, so a key that misses a field of V
+// costs sharing, never correctness.
+type sharedMaps[V comparable] struct {
+	kept   map[string]map[string]V
+	encode func([]byte, V) []byte
+	key    []byte
+}
+
+// sharedMapMaxLen bounds the maps shared: a large one is rarely equal to
+// another and costly to compare.
+const sharedMapMaxLen = 8
+
+// share returns the kept map equal to m, keeping a copy of m if there is
+// none. nil stays nil and an empty map stays an empty map.
+func (s *sharedMaps[V]) share(t *internTable, m map[string]V) map[string]V {
+	if m == nil || len(m) > sharedMapMaxLen {
+		return m
+	}
+	var names [sharedMapMaxLen]string
+	sorted := names[:0]
+	for k := range m {
+		sorted = append(sorted, k)
+	}
+	slices.Sort(sorted)
+	key := s.key[:0]
+	for _, k := range sorted {
+		key = binary.AppendUvarint(key, uint64(len(k)))
+		key = append(key, k...)
+		key = s.encode(key, m[k])
+	}
+	s.key = key
+	if kept, ok := s.kept[string(key)]; ok && maps.Equal(kept, m) {
+		return kept
+	}
+	if s.kept == nil || len(s.kept) >= internMax {
+		s.kept = make(map[string]map[string]V)
+	}
+	// A copy with kept names: m itself may be a stored object's, which
+	// others read.
+	c := make(map[string]V, len(m))
+	for k, v := range m {
+		c[t.str(k)] = v
+	}
+	s.kept[string(key)] = c
+	return c
 }
 
 // str returns the kept instance equal to s, keeping s if there is none.
@@ -166,7 +237,7 @@ func (tx *Txn) internAlloc(a *structs.Allocation, existing *structs.Allocation) 
 	}
 	if m := a.Metrics; m != nil {
 		t.set(&m.NodePool)
-		internKeys(t, m.NodesAvailable)
+		m.NodesAvailable = t.counts.share(t, m.NodesAvailable)
 		internKeys(t, m.ClassFiltered)
 		internKeys(t, m.ConstraintFiltered)
 		internKeys(t, m.ClassExhausted)
@@ -206,8 +277,9 @@ func (tx *Txn) internTaskStates(states map[string]*structs.TaskState) {
 	}
 }
 
-// internEval swaps the strings of an eval about to be stored. Its maps
-// are left alone: callers may pass a copy of a stored eval.
+// internEval swaps the strings of an eval about to be stored, and its
+// queued allocations for an equal map kept. Its maps are not changed in
+// place: callers may pass a copy of a stored eval.
 func (tx *Txn) internEval(e, existing *structs.Evaluation) {
 	t := tx.intern
 	if t == nil {
@@ -223,6 +295,7 @@ func (tx *Txn) internEval(e, existing *structs.Evaluation) {
 	t.set(&e.TriggeredBy)
 	t.set(&e.Status)
 	t.set(&e.StatusDescription)
+	e.QueuedAllocations = t.counts.share(t, e.QueuedAllocations)
 }
 
 // internDeployment swaps the strings of a deployment about to be stored;
@@ -254,4 +327,17 @@ func (tx *Txn) internJob(j *structs.Job) {
 	t.set(&j.Type)
 	t.set(&j.NodePool)
 	t.set(&j.Status)
+}
+
+// shareSummaryMaps swaps the counts of the summaries this transaction
+// wrote for equal ones kept. It runs when the transaction's writes are
+// done: until then it edits the summaries it owns in place.
+func (tx *Txn) shareSummaryMaps() {
+	t := tx.intern
+	if t == nil {
+		return
+	}
+	for _, s := range tx.summaries {
+		s.Summary = t.summaries.share(t, s.Summary)
+	}
 }

@@ -2,6 +2,8 @@ package state
 
 import (
 	"bytes"
+	"maps"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -194,4 +196,62 @@ func TestIntern_Restore(t *testing.T) {
 	must.True(t, sameInstance(got.EvalID, e.ID), must.Sprint("eval ID"))
 	must.True(t, sameInstance(got.JobID, got.Job.ID), must.Sprint("job ID"))
 	must.True(t, sameInstance(got.TaskGroup, other.TaskGroup), must.Sprint("task group"))
+}
+
+// TestIntern_SharedMaps: equal small maps of counts are one map, never
+// a nil one or one of other content, and a write to one object's counts
+// leaves the others sharing them as they were.
+func TestIntern_SharedMaps(t *testing.T) {
+	tab := newInternTable()
+	a := tab.counts.share(tab, map[string]int{fresh("web"): 0, "api": 2})
+	b := tab.counts.share(tab, map[string]int{"api": 2, fresh("web"): 0})
+	c := tab.counts.share(tab, map[string]int{"web": 1, "api": 2})
+	must.Eq(t, map[string]int{"web": 0, "api": 2}, a)
+	must.True(t, sameMap(a, b), must.Sprint("equal maps are not one"))
+	must.False(t, sameMap(a, c), must.Sprint("different maps are one"))
+	must.Nil(t, tab.counts.share(tab, nil))
+	empty := tab.counts.share(tab, map[string]int{})
+	must.NotNil(t, empty)
+	must.MapEmpty(t, empty)
+
+	// A map whose key finds a kept map of other content is not shared.
+	tab.counts.kept[string(tab.counts.key)] = map[string]int{"other": 9}
+	d := tab.counts.share(tab, map[string]int{})
+	must.MapEmpty(t, d)
+}
+
+func sameMap[V any](a, b map[string]V) bool {
+	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
+}
+
+// TestIntern_SummariesShareCounts: jobs with equal counts share their
+// summary's map; a change to one job's counts, even several in one
+// transaction, leaves the other's alone.
+func TestIntern_SummariesShareCounts(t *testing.T) {
+	s := testStore(t)
+	node := mockNode()
+	must.NoError(t, s.UpsertNode(1, node))
+	one := registered(t, s, 2, mockJob())
+	other := mockJob()
+	other.ID = "other"
+	other = registered(t, s, 3, other)
+
+	summary := func(j *structs.Job) *structs.JobSummary {
+		sum, err := s.JobSummaryByID(nil, j.Namespace, j.ID)
+		must.NoError(t, err)
+		return sum
+	}
+	must.True(t, sameMap(summary(one).Summary, summary(other).Summary))
+	before := maps.Clone(summary(other).Summary)
+
+	// Two allocs of one job in one transaction: its summary is edited
+	// twice in place before the transaction ends.
+	must.NoError(t, s.UpsertAllocs(4, []*structs.Allocation{mockAlloc(one, node), mockAlloc(one, node)}))
+	must.Eq(t, 2, summary(one).Summary["web"].Starting)
+	must.Eq(t, before, summary(other).Summary)
+	must.False(t, sameMap(summary(one).Summary, summary(other).Summary))
+
+	// Equal again: shared again.
+	must.NoError(t, s.UpsertAllocs(5, []*structs.Allocation{mockAlloc(other, node), mockAlloc(other, node)}))
+	must.True(t, sameMap(summary(one).Summary, summary(other).Summary))
 }

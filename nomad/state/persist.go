@@ -306,6 +306,8 @@ func (rs *restorer) restore(dec *codec.Decoder, typ SnapshotType) error {
 		rs.tx.internEval(o, nil)
 	case *structs.Deployment:
 		rs.tx.internDeployment(o, nil)
+	case *structs.JobSummary:
+		o.Summary = rs.tx.intern.summaries.share(rs.tx.intern, o.Summary)
 	}
 	if err := rs.txn.Insert(table, obj); err != nil {
 		return fmt.Errorf("restoring %q record: %w", table, err)

@@ -94,6 +94,7 @@ func (tx *Txn) touchAllocNode(table string, obj interface{}) {
 }
 
 func (tx *Txn) writeTableIndexes() error {
+	tx.shareSummaryMaps()
 	for _, table := range tx.touched {
 		if err := tx.txn.Insert(TableIndex, &IndexEntry{Key: table, Value: tx.index}); err != nil {
 			return fmt.Errorf("updating index of table %q: %w", table, err)
