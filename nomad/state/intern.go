@@ -3,6 +3,7 @@ package state
 import (
 	"encoding/binary"
 	"maps"
+	"reflect"
 	"slices"
 	"unsafe"
 
@@ -42,6 +43,12 @@ type internTable struct {
 	// Stored objects never change, so equal maps may be one.
 	counts    sharedMaps[int]
 	summaries sharedMaps[structs.TaskGroupSummary]
+
+	// resources keeps one instance of each alloc's resources seen, for
+	// resources without networks, ports or reserved cores: every alloc
+	// of a group gets the same, and so do groups of the same size.
+	resources   map[string]*structs.AllocatedResources
+	resourceKey []byte
 }
 
 func newInternTable() *internTable {
@@ -253,6 +260,7 @@ func (tx *Txn) internAlloc(a *structs.Allocation, existing *structs.Allocation) 
 	}
 	if r := a.AllocatedResources; r != nil {
 		internKeys(t, r.Tasks)
+		a.AllocatedResources = t.shareResources(r)
 	}
 	tx.internTaskStates(a.TaskStates)
 }
@@ -340,4 +348,42 @@ func (tx *Txn) shareSummaryMaps() {
 	for _, s := range tx.summaries {
 		s.Summary = t.summaries.share(t, s.Summary)
 	}
+}
+
+// shareResources returns the kept resources equal to r, keeping r if
+// there are none. r must be a new alloc's, which nothing else holds.
+// The key only finds a candidate; it is shared only if deeply equal.
+func (t *internTable) shareResources(r *structs.AllocatedResources) *structs.AllocatedResources {
+	if len(r.Tasks) > sharedMapMaxLen || len(r.Shared.Networks) > 0 || len(r.Shared.Ports) > 0 {
+		return r
+	}
+	var names [sharedMapMaxLen]string
+	sorted := names[:0]
+	for k, task := range r.Tasks {
+		if task == nil || len(task.Networks) > 0 || len(task.Cpu.ReservedCores) > 0 {
+			return r
+		}
+		sorted = append(sorted, k)
+	}
+	slices.Sort(sorted)
+	key := t.resourceKey[:0]
+	for _, k := range sorted {
+		task := r.Tasks[k]
+		key = binary.AppendUvarint(key, uint64(len(k)))
+		key = append(key, k...)
+		key = binary.AppendVarint(key, task.Cpu.CpuShares)
+		key = binary.AppendVarint(key, task.Memory.MemoryMB)
+		key = binary.AppendVarint(key, task.Memory.MemoryMaxMB)
+	}
+	key = binary.AppendVarint(key, r.Shared.DiskMB)
+	key = binary.AppendUvarint(key, uint64(len(r.TaskLifecycles)))
+	t.resourceKey = key
+	if kept, ok := t.resources[string(key)]; ok && reflect.DeepEqual(kept, r) {
+		return kept
+	}
+	if t.resources == nil || len(t.resources) >= internMax {
+		t.resources = make(map[string]*structs.AllocatedResources)
+	}
+	t.resources[string(key)] = r
+	return r
 }

@@ -255,3 +255,46 @@ func TestIntern_SummariesShareCounts(t *testing.T) {
 	must.NoError(t, s.UpsertAllocs(5, []*structs.Allocation{mockAlloc(other, node), mockAlloc(other, node)}))
 	must.True(t, sameMap(summary(one).Summary, summary(other).Summary))
 }
+
+// TestIntern_SharedResources: new allocs with equal resources share one
+// object; resources with ports, or equal in key but not in content, are
+// kept apart.
+func TestIntern_SharedResources(t *testing.T) {
+	res := func(cpu int64) *structs.AllocatedResources {
+		return &structs.AllocatedResources{
+			Tasks: map[string]*structs.AllocatedTaskResources{
+				fresh("server"): {Cpu: structs.AllocatedCpuResources{CpuShares: cpu}, Memory: structs.AllocatedMemoryResources{MemoryMB: 256}},
+			},
+			Shared: structs.AllocatedSharedResources{DiskMB: 150},
+		}
+	}
+	withPorts := res(500)
+	withPorts.Shared.Ports = structs.AllocatedPorts{{Label: "http", Value: 25000}}
+	withHook := res(500)
+	withHook.TaskLifecycles = map[string]*structs.TaskLifecycleConfig{"server": {Hook: "prestart"}}
+	otherHook := res(500)
+	otherHook.TaskLifecycles = map[string]*structs.TaskLifecycleConfig{"server": {Hook: "poststart"}}
+
+	tab := newInternTable()
+	first := tab.shareResources(res(500))
+	cases := []struct {
+		name  string
+		in    *structs.AllocatedResources
+		share bool
+	}{
+		{"equal", res(500), true},
+		{"other CPU", res(600), false},
+		{"ports", withPorts, false},
+		{"a lifecycle hook", withHook, false},
+	}
+	for _, c := range cases {
+		want := *c.in
+		got := tab.shareResources(c.in)
+		must.Eq(t, &want, got, must.Sprint(c.name))
+		must.Eq(t, c.share, got == first, must.Sprint(c.name))
+	}
+	// Same key as withHook, other content.
+	got := tab.shareResources(otherHook)
+	must.True(t, got == otherHook)
+	must.Eq(t, "poststart", got.TaskLifecycles["server"].Hook)
+}
