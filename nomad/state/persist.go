@@ -220,10 +220,37 @@ func (rs *restorer) share(j *structs.Job) *structs.Job {
 			return c
 		}
 	}
+	if len(seen) > 0 {
+		shareJobParts(j, seen[0])
+	}
 	if len(seen) < maxSharedVariants {
 		rs.jobs[k] = append(seen, j)
 	}
 	return j
+}
+
+// shareJobParts points each pointer, slice and map of j at from's where
+// they are deeply equal. The variants of one job version differ only in
+// fields the servers set on the job itself (status, stability, tag): in
+// the live store they are shallow copies sharing everything below, and
+// restored they share it again instead of each keeping a copy of the
+// task groups.
+func shareJobParts(j, from *structs.Job) {
+	jv, fv := reflect.ValueOf(j).Elem(), reflect.ValueOf(from).Elem()
+	for i := range jv.NumField() {
+		f := jv.Field(i)
+		switch f.Kind() {
+		case reflect.Pointer, reflect.Slice, reflect.Map:
+		default:
+			continue
+		}
+		if !f.CanSet() || f.IsNil() {
+			continue
+		}
+		if g := fv.Field(i); reflect.DeepEqual(f.Interface(), g.Interface()) {
+			f.Set(g)
+		}
+	}
 }
 
 func (rs *restorer) restore(dec *codec.Decoder, typ SnapshotType) error {
