@@ -1,6 +1,7 @@
 package nomad
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"runtime"
@@ -297,7 +298,8 @@ func (r *jobCostRun) report(b *testing.B) {
 // replay applies the run's entries to a second FSM, as a follower does,
 // batch entries per ApplyBatch call (one by one through Apply when batch
 // is 1), with the timer running only over the run's entries, and reports
-// the state store's heap per job after GC.
+// the state store's heap per job after GC; then the size of a snapshot of
+// that state and the heap of a store restored from it, per job.
 func (r *jobCostRun) replay(b *testing.B, batch int) {
 	f, err := fsm.New(fsm.Config{StateConfig: state.Config{Publisher: stream.NewEventBroker(stream.Config{})}})
 	if err != nil {
@@ -329,9 +331,27 @@ func (r *jobCostRun) replay(b *testing.B, batch int) {
 	}
 	b.StopTimer()
 	after := heapAfterGC()
-	runtime.KeepAlive(f)
 	r.report(b)
 	b.ReportMetric(float64(after-before)/float64(r.n), "stateB/job")
+
+	// A restarted server holds the state restored from its last Raft
+	// snapshot instead: its size, and the heap of the restored store.
+	var snap bytes.Buffer
+	if err := f.State().Snapshot().Persist(&snap); err != nil {
+		b.Fatal(err)
+	}
+	runtime.KeepAlive(f)
+	data := snap.Bytes()
+	before = heapAfterGC()
+	restored, err := state.Restore(bytes.NewReader(data), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	after = heapAfterGC()
+	runtime.KeepAlive(restored)
+	runtime.KeepAlive(data)
+	b.ReportMetric(float64(len(data))/float64(r.n), "snapB/job")
+	b.ReportMetric(float64(after-before)/float64(r.n), "restoreB/job")
 }
 
 // heapAfterGC is the live heap once garbage is collected.

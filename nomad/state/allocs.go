@@ -120,22 +120,54 @@ func (s *StateStore) AllocsByJob(ws memdb.WatchSet, namespace, jobID string, any
 	return allocsByJob(s.db.Txn(false), ws, namespace, jobID, anyCreateIndex)
 }
 
-// AllocsByEval returns the allocs an eval placed or updated.
+// AllocsByEval returns the allocs an eval placed or updated, sorted by ID.
 func (s *StateStore) AllocsByEval(ws memdb.WatchSet, evalID string) ([]*structs.Allocation, error) {
-	it, err := get(s.db.Txn(false), ws, TableAllocs, "eval", evalID)
+	txn := s.db.Txn(false)
+	e, err := evalByID(txn, nil, evalID)
 	if err != nil {
 		return nil, err
 	}
-	return collect[structs.Allocation](it, nil), nil
+	var ns, jobID string
+	if e != nil {
+		ns, jobID = e.Namespace, e.JobID
+	}
+	return allocsOfJobWhere(txn, ws, ns, jobID, func(a *structs.Allocation) bool { return a.EvalID == evalID })
 }
 
-// AllocsByDeployment returns the allocs of a deployment.
+// AllocsByDeployment returns the allocs of a deployment, sorted by ID.
 func (s *StateStore) AllocsByDeployment(ws memdb.WatchSet, deploymentID string) ([]*structs.Allocation, error) {
-	it, err := get(s.db.Txn(false), ws, TableAllocs, "deployment", deploymentID)
+	txn := s.db.Txn(false)
+	d, err := deploymentByID(txn, nil, deploymentID)
 	if err != nil {
 		return nil, err
 	}
-	return collect[structs.Allocation](it, nil), nil
+	var ns, jobID string
+	if d != nil {
+		ns, jobID = d.Namespace, d.JobID
+	}
+	return allocsOfJobWhere(txn, ws, ns, jobID, func(a *structs.Allocation) bool { return a.DeploymentID == deploymentID })
+}
+
+// allocsOfJobWhere returns the allocs of a job that keep accepts, sorted
+// by ID. The allocs of an eval or a deployment are all of the same job
+// as it, which spares the allocs table an index by each (two index
+// entries per alloc). Allocs may outlive their eval or deployment (the
+// garbage collector and Eval.Delete remove those first): with no job
+// given, for an eval or deployment that is gone, every alloc is read.
+func allocsOfJobWhere(txn *memdb.Txn, ws memdb.WatchSet, namespace, jobID string, keep func(*structs.Allocation) bool) ([]*structs.Allocation, error) {
+	var (
+		it  memdb.ResultIterator
+		err error
+	)
+	if jobID == "" {
+		it, err = get(txn, ws, TableAllocs, indexID)
+	} else {
+		it, err = get(txn, ws, TableAllocs, indexJob, namespace, jobID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return collect(it, keep), nil
 }
 
 // ---- server-side writes ------------------------------------------------------
@@ -222,6 +254,7 @@ func (tx *Txn) upsertAlloc(a *structs.Allocation, eventType string, jobs jobStat
 	if err := tx.updateSummaryWithAlloc(a, existing); err != nil {
 		return err
 	}
+	tx.internAlloc(a, existing)
 	if err := tx.insert(TableAllocs, a); err != nil {
 		return fmt.Errorf("alloc %q: %w", a.ID, err)
 	}
@@ -350,6 +383,12 @@ func (tx *Txn) UpdateAllocsFromClient(allocs []*structs.Allocation) error {
 		}
 		c.ModifyIndex = tx.index
 		c.ModifyTime = update.ModifyTime
+		if t := tx.intern; t != nil {
+			// What the client reported is decoded afresh each time.
+			t.set(&c.ClientStatus)
+			t.set(&c.ClientDescription)
+			tx.internTaskStates(c.TaskStates)
+		}
 
 		if err := tx.updateDeploymentWithAlloc(&c, existing); err != nil {
 			return err

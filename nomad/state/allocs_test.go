@@ -361,3 +361,84 @@ func TestAllocs_NewAllocSharesStoredJob(t *testing.T) {
 	out, _ = s.AllocByID(nil, b.ID)
 	must.True(t, out.Job == other)
 }
+
+// TestAllocs_ByEvalAndDeployment: the allocs of an eval or a deployment
+// are read through their job's allocs, in ID order, and are still found
+// once the eval or the deployment is gone.
+func TestAllocs_ByEvalAndDeployment(t *testing.T) {
+	s, node, job := allocFixture(t)
+	other := mockJob()
+	other.ID = "other"
+	other = registered(t, s, 3, other)
+
+	e1, e2, eOther := mockEval(job), mockEval(job), mockEval(other)
+	must.NoError(t, s.UpsertEvals(4, []*structs.Evaluation{e1, e2, eOther}))
+	d, dOther := mockDeployment(job), mockDeployment(other)
+	must.NoError(t, s.UpsertDeployment(5, d))
+	must.NoError(t, s.UpsertDeployment(6, dOther))
+
+	alloc := func(id string, j *structs.Job, evalID, deploymentID string) *structs.Allocation {
+		a := mockAlloc(j, node)
+		a.ID, a.EvalID, a.DeploymentID = id, evalID, deploymentID
+		return a
+	}
+	allocs := []*structs.Allocation{
+		alloc("c0000000-0000-4000-8000-000000000000", job, e1.ID, d.ID),
+		alloc("a0000000-0000-4000-8000-000000000000", job, e1.ID, ""),
+		alloc("b0000000-0000-4000-8000-000000000000", job, e2.ID, d.ID),
+		alloc("d0000000-0000-4000-8000-000000000000", other, eOther.ID, dOther.ID),
+	}
+	must.NoError(t, s.UpsertAllocs(7, allocs))
+
+	ids := func(as []*structs.Allocation, err error) []string {
+		must.NoError(t, err)
+		out := []string{}
+		for _, a := range as {
+			out = append(out, a.ID[:1])
+		}
+		return out
+	}
+	check := func(when string) {
+		cases := []struct {
+			name string
+			got  []string
+			want []string
+		}{
+			{"eval 1", ids(s.AllocsByEval(nil, e1.ID)), []string{"a", "c"}},
+			{"eval 2", ids(s.AllocsByEval(nil, e2.ID)), []string{"b"}},
+			{"other job's eval", ids(s.AllocsByEval(nil, eOther.ID)), []string{"d"}},
+			{"unknown eval", ids(s.AllocsByEval(nil, structs.GenerateUUID())), []string{}},
+			{"deployment", ids(s.AllocsByDeployment(nil, d.ID)), []string{"b", "c"}},
+			{"other job's deployment", ids(s.AllocsByDeployment(nil, dOther.ID)), []string{"d"}},
+			{"unknown deployment", ids(s.AllocsByDeployment(nil, structs.GenerateUUID())), []string{}},
+		}
+		for _, c := range cases {
+			must.Eq(t, c.want, c.got, must.Sprintf("%s, %s", when, c.name))
+		}
+	}
+	check("all present")
+
+	// Eval.Delete and the garbage collector may remove an eval or a
+	// deployment before its (terminal) allocs.
+	must.NoError(t, s.DeleteEvals(8, []string{e1.ID, eOther.ID}, nil))
+	must.NoError(t, s.DeleteDeployments(9, []string{d.ID, dOther.ID}))
+	check("evals and deployments deleted")
+}
+
+// TestAllocs_ByDeploymentWatch: a watch on a deployment's allocs fires
+// when one of them changes.
+func TestAllocs_ByDeploymentWatch(t *testing.T) {
+	s, node, job := allocFixture(t)
+	d := mockDeployment(job)
+	must.NoError(t, s.UpsertDeployment(3, d))
+	a := mockAlloc(job, node)
+	a.DeploymentID = d.ID
+	must.NoError(t, s.UpsertAllocs(4, []*structs.Allocation{a}))
+
+	ws := memdb.NewWatchSet()
+	got, err := s.AllocsByDeployment(ws, d.ID)
+	must.NoError(t, err)
+	must.Len(t, 1, got)
+	must.NoError(t, s.UpdateAllocsFromClient(5, []*structs.Allocation{{ID: a.ID, ClientStatus: structs.AllocClientStatusRunning}}))
+	must.False(t, ws.Watch(time.After(5*time.Second)), must.Sprint("the watch did not fire"))
+}

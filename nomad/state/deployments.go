@@ -125,6 +125,7 @@ func (tx *Txn) upsertDeployment(d *structs.Deployment, eventType string) error {
 		d.CreateIndex = tx.index
 	}
 	d.ModifyIndex = tx.index
+	tx.internDeployment(d, existing)
 	if err := tx.insert(TableDeployment, d); err != nil {
 		return fmt.Errorf("deployment %q: %w", d.ID, err)
 	}
@@ -162,6 +163,10 @@ func (tx *Txn) updateDeploymentStatus(u *structs.DeploymentStatusUpdate, eventTy
 	c.Status = u.Status
 	c.StatusDescription = u.StatusDescription
 	c.ModifyIndex = tx.index
+	if t := tx.intern; t != nil {
+		t.set(&c.Status)
+		t.set(&c.StatusDescription)
+	}
 	if err := tx.insert(TableDeployment, &c); err != nil {
 		return fmt.Errorf("deployment %q: %w", c.ID, err)
 	}

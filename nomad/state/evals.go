@@ -141,6 +141,7 @@ func (tx *Txn) upsertEval(e *structs.Evaluation) error {
 			return err
 		}
 	}
+	tx.internEval(e, existing)
 	if err := tx.insert(TableEvals, e); err != nil {
 		return fmt.Errorf("eval %q: %w", e.ID, err)
 	}

@@ -172,6 +172,7 @@ func (tx *Txn) UpsertJob(job *structs.Job) error {
 	if err := tx.updateSummaryWithJob(job); err != nil {
 		return err
 	}
+	tx.internJob(job)
 	if err := tx.insert(TableJobs, job); err != nil {
 		return fmt.Errorf("job %q in namespace %q: %w", job.ID, job.Namespace, err)
 	}

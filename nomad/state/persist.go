@@ -162,7 +162,7 @@ func Restore(r io.Reader, config *Config) (*StateStore, error) {
 
 	txn := s.db.Txn(true)
 	defer txn.Abort()
-	rs := &restorer{txn: txn, jobs: make(map[jobVersionKey][]*structs.Job)}
+	rs := &restorer{txn: txn, tx: &Txn{txn: txn, intern: s.intern}, jobs: make(map[jobVersionKey][]*structs.Job)}
 	for n := 0; ; n++ {
 		var typ uint8
 		if err := dec.Decode(&typ); err != nil {
@@ -197,6 +197,9 @@ func versionKey(j *structs.Job) jobVersionKey {
 // restorer inserts decoded records into a fresh store.
 type restorer struct {
 	txn *memdb.Txn
+	// tx wraps txn for interning the restored objects' strings, as the
+	// FSM's writes do (see intern.go).
+	tx *Txn
 	// jobs holds the distinct decoded objects seen per job version (the
 	// jobs table's, the versions table's, the ones allocs carried), so
 	// that the thousands of allocs of a job share one object as they did
@@ -217,10 +220,37 @@ func (rs *restorer) share(j *structs.Job) *structs.Job {
 			return c
 		}
 	}
+	if len(seen) > 0 {
+		shareJobParts(j, seen[0])
+	}
 	if len(seen) < maxSharedVariants {
 		rs.jobs[k] = append(seen, j)
 	}
 	return j
+}
+
+// shareJobParts points each pointer, slice and map of j at from's where
+// they are deeply equal. The variants of one job version differ only in
+// fields the servers set on the job itself (status, stability, tag): in
+// the live store they are shallow copies sharing everything below, and
+// restored they share it again instead of each keeping a copy of the
+// task groups.
+func shareJobParts(j, from *structs.Job) {
+	jv, fv := reflect.ValueOf(j).Elem(), reflect.ValueOf(from).Elem()
+	for i := range jv.NumField() {
+		f := jv.Field(i)
+		switch f.Kind() {
+		case reflect.Pointer, reflect.Slice, reflect.Map:
+		default:
+			continue
+		}
+		if !f.CanSet() || f.IsNil() {
+			continue
+		}
+		if g := fv.Field(i); reflect.DeepEqual(f.Interface(), g.Interface()) {
+			f.Set(g)
+		}
+	}
 }
 
 func (rs *restorer) restore(dec *codec.Decoder, typ SnapshotType) error {
@@ -291,11 +321,20 @@ func (rs *restorer) restore(dec *codec.Decoder, typ SnapshotType) error {
 	}
 	switch o := obj.(type) {
 	case *structs.Job:
+		rs.tx.internJob(o)
 		rs.share(o)
 	case *structs.Allocation:
 		if o.Job != nil {
+			rs.tx.internJob(o.Job)
 			o.Job = rs.share(o.Job)
 		}
+		rs.tx.internAlloc(o, nil)
+	case *structs.Evaluation:
+		rs.tx.internEval(o, nil)
+	case *structs.Deployment:
+		rs.tx.internDeployment(o, nil)
+	case *structs.JobSummary:
+		o.Summary = rs.tx.intern.summaries.share(rs.tx.intern, o.Summary)
 	}
 	if err := rs.txn.Insert(table, obj); err != nil {
 		return fmt.Errorf("restoring %q record: %w", table, err)

@@ -300,3 +300,30 @@ func TestRestore_Errors(t *testing.T) {
 		})
 	}
 }
+
+// TestRestore_JobVariantsShareParts: the versions table's and the jobs
+// table's objects of one job version differ in their status and
+// stability; restored, they are equal to what was persisted and share
+// their task groups, as the shallow copies of the live store do.
+func TestRestore_JobVariantsShareParts(t *testing.T) {
+	s := testStore(t)
+	node := mockNode()
+	must.NoError(t, s.UpsertNode(1, node))
+	job := registered(t, s, 2, mockJob())
+	must.NoError(t, s.UpsertAllocs(3, []*structs.Allocation{mockAlloc(job, node)}))
+	must.NoError(t, s.UpdateJobStability(4, job.Namespace, job.ID, job.Version, true))
+
+	cur, _ := s.JobByID(nil, job.Namespace, job.ID)
+	version, _ := s.JobByIDAndVersion(nil, job.Namespace, job.ID, job.Version)
+	must.NotEq(t, cur.Status, version.Status)
+
+	var buf bytes.Buffer
+	must.NoError(t, s.Snapshot().Persist(&buf))
+	r, err := Restore(&buf, nil)
+	must.NoError(t, err)
+	rCur, _ := r.JobByID(nil, job.Namespace, job.ID)
+	rVersion, _ := r.JobByIDAndVersion(nil, job.Namespace, job.ID, job.Version)
+	must.Eq(t, cur, rCur)
+	must.Eq(t, version, rVersion)
+	must.True(t, &rCur.TaskGroups[0] == &rVersion.TaskGroups[0], must.Sprint("task groups not shared"))
+}

@@ -273,21 +273,15 @@ func allocsTableSchema() *memdb.TableSchema {
 					boolField(func(a *structs.Allocation) bool { return a.TerminalStatus() }),
 				}},
 			},
+			// job is (Namespace, JobID). There is no index by eval or by
+			// deployment: an eval or a deployment has the allocs of its
+			// own job only, so those are the job's allocs filtered, one
+			// index entry per alloc instead of three.
 			indexJob: {
 				Name: indexJob,
 				Indexer: namespacedID(
 					func(a *structs.Allocation) string { return a.Namespace },
 					func(a *structs.Allocation) string { return a.JobID }),
-			},
-			"eval": {
-				Name:         "eval",
-				AllowMissing: true,
-				Indexer:      strField(func(a *structs.Allocation) string { return a.EvalID }),
-			},
-			"deployment": {
-				Name:         "deployment",
-				AllowMissing: true,
-				Indexer:      strField(func(a *structs.Allocation) string { return a.DeploymentID }),
 			},
 		},
 	}

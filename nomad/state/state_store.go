@@ -70,6 +70,10 @@ type StateStore struct {
 
 	// backlog holds the BacklogCounts; every snapshot has its own.
 	backlog *backlogTotals
+
+	// intern holds the strings the FSM's writes share (see intern.go);
+	// nil in snapshots, whose writes intern nothing.
+	intern *internTable
 }
 
 // NewStateStore returns an empty store.
@@ -96,6 +100,7 @@ func newStore(db *memdb.MemDB, cfg Config) *StateStore {
 		logger:   logger.Named("state"),
 		nodeList: new(atomic.Pointer[nodeList]),
 		backlog:  &backlogTotals{},
+		intern:   newInternTable(),
 	}
 }
 
@@ -273,7 +278,7 @@ func (s *StateStore) WithWriteTxn(index uint64, fn func(tx *Txn) error) error {
 // runEntry runs fn as the write transaction of the entry at index on
 // mtx, then writes the index rows of what it touched.
 func (s *StateStore) runEntry(mtx *memdb.Txn, index uint64, fn func(tx *Txn) error) (*Txn, error) {
-	tx := &Txn{txn: mtx, index: index, logger: s.logger}
+	tx := &Txn{txn: mtx, index: index, logger: s.logger, intern: s.intern}
 	if err := fn(tx); err != nil {
 		return nil, err
 	}

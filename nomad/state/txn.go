@@ -37,6 +37,9 @@ type Txn struct {
 
 	// backlog is how much this transaction changed the BacklogCounts.
 	backlog BacklogCounts
+
+	// intern is the store's table of shared strings, nil in a snapshot.
+	intern *internTable
 }
 
 // Index returns the Raft index the transaction writes at.
@@ -91,6 +94,7 @@ func (tx *Txn) touchAllocNode(table string, obj interface{}) {
 }
 
 func (tx *Txn) writeTableIndexes() error {
+	tx.shareSummaryMaps()
 	for _, table := range tx.touched {
 		if err := tx.txn.Insert(TableIndex, &IndexEntry{Key: table, Value: tx.index}); err != nil {
 			return fmt.Errorf("updating index of table %q: %w", table, err)

@@ -1,0 +1,389 @@
+package state
+
+import (
+	"encoding/binary"
+	"maps"
+	"reflect"
+	"slices"
+	"unsafe"
+
+	"github.com/opennomad/nomad/structs"
+)
+
+// Every object the FSM writes was decoded from its Raft entry, so each
+// of its strings is an allocation of its own: the namespace, the job,
+// eval, deployment and node IDs it names, its statuses, the task group
+// and task names, the five nodes and score names of its placement
+// metrics. An alloc carries about a kilobyte of strings equal to ones
+// the store already holds. Before a decoded object is stored, its
+// strings are swapped for the equal ones held elsewhere: IDs for the
+// named object's own (the node's ID, the stored job's ID), and values
+// of few distinct instances (statuses, names) for one copy kept in a
+// small table. Equal strings are interchangeable, so no reader can tell.
+//
+// Only the store the FSM writes interns: a snapshot's writes (the plan
+// applier stacking plans) run beside the FSM's and hold objects others
+// still read, so they are left as they are.
+
+// internMax bounds the table of few-valued strings. The values it is
+// given number in the tens (statuses, score and task names) in any
+// cluster; should odd values fill it, it starts over.
+const internMax = 4096
+
+// internTable keeps one instance of each string of a field with few
+// distinct values. The FSM is the store's only writer and writes one
+// transaction at a time, so it needs no lock.
+type internTable struct {
+	m map[string]string
+
+	// counts and summaries keep one instance of each small map seen of
+	// an eval's queued allocations, an alloc's nodes available per
+	// datacenter and a job summary's counts per group: most are equal to
+	// many others, and even a map of one entry takes 250 to 700 bytes.
+	// Stored objects never change, so equal maps may be one.
+	counts    sharedMaps[int]
+	summaries sharedMaps[structs.TaskGroupSummary]
+
+	// resources keeps one instance of each alloc's resources seen, for
+	// resources without networks, ports or reserved cores: every alloc
+	// of a group gets the same, and so do groups of the same size.
+	resources   map[string]*structs.AllocatedResources
+	resourceKey []byte
+}
+
+func newInternTable() *internTable {
+	return &internTable{
+		m:      make(map[string]string),
+		counts: sharedMaps[int]{encode: appendInt},
+		summaries: sharedMaps[structs.TaskGroupSummary]{encode: func(b []byte, s structs.TaskGroupSummary) []byte {
+			for _, n := range []int{s.Queued, s.Complete, s.Failed, s.Running, s.Starting, s.Lost, s.Unknown} {
+				b = appendInt(b, n)
+			}
+			return b
+		}},
+	}
+}
+
+func appendInt(b []byte, n int) []byte { return binary.AppendVarint(b, int64(n)) }
+
+// sharedMaps keeps one instance of each map of V by name seen, found by
+// a key encoding its content. The key only finds a candidate: a map is
+// shared only with one found equal, so a key that misses a field of V
+// costs sharing, never correctness.
+type sharedMaps[V comparable] struct {
+	kept   map[string]map[string]V
+	encode func([]byte, V) []byte
+	key    []byte
+}
+
+// sharedMapMaxLen bounds the maps shared: a large one is rarely equal to
+// another and costly to compare.
+const sharedMapMaxLen = 8
+
+// share returns the kept map equal to m, keeping a copy of m if there is
+// none. nil stays nil and an empty map stays an empty map.
+func (s *sharedMaps[V]) share(t *internTable, m map[string]V) map[string]V {
+	if m == nil || len(m) > sharedMapMaxLen {
+		return m
+	}
+	var names [sharedMapMaxLen]string
+	sorted := names[:0]
+	for k := range m {
+		sorted = append(sorted, k)
+	}
+	slices.Sort(sorted)
+	key := s.key[:0]
+	for _, k := range sorted {
+		key = binary.AppendUvarint(key, uint64(len(k)))
+		key = append(key, k...)
+		key = s.encode(key, m[k])
+	}
+	s.key = key
+	if kept, ok := s.kept[string(key)]; ok && maps.Equal(kept, m) {
+		return kept
+	}
+	if s.kept == nil || len(s.kept) >= internMax {
+		s.kept = make(map[string]map[string]V)
+	}
+	// A copy with kept names: m itself may be a stored object's, which
+	// others read.
+	c := make(map[string]V, len(m))
+	for k, v := range m {
+		c[t.str(k)] = v
+	}
+	s.kept[string(key)] = c
+	return c
+}
+
+// str returns the kept instance equal to s, keeping s if there is none.
+func (t *internTable) str(s string) string {
+	if s == "" {
+		return s
+	}
+	if v, ok := t.m[s]; ok {
+		return v
+	}
+	if len(t.m) >= internMax {
+		clear(t.m)
+	}
+	t.m[s] = s
+	return s
+}
+
+// set replaces *p with the kept instance. It writes only when that is
+// another instance, so interning an object twice writes nothing the
+// second time.
+func (t *internTable) set(p *string) { swap(p, t.str(*p)) }
+
+// keys replaces a map's keys with their kept instances, in place: storing
+// to a key that is present replaces the key with the one given (the
+// runtime updates string keys on assignment), so the map neither grows
+// nor moves. Only for maps no one else holds yet.
+func internKeys[V any](t *internTable, m map[string]V) {
+	for k, v := range m {
+		if s := t.str(k); !sameInstance(s, k) {
+			m[s] = v
+		}
+	}
+}
+
+// sameInstance reports whether two equal strings share their bytes.
+func sameInstance(a, b string) bool {
+	return unsafe.StringData(a) == unsafe.StringData(b)
+}
+
+// swap sets *p to s, an equal string, unless it is that instance already.
+func swap(p *string, s string) {
+	if !sameInstance(*p, s) {
+		*p = s
+	}
+}
+
+// sameAs replaces *p with canonical when they are equal.
+func sameAs(p *string, canonical string) {
+	if *p == canonical {
+		swap(p, canonical)
+	}
+}
+
+// nodeStrings points id (and name, if not nil) at the node's own strings.
+func (tx *Txn) nodeStrings(id, name *string) {
+	if *id == "" {
+		return
+	}
+	n, err := nodeByID(tx.txn, nil, *id)
+	if err != nil || n == nil {
+		return
+	}
+	swap(id, n.ID)
+	if name != nil {
+		sameAs(name, n.Name)
+	}
+}
+
+// jobStrings points namespace and id at the stored job's strings.
+func (tx *Txn) jobStrings(namespace, id *string) {
+	j, err := jobByID(tx.txn, nil, *namespace, *id)
+	if err != nil || j == nil {
+		return
+	}
+	swap(namespace, j.Namespace)
+	swap(id, j.ID)
+}
+
+// evalString points id at the stored eval's ID.
+func (tx *Txn) evalString(id *string) {
+	if *id == "" {
+		return
+	}
+	if e, err := evalByID(tx.txn, nil, *id); err == nil && e != nil {
+		swap(id, e.ID)
+	}
+}
+
+// deploymentString points id at the stored deployment's ID.
+func (tx *Txn) deploymentString(id *string) {
+	if *id == "" {
+		return
+	}
+	if d, err := deploymentByID(tx.txn, nil, *id); err == nil && d != nil {
+		swap(id, d.ID)
+	}
+}
+
+// internAlloc swaps the strings of an alloc about to be stored over
+// existing (nil for a new one). A new alloc was decoded from the entry,
+// so its maps and the structs it points to are its own and are interned
+// too; of an update only its own fields are (it may share the rest with
+// the stored alloc).
+func (tx *Txn) internAlloc(a *structs.Allocation, existing *structs.Allocation) {
+	t := tx.intern
+	if t == nil {
+		return
+	}
+	fresh := existing == nil
+	if existing != nil {
+		sameAs(&a.ID, existing.ID)
+	}
+	if a.Job != nil {
+		sameAs(&a.Namespace, a.Job.Namespace)
+		sameAs(&a.JobID, a.Job.ID)
+	} else {
+		tx.jobStrings(&a.Namespace, &a.JobID)
+	}
+	tx.nodeStrings(&a.NodeID, &a.NodeName)
+	tx.evalString(&a.EvalID)
+	tx.deploymentString(&a.DeploymentID)
+	t.set(&a.TaskGroup)
+	t.set(&a.DesiredStatus)
+	t.set(&a.DesiredDescription)
+	t.set(&a.ClientStatus)
+	t.set(&a.ClientDescription)
+	if !fresh {
+		return
+	}
+	if m := a.Metrics; m != nil {
+		t.set(&m.NodePool)
+		m.NodesAvailable = t.counts.share(t, m.NodesAvailable)
+		internKeys(t, m.ClassFiltered)
+		internKeys(t, m.ConstraintFiltered)
+		internKeys(t, m.ClassExhausted)
+		internKeys(t, m.DimensionExhausted)
+		internKeys(t, m.Scores)
+		for _, s := range m.ScoreMetaData {
+			if s == nil {
+				continue
+			}
+			tx.nodeStrings(&s.NodeID, nil)
+			internKeys(t, s.Scores)
+		}
+	}
+	if r := a.AllocatedResources; r != nil {
+		internKeys(t, r.Tasks)
+		a.AllocatedResources = t.shareResources(r)
+	}
+	tx.internTaskStates(a.TaskStates)
+}
+
+// internTaskStates swaps the task names and states of a client's report.
+func (tx *Txn) internTaskStates(states map[string]*structs.TaskState) {
+	t := tx.intern
+	if t == nil {
+		return
+	}
+	internKeys(t, states)
+	for _, s := range states {
+		if s == nil {
+			continue
+		}
+		t.set(&s.State)
+		for _, e := range s.Events {
+			if e != nil {
+				t.set(&e.Type)
+			}
+		}
+	}
+}
+
+// internEval swaps the strings of an eval about to be stored, and its
+// queued allocations for an equal map kept. Its maps are not changed in
+// place: callers may pass a copy of a stored eval.
+func (tx *Txn) internEval(e, existing *structs.Evaluation) {
+	t := tx.intern
+	if t == nil {
+		return
+	}
+	if existing != nil {
+		sameAs(&e.ID, existing.ID)
+	}
+	tx.jobStrings(&e.Namespace, &e.JobID)
+	tx.deploymentString(&e.DeploymentID)
+	tx.nodeStrings(&e.NodeID, nil)
+	t.set(&e.Type)
+	t.set(&e.TriggeredBy)
+	t.set(&e.Status)
+	t.set(&e.StatusDescription)
+	e.QueuedAllocations = t.counts.share(t, e.QueuedAllocations)
+}
+
+// internDeployment swaps the strings of a deployment about to be stored;
+// its maps are left alone, as for evals.
+func (tx *Txn) internDeployment(d, existing *structs.Deployment) {
+	t := tx.intern
+	if t == nil {
+		return
+	}
+	if existing != nil {
+		sameAs(&d.ID, existing.ID)
+	}
+	tx.jobStrings(&d.Namespace, &d.JobID)
+	t.set(&d.Status)
+	t.set(&d.StatusDescription)
+}
+
+// internJob swaps the top-level strings of a job about to be stored. Its
+// groups and tasks are left alone: a caller may pass a shallow copy of a
+// stored job, whose parts others are reading.
+func (tx *Txn) internJob(j *structs.Job) {
+	t := tx.intern
+	if t == nil {
+		return
+	}
+	sameAs(&j.Name, j.ID)
+	t.set(&j.Namespace)
+	t.set(&j.Region)
+	t.set(&j.Type)
+	t.set(&j.NodePool)
+	t.set(&j.Status)
+}
+
+// shareSummaryMaps swaps the counts of the summaries this transaction
+// wrote for equal ones kept. It runs when the transaction's writes are
+// done: until then it edits the summaries it owns in place.
+func (tx *Txn) shareSummaryMaps() {
+	t := tx.intern
+	if t == nil {
+		return
+	}
+	for _, s := range tx.summaries {
+		s.Summary = t.summaries.share(t, s.Summary)
+	}
+}
+
+// shareResources returns the kept resources equal to r, keeping r if
+// there are none. r must be a new alloc's, which nothing else holds.
+// The key only finds a candidate; it is shared only if deeply equal.
+func (t *internTable) shareResources(r *structs.AllocatedResources) *structs.AllocatedResources {
+	if len(r.Tasks) > sharedMapMaxLen || len(r.Shared.Networks) > 0 || len(r.Shared.Ports) > 0 {
+		return r
+	}
+	var names [sharedMapMaxLen]string
+	sorted := names[:0]
+	for k, task := range r.Tasks {
+		if task == nil || len(task.Networks) > 0 || len(task.Cpu.ReservedCores) > 0 {
+			return r
+		}
+		sorted = append(sorted, k)
+	}
+	slices.Sort(sorted)
+	key := t.resourceKey[:0]
+	for _, k := range sorted {
+		task := r.Tasks[k]
+		key = binary.AppendUvarint(key, uint64(len(k)))
+		key = append(key, k...)
+		key = binary.AppendVarint(key, task.Cpu.CpuShares)
+		key = binary.AppendVarint(key, task.Memory.MemoryMB)
+		key = binary.AppendVarint(key, task.Memory.MemoryMaxMB)
+	}
+	key = binary.AppendVarint(key, r.Shared.DiskMB)
+	key = binary.AppendUvarint(key, uint64(len(r.TaskLifecycles)))
+	t.resourceKey = key
+	if kept, ok := t.resources[string(key)]; ok && reflect.DeepEqual(kept, r) {
+		return kept
+	}
+	if t.resources == nil || len(t.resources) >= internMax {
+		t.resources = make(map[string]*structs.AllocatedResources)
+	}
+	t.resources[string(key)] = r
+	return r
+}
