@@ -97,3 +97,5 @@ require (
 	golang.org/x/tools v0.49.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 )
+
+tool github.com/hashicorp/go-msgpack/v2/codec/codecgen

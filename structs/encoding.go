@@ -17,6 +17,11 @@ import (
 // (secrets, internal tokens) would silently vanish from the Raft log and
 // from snapshots; the wire and disk format must never depend on how the
 // HTTP layer chooses to render a type.
+//
+// The types on the servers' hot path encode and decode through generated
+// codecs (codec_generate.go) instead of reflection; they write exactly the
+// bytes reflection writes with these settings, and the tests hold them to
+// it: a change here needs the generator run to match (tools/codecgen).
 var MsgpackHandle = func() *codec.MsgpackHandle {
 	h := &codec.MsgpackHandle{}
 	h.RawToString = true
