@@ -13,6 +13,17 @@
 // Raft an O(1) view of the state to persist and replace the whole store
 // from one.
 //
+// Raft hands the FSM several committed entries at once when it has them
+// (ApplyBatch, batch.go). A run of consecutive entries of the batchable
+// types (the job path's: registrations, plan results, eval updates,
+// client updates, deployment changes; the list says why each is safe)
+// shares one state transaction, each entry still at its own index with
+// its own events; any other type applies alone. A write transaction's
+// fixed cost in go-memdb (path copies from each index root, the cache of
+// written nodes, the table index rows) is then paid once per run. If an
+// entry of a run fails, the run is aborted and applied again one entry
+// at a time, which gives exactly the sequential outcome.
+//
 // After an entry commits, the FSM tells the leader's eval broker and
 // blocked-evals tracker what changed, through the EvalBroker and
 // BlockedEvals interfaces: new pending evals, newly blocked ones,

@@ -14,6 +14,13 @@
 // while its server leads (LeadershipGained / LeadershipLost). Status and
 // WorkloadStatus (status.go) are what /v1/agent/schedulers reports.
 //
+// A scheduler's last plan carries its eval as it will be written after a
+// whole commit (structs.Plan.Eval); when the leader wrote it with the plan
+// result (PlanResult.EvalWritten: the plan committed whole and every
+// server understands the form), the scheduler's own eval write is
+// skipped, which spares each eval a Raft round trip. Otherwise the eval
+// is written through Eval.Update as before.
+//
 // # Guarantees
 //
 //   - One eval at a time: a worker holds at most one delivery and runs
