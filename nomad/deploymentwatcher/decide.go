@@ -57,6 +57,11 @@ func (d *decision) writesNothing() bool {
 	return d.cancel == nil && !d.verdicts() && d.fail == nil && !d.promote && !d.needsPromotion && !d.eval
 }
 
+// evalOnly reports whether an eval is all the decision writes.
+func (d *decision) evalOnly() bool {
+	return d.eval && d.cancel == nil && !d.verdicts() && d.fail == nil && !d.promote && !d.needsPromotion
+}
+
 // verdicts returns whether the decision carries health verdicts.
 func (d *decision) verdicts() bool { return len(d.healthy)+len(d.unhealthy) > 0 }
 

@@ -24,7 +24,8 @@
 // deployment's start). Verdicts are written once, through Raft, with an
 // eval of the job in the same entry. A verdict reported by a client
 // (DeploymentStatus.Healthy) is taken as it is, and an eval is written if
-// none saw it. "manual" groups are judged by operators (SetAllocHealth).
+// none saw it; such evals of one pass, every deployment's, share Raft
+// entries (up to 256 evals each) at the end of the pass. "manual" groups are judged by operators (SetAllocHealth).
 //
 // # Progress
 //

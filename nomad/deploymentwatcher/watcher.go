@@ -161,6 +161,11 @@ func (w *Watcher) pass(ws memdb.WatchSet, now time.Time) (time.Time, uint64, err
 		}
 	}
 	var errs []error
+	// Evals that are all a decision writes wait for the end of the pass
+	// and go to Raft together: a burst of client health reports asks an
+	// eval of every deployment it touched, and one entry per deployment
+	// would cost each a Raft round trip in this loop.
+	var evals []*structs.Evaluation
 	for _, d := range deployments {
 		if d.Status != structs.DeploymentStatusRunning && d.Status != structs.DeploymentStatusPaused {
 			continue
@@ -179,7 +184,9 @@ func (w *Watcher) pass(ws memdb.WatchSet, now time.Time) (time.Time, uint64, err
 			continue
 		}
 		dec := decide(v, now)
-		if err := w.apply(snap, v, dec, now); err != nil {
+		if dec.evalOnly() {
+			evals = append(evals, newEval(d, v.job, now))
+		} else if err := w.apply(snap, v, dec, now); err != nil {
 			errs = append(errs, fmt.Errorf("deployment %q: %w", d.ID, err))
 			continue
 		}
@@ -189,7 +196,28 @@ func (w *Watcher) pass(ws memdb.WatchSet, now time.Time) (time.Time, uint64, err
 		}
 	}
 	w.quiet = quiet
+	if err := w.writeEvals(evals); err != nil {
+		errs = append(errs, err)
+	}
 	return wake, index, errors.Join(errs...)
+}
+
+// maxEvalsPerEntry bounds the Raft entry writeEvals makes (an eval is
+// about 0.7 KB encoded).
+const maxEvalsPerEntry = 256
+
+// writeEvals writes the pass's eval-only decisions, maxEvalsPerEntry to
+// an entry. A deployment whose eval was not written is not quiet (its
+// decision wrote something), so the next pass decides it again.
+func (w *Watcher) writeEvals(evals []*structs.Evaluation) error {
+	for len(evals) > 0 {
+		n := min(len(evals), maxEvalsPerEntry)
+		if _, err := w.cfg.Raft.UpsertEvals(evals[:n]); err != nil {
+			return fmt.Errorf("writing %d evals: %w", n, err)
+		}
+		evals = evals[n:]
+	}
+	return nil
 }
 
 // addAll adds every channel of from to ws.

@@ -245,3 +245,62 @@ func TestWatcher_QuietDeploymentsSkipped(t *testing.T) {
 	w.SetEnabled(false)
 	must.MapEmpty(t, w.quiet)
 }
+
+// entryCounter counts the UpsertEvals entries a watcher writes.
+type entryCounter struct {
+	*StateRaft
+	evalEntries []int // evals per UpsertEvals entry
+}
+
+func (c *entryCounter) UpsertEvals(evals []*structs.Evaluation) (uint64, error) {
+	c.evalEntries = append(c.evalEntries, len(evals))
+	return c.StateRaft.UpsertEvals(evals)
+}
+
+// Client health reports that each ask an eval of their deployment are
+// answered in one entry per pass (of at most maxEvalsPerEntry evals),
+// not one per deployment; the next pass finds every deployment quiet.
+func TestWatcher_EvalsOfAPassShareAnEntry(t *testing.T) {
+	now := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		deployments int
+		entries     []int
+	}{
+		{deployments: 1, entries: []int{1}},
+		{deployments: 3, entries: []int{3}},
+		{deployments: maxEvalsPerEntry + 2, entries: []int{maxEvalsPerEntry, 2}},
+	} {
+		s, steady := steadyFixture(t, now, tc.deployments, 1)
+		// Without the eval that saw the clients' healthy reports, every
+		// deployment needs one.
+		var evalIDs []string
+		for _, sd := range steady {
+			evals, err := s.EvalsByJob(nil, sd.d.Namespace, sd.d.JobID)
+			must.NoError(t, err)
+			for _, e := range evals {
+				evalIDs = append(evalIDs, e.ID)
+			}
+		}
+		latest, err := s.LatestIndex()
+		must.NoError(t, err)
+		must.NoError(t, s.DeleteEvals(latest+1, evalIDs, nil))
+
+		raft := &entryCounter{StateRaft: NewStateRaft(func() *state.StateStore { return s })}
+		w, err := New(Config{State: func() *state.StateStore { return s }, Raft: raft})
+		must.NoError(t, err)
+		_, _, err = w.pass(memdb.NewWatchSet(), now)
+		must.NoError(t, err)
+		must.Eq(t, tc.entries, raft.evalEntries)
+		seen := map[string]bool{}
+		for _, e := range raft.Evals() {
+			must.Eq(t, structs.EvalTriggerDeploymentWatcher, e.TriggeredBy)
+			seen[e.DeploymentID] = true
+		}
+		must.MapLen(t, tc.deployments, seen)
+
+		_, _, err = w.pass(memdb.NewWatchSet(), now)
+		must.NoError(t, err)
+		must.Eq(t, tc.entries, raft.evalEntries, must.Sprint("the second pass wrote again"))
+		must.MapLen(t, tc.deployments, w.quiet)
+	}
+}

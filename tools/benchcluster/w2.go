@@ -172,9 +172,10 @@ func runW2(ctx context.Context, o *options, wc w2Case) (*w2Outcome, error) {
 }
 
 // profile saves, for the leader and one follower, a CPU profile over the
-// first profileSeconds of the load run, and at its end a heap profile
-// and the server's metrics (Prometheus text: the worker, plan and Raft
-// timings).
+// first profileSeconds of the load run with the server's metrics at that
+// moment (the in-memory sink's last interval, as JSON: the FSM's batch
+// sizes, worker, plan and Raft timings under load), and at the run's end
+// a heap profile and the metrics again.
 func (o *options) profile(ctx context.Context, c *cluster, leader *agent, name string) {
 	targets := map[string]*agent{"leader": leader}
 	for _, s := range c.servers {
@@ -211,9 +212,10 @@ func (o *options) profile(ctx context.Context, c *cluster, leader *agent, name s
 		go func() {
 			defer wg.Done()
 			save(a, fmt.Sprintf("/v1/agent/pprof/profile?seconds=%d", o.profileSeconds), name+"-"+role+"-cpu.pprof")
+			save(a, "/v1/metrics", name+"-"+role+"-metrics-load.json")
 			<-ctx.Done()
 			save(a, "/v1/agent/pprof/heap", name+"-"+role+"-heap.pprof")
-			save(a, "/v1/metrics?format=prometheus", name+"-"+role+"-metrics.txt")
+			save(a, "/v1/metrics", name+"-"+role+"-metrics-end.json")
 		}()
 	}
 	wg.Wait()
