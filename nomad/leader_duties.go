@@ -28,8 +28,12 @@ func newLeaderDuties(s *Server) (*leaderDuties, error) {
 	if err != nil {
 		return nil, err
 	}
+	healthBatch := newVersionGate(s.clock, func() bool {
+		return s.serversMeetMinimumVersion(structs.MinVersionAllocHealthBatch)
+	})
 	w, err := deploymentwatcher.New(deploymentwatcher.Config{
 		Logger: s.logger, Clock: s.clock, State: s.State, Raft: r, MinPassInterval: -1,
+		AllocHealthBatch: healthBatch.Open,
 	})
 	if err != nil {
 		return nil, err
@@ -102,6 +106,13 @@ func (r *dutyRaft) UpdateDeploymentPromotion(req *structs.ApplyDeploymentPromote
 // UpdateDeploymentAllocHealth records alloc health verdicts.
 func (r *dutyRaft) UpdateDeploymentAllocHealth(req *structs.ApplyDeploymentAllocHealthRequest) (uint64, error) {
 	return r.apply(structs.DeploymentAllocHealthRequestType, req)
+}
+
+// UpdateDeploymentAllocHealthBatch records the verdicts of many
+// deployments in one entry.
+func (r *dutyRaft) UpdateDeploymentAllocHealthBatch(reqs []*structs.ApplyDeploymentAllocHealthRequest) (uint64, error) {
+	return r.apply(structs.DeploymentAllocHealthBatchRequestType,
+		&structs.DeploymentAllocHealthBatchRequest{Requests: reqs})
 }
 
 // UpsertEvals writes evals.

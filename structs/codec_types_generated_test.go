@@ -28,6 +28,7 @@ var generatedCodecTypes = []any{
 	(*Constraint)(nil),
 	(*DNSConfig)(nil),
 	(*Deployment)(nil),
+	(*DeploymentAllocHealthBatchRequest)(nil),
 	(*DeploymentState)(nil),
 	(*DeploymentStatusUpdate)(nil),
 	(*DeploymentStatusUpdateRequest)(nil),

@@ -72,6 +72,23 @@ type ApplyDeploymentAllocHealthRequest struct {
 	Eval             *Evaluation
 }
 
+// DeploymentAllocHealthBatchRequest is the Raft entry of the health
+// verdicts the deployment watcher reached in one pass about several
+// deployments (DeploymentAllocHealthBatchRequestType). Each request
+// applies as its own DeploymentAllocHealth entry would, in order, and all
+// in one transaction: when the state store refuses one, nothing of the
+// entry is written. Only servers of MinVersionAllocHealthBatch or later
+// apply it.
+type DeploymentAllocHealthBatchRequest struct {
+	Requests []*ApplyDeploymentAllocHealthRequest
+}
+
+// MinVersionAllocHealthBatch is the first server version that applies
+// DeploymentAllocHealthBatch entries. An older server would refuse the
+// entry while the leader applied it, so the deployment watcher writes
+// one only once every server runs at least this version.
+const MinVersionAllocHealthBatch = "0.3.0"
+
 // DeploymentPauseRequest pauses or resumes a deployment.
 type DeploymentPauseRequest struct {
 	DeploymentID string

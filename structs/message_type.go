@@ -35,6 +35,10 @@ const (
 	SchedulerConfigRequestType              MessageType = 30
 	NodeBatchDeregisterRequestType          MessageType = 31
 	ClusterMetadataRequestType              MessageType = 32
+	// DeploymentAllocHealthBatchRequestType carries many
+	// DeploymentAllocHealth requests in one entry: ours (Nomad has no
+	// such entry), in a number Nomad leaves free.
+	DeploymentAllocHealthBatchRequestType MessageType = 33
 	// Keyring entries. Nomad numbers its own keyring entries elsewhere;
 	// these are ours, well above Nomad's.
 	RootKeyUpsertRequestType MessageType = 100
@@ -107,6 +111,7 @@ var messageTypeNames = map[MessageType]string{
 	SchedulerConfigRequestType:                     "SchedulerConfig",
 	NodeBatchDeregisterRequestType:                 "NodeBatchDeregister",
 	ClusterMetadataRequestType:                     "ClusterMetadata",
+	DeploymentAllocHealthBatchRequestType:          "DeploymentAllocHealthBatch",
 	RootKeyUpsertRequestType:                       "RootKeyUpsert",
 	RootKeyDeleteRequestType:                       "RootKeyDelete",
 	ACLPoliciesUpsertRequestType:                   "ACLPoliciesUpsert",

@@ -40,6 +40,7 @@ func TestMessageTypeNumbers(t *testing.T) {
 		{structs.SchedulerConfigRequestType, 30, "SchedulerConfig"},
 		{structs.NodeBatchDeregisterRequestType, 31, "NodeBatchDeregister"},
 		{structs.ClusterMetadataRequestType, 32, "ClusterMetadata"},
+		{structs.DeploymentAllocHealthBatchRequestType, 33, "DeploymentAllocHealthBatch"},
 		{structs.RootKeyUpsertRequestType, 100, "RootKeyUpsert"},
 		{structs.RootKeyDeleteRequestType, 101, "RootKeyDelete"},
 		{structs.ACLPoliciesUpsertRequestType, 102, "ACLPoliciesUpsert"},

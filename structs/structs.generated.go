@@ -12032,6 +12032,172 @@ func (x *ApplyDeploymentAllocHealthRequest) codecDecodeSelfFromArray(l int, d *c
 	r.ReadArrayEnd()
 }
 
+func (x *DeploymentAllocHealthBatchRequest) CodecEncodeSelf(e *codec1978.Encoder) {
+	var h codecSelfer1
+	z, r := codec1978.GenHelperEncoder(e)
+	_, _, _ = h, z, r
+	if x == nil {
+		r.EncodeNil()
+	} else {
+		if false {
+		} else if yyxt1 := z.Extension(z.I2Rtid(x)); yyxt1 != nil {
+			z.EncExtension(x, yyxt1)
+		} else {
+			yysep2 := !z.EncBinary()
+			yy2arr2 := z.EncBasicHandle().StructToArray
+			_, _ = yysep2, yy2arr2
+			const yyr2 bool = false
+			if yyr2 || yy2arr2 {
+				r.WriteArrayStart(1)
+			} else {
+				r.WriteMapStart(1)
+			}
+			if yyr2 || yy2arr2 {
+				{
+					r.WriteArrayElem()
+					if x.Requests == nil {
+						r.EncodeNil()
+					} else {
+						if false {
+						} else {
+							h.encSlicePtrtoApplyDeploymentAllocHealthRequest(([]*ApplyDeploymentAllocHealthRequest)(x.Requests), e)
+						}
+					}
+				}
+			} else {
+				{
+					r.WriteMapElemKey()
+					if z.IsJSONHandle() {
+						z.WriteStr("\"Requests\"")
+					} else {
+						r.EncodeStringEnc(codecSelferCcUTF81, `Requests`)
+					}
+					r.WriteMapElemValue()
+					if x.Requests == nil {
+						r.EncodeNil()
+					} else {
+						if false {
+						} else {
+							h.encSlicePtrtoApplyDeploymentAllocHealthRequest(([]*ApplyDeploymentAllocHealthRequest)(x.Requests), e)
+						}
+					}
+				}
+			}
+			if yyr2 || yy2arr2 {
+				r.WriteArrayEnd()
+			} else {
+				r.WriteMapEnd()
+			}
+		}
+	}
+}
+
+func (x *DeploymentAllocHealthBatchRequest) CodecDecodeSelf(d *codec1978.Decoder) {
+	var h codecSelfer1
+	z, r := codec1978.GenHelperDecoder(d)
+	_, _, _ = h, z, r
+	if false {
+	} else if yyxt1 := z.Extension(z.I2Rtid(x)); yyxt1 != nil {
+		z.DecExtension(x, yyxt1)
+	} else {
+		yyct2 := r.ContainerType()
+		if yyct2 == codecSelferValueTypeMap1 {
+			yyl2 := r.ReadMapStart()
+			if yyl2 == 0 {
+				r.ReadMapEnd()
+			} else {
+				x.codecDecodeSelfFromMap(yyl2, d)
+			}
+		} else if yyct2 == codecSelferValueTypeArray1 {
+			yyl2 := r.ReadArrayStart()
+			if yyl2 == 0 {
+				r.ReadArrayEnd()
+			} else {
+				x.codecDecodeSelfFromArray(yyl2, d)
+			}
+		} else {
+			panic(errCodecSelferOnlyMapOrArrayEncodeToStruct1)
+		}
+	}
+}
+
+func (x *DeploymentAllocHealthBatchRequest) codecDecodeSelfFromMap(l int, d *codec1978.Decoder) {
+	var h codecSelfer1
+	z, r := codec1978.GenHelperDecoder(d)
+	_, _, _ = h, z, r
+	var yyhl3 bool = l >= 0
+	for yyj3 := 0; ; yyj3++ {
+		if yyhl3 {
+			if yyj3 >= l {
+				break
+			}
+		} else {
+			if r.CheckBreak() {
+				break
+			}
+		}
+		r.ReadMapElemKey()
+		yys3 := r.DecodeStringAsBytes()
+		r.ReadMapElemValue()
+		switch string(yys3) {
+		case "Requests":
+			if r.TryDecodeAsNil() {
+				x.Requests = nil
+			} else {
+				if false {
+				} else {
+					h.decSlicePtrtoApplyDeploymentAllocHealthRequest((*[]*ApplyDeploymentAllocHealthRequest)(&x.Requests), d)
+				}
+			}
+		default:
+			z.DecStructFieldNotFound(-1, string(yys3))
+		}
+	}
+	r.ReadMapEnd()
+}
+
+func (x *DeploymentAllocHealthBatchRequest) codecDecodeSelfFromArray(l int, d *codec1978.Decoder) {
+	var h codecSelfer1
+	z, r := codec1978.GenHelperDecoder(d)
+	_, _, _ = h, z, r
+	var yyj6 int
+	var yyb6 bool
+	var yyhl6 bool = l >= 0
+	yyj6++
+	if yyhl6 {
+		yyb6 = yyj6 > l
+	} else {
+		yyb6 = r.CheckBreak()
+	}
+	if yyb6 {
+		r.ReadArrayEnd()
+		return
+	}
+	r.ReadArrayElem()
+	if r.TryDecodeAsNil() {
+		x.Requests = nil
+	} else {
+		if false {
+		} else {
+			h.decSlicePtrtoApplyDeploymentAllocHealthRequest((*[]*ApplyDeploymentAllocHealthRequest)(&x.Requests), d)
+		}
+	}
+	for {
+		yyj6++
+		if yyhl6 {
+			yyb6 = yyj6 > l
+		} else {
+			yyb6 = r.CheckBreak()
+		}
+		if yyb6 {
+			break
+		}
+		r.ReadArrayElem()
+		z.DecStructFieldNotFound(yyj6-1, "")
+	}
+	r.ReadArrayEnd()
+}
+
 func (x *DeploymentUpdateResponse) CodecEncodeSelf(e *codec1978.Encoder) {
 	var h codecSelfer1
 	z, r := codec1978.GenHelperEncoder(e)
@@ -53651,6 +53817,106 @@ func (x codecSelfer1) decMapstringPtrtoDeploymentState(v *map[string]*Deployment
 		}
 	}
 	r.ReadMapEnd()
+}
+
+func (x codecSelfer1) encSlicePtrtoApplyDeploymentAllocHealthRequest(v []*ApplyDeploymentAllocHealthRequest, e *codec1978.Encoder) {
+	var h codecSelfer1
+	z, r := codec1978.GenHelperEncoder(e)
+	_, _, _ = h, z, r
+	r.WriteArrayStart(len(v))
+	for _, yyv1 := range v {
+		r.WriteArrayElem()
+		if yyv1 == nil {
+			r.EncodeNil()
+		} else {
+			yyv1.CodecEncodeSelf(e)
+		}
+	}
+	r.WriteArrayEnd()
+}
+
+func (x codecSelfer1) decSlicePtrtoApplyDeploymentAllocHealthRequest(v *[]*ApplyDeploymentAllocHealthRequest, d *codec1978.Decoder) {
+	var h codecSelfer1
+	z, r := codec1978.GenHelperDecoder(d)
+	_, _, _ = h, z, r
+
+	yyv1 := *v
+	yyh1, yyl1 := z.DecSliceHelperStart()
+	var yyc1 bool
+	_ = yyc1
+	if yyl1 == 0 {
+		if yyv1 == nil {
+			yyv1 = []*ApplyDeploymentAllocHealthRequest{}
+			yyc1 = true
+		} else if len(yyv1) != 0 {
+			yyv1 = yyv1[:0]
+			yyc1 = true
+		}
+	} else {
+		yyhl1 := yyl1 > 0
+		var yyrl1 int
+		_ = yyrl1
+		if yyhl1 {
+			if yyl1 > cap(yyv1) {
+				yyrl1 = z.DecInferLen(yyl1, z.DecBasicHandle().MaxInitLen, 8)
+				if yyrl1 <= cap(yyv1) {
+					yyv1 = yyv1[:yyrl1]
+				} else {
+					yyv1 = make([]*ApplyDeploymentAllocHealthRequest, yyrl1)
+				}
+				yyc1 = true
+			} else if yyl1 != len(yyv1) {
+				yyv1 = yyv1[:yyl1]
+				yyc1 = true
+			}
+		}
+		var yyj1 int
+
+		for yyj1 = 0; (yyhl1 && yyj1 < yyl1) || !(yyhl1 || r.CheckBreak()); yyj1++ {
+			if yyj1 == 0 && yyv1 == nil {
+				if yyhl1 {
+					yyrl1 = z.DecInferLen(yyl1, z.DecBasicHandle().MaxInitLen, 8)
+				} else {
+					yyrl1 = 8
+				}
+				yyv1 = make([]*ApplyDeploymentAllocHealthRequest, yyrl1)
+				yyc1 = true
+			}
+			yyh1.ElemContainerState(yyj1)
+
+			var yydb1 bool
+			if yyj1 >= len(yyv1) {
+				yyv1 = append(yyv1, nil)
+				yyc1 = true
+
+			}
+			if yydb1 {
+				z.DecSwallow()
+			} else {
+				if r.TryDecodeAsNil() {
+					yyv1[yyj1] = nil
+				} else {
+					if yyv1[yyj1] == nil {
+						yyv1[yyj1] = new(ApplyDeploymentAllocHealthRequest)
+					}
+					yyv1[yyj1].CodecDecodeSelf(d)
+				}
+
+			}
+
+		}
+		if yyj1 < len(yyv1) {
+			yyv1 = yyv1[:yyj1]
+			yyc1 = true
+		} else if yyj1 == 0 && yyv1 == nil {
+			yyv1 = make([]*ApplyDeploymentAllocHealthRequest, 0)
+			yyc1 = true
+		}
+	}
+	yyh1.End()
+	if yyc1 {
+		*v = yyv1
+	}
 }
 
 func (x codecSelfer1) encSlicePtrtoEvaluationStub(v []*EvaluationStub, e *codec1978.Encoder) {

@@ -62,6 +62,13 @@ func (d *decision) evalOnly() bool {
 	return d.eval && d.cancel == nil && !d.verdicts() && d.fail == nil && !d.promote && !d.needsPromotion
 }
 
+// verdictsOnly reports whether verdicts, with or without their eval,
+// are all the decision writes: no failure, revert or promotion write
+// comes with them or after them.
+func (d *decision) verdictsOnly() bool {
+	return d.verdicts() && d.cancel == nil && d.fail == nil && !d.promote && !d.needsPromotion
+}
+
 // verdicts returns whether the decision carries health verdicts.
 func (d *decision) verdicts() bool { return len(d.healthy)+len(d.unhealthy) > 0 }
 

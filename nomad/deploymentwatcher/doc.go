@@ -22,10 +22,19 @@
 // unhealthy when a task fails or exits, or when healthy_deadline passes
 // first (counted from the later of the alloc's creation and the
 // deployment's start). Verdicts are written once, through Raft, with an
-// eval of the job in the same entry. A verdict reported by a client
+// eval of the job in the same request. A verdict reported by a client
 // (DeploymentStatus.Healthy) is taken as it is, and an eval is written if
 // none saw it; such evals of one pass, every deployment's, share Raft
-// entries (up to 256 evals each) at the end of the pass. "manual" groups are judged by operators (SetAllocHealth).
+// entries (up to 256 evals each) at the end of the pass. So do the
+// verdicts of one pass that need no other write (no failure, revert or
+// promotion): up to 256 deployments' requests (and 4,096 alloc verdicts)
+// to a DeploymentAllocHealthBatch entry, applied in one transaction, once
+// every server understands that entry (structs.MinVersionAllocHealthBatch;
+// until then, one DeploymentAllocHealth entry each). The state store
+// refuses the whole entry when it refuses one request (a deployment
+// cancelled since the pass read it, say); the pass then writes that
+// entry's requests one entry each. "manual" groups are judged by
+// operators (SetAllocHealth).
 //
 // # Progress
 //

@@ -32,6 +32,16 @@ type Raft interface {
 	// structs.DeploymentAllocHealthRequestType carrying the request.
 	UpdateDeploymentAllocHealth(req *structs.ApplyDeploymentAllocHealthRequest) (uint64, error)
 
+	// UpdateDeploymentAllocHealthBatch records the verdicts of many
+	// requests, each with what it carries, in one entry of type
+	// structs.DeploymentAllocHealthBatchRequestType
+	// (DeploymentAllocHealthBatchRequest{Requests}). Each request applies
+	// as it would in its own UpdateDeploymentAllocHealth entry; when the
+	// state store refuses one, the entry writes nothing. Only servers of
+	// structs.MinVersionAllocHealthBatch apply it (see
+	// Config.AllocHealthBatch).
+	UpdateDeploymentAllocHealthBatch(reqs []*structs.ApplyDeploymentAllocHealthRequest) (uint64, error)
+
 	// UpsertEvals writes evals, in one entry of type
 	// structs.EvalUpdateRequestType (EvalUpdateRequest{Evals}).
 	UpsertEvals(evals []*structs.Evaluation) (uint64, error)

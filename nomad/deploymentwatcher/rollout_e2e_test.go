@@ -33,7 +33,8 @@ func newRig(t *testing.T) *rig {
 	}
 	r := &rig{c: c, raft: NewStateRaft(c.State)}
 	var err error
-	r.w, err = New(Config{State: c.State, Raft: r.raft, Clock: c.Clock})
+	// Verdicts go in batch entries, as on servers that all apply them.
+	r.w, err = New(Config{State: c.State, Raft: r.raft, Clock: c.Clock, AllocHealthBatch: func() bool { return true }})
 	must.NoError(t, err)
 	return r
 }

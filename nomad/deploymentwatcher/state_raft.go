@@ -93,6 +93,28 @@ func (r *StateRaft) UpdateDeploymentAllocHealth(req *structs.ApplyDeploymentAllo
 	if err != nil {
 		return 0, fmt.Errorf("deployment alloc health: %w", err)
 	}
+	r.recordHealth(req)
+	return index, nil
+}
+
+// UpdateDeploymentAllocHealthBatch applies many requests' verdicts in
+// one transaction.
+func (r *StateRaft) UpdateDeploymentAllocHealthBatch(reqs []*structs.ApplyDeploymentAllocHealthRequest) (uint64, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	index, err := r.write(func(tx *state.Txn) error { return tx.UpdateDeploymentAllocHealthBatch(reqs) })
+	if err != nil {
+		return 0, fmt.Errorf("deployment alloc health batch: %w", err)
+	}
+	for _, req := range reqs {
+		r.recordHealth(req)
+	}
+	return index, nil
+}
+
+// recordHealth records what an applied health request wrote; callers
+// hold mu.
+func (r *StateRaft) recordHealth(req *structs.ApplyDeploymentAllocHealthRequest) {
 	r.health = append(r.health, req)
 	if req.DeploymentUpdate != nil {
 		r.statuses = append(r.statuses, req.DeploymentUpdate)
@@ -100,7 +122,6 @@ func (r *StateRaft) UpdateDeploymentAllocHealth(req *structs.ApplyDeploymentAllo
 	if req.Eval != nil {
 		r.evals = append(r.evals, req.Eval)
 	}
-	return index, nil
 }
 
 // UpsertEvals applies evals.
@@ -130,7 +151,8 @@ func (r *StateRaft) Promotions() []*structs.ApplyDeploymentPromoteRequest {
 	return append([]*structs.ApplyDeploymentPromoteRequest(nil), r.promotes...)
 }
 
-// HealthUpdates returns the health entries applied so far.
+// HealthUpdates returns the health requests applied so far, alone or in
+// batches.
 func (r *StateRaft) HealthUpdates() []*structs.ApplyDeploymentAllocHealthRequest {
 	r.mu.Lock()
 	defer r.mu.Unlock()

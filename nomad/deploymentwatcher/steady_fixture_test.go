@@ -21,6 +21,17 @@ type steadyDeployment struct {
 // writes nothing. It returns the store and the deployments.
 func steadyFixture(tb testing.TB, now time.Time, n, allocsEach int) (*state.StateStore, []steadyDeployment) {
 	tb.Helper()
+	healthy := true
+	return deploymentsFixture(tb, now, n, allocsEach, func(a *structs.Allocation) {
+		a.DeploymentStatus = &structs.AllocDeploymentStatus{Healthy: &healthy}
+	})
+}
+
+// deploymentsFixture writes n running deployments of allocsEach running
+// allocs each, as edit leaves them, and an eval of each job. It returns
+// the store and the deployments.
+func deploymentsFixture(tb testing.TB, now time.Time, n, allocsEach int, edit func(a *structs.Allocation)) (*state.StateStore, []steadyDeployment) {
+	tb.Helper()
 	s, err := state.NewStateStore(nil)
 	if err != nil {
 		tb.Fatal(err)
@@ -32,7 +43,6 @@ func steadyFixture(tb testing.TB, now time.Time, n, allocsEach int) (*state.Stat
 			tb.Fatal(err)
 		}
 	}
-	healthy := true
 	out := make([]steadyDeployment, 0, n)
 	for i := 0; i < n; i++ {
 		job := mock.Job(mock.JobID(fmt.Sprintf("job-%04d", i)), mock.Count(allocsEach))
@@ -47,7 +57,7 @@ func steadyFixture(tb testing.TB, now time.Time, n, allocsEach int) (*state.Stat
 		for k := 0; k < allocsEach; k++ {
 			a := mock.Alloc(mock.ForJob(stored, k), mock.ClientStatus(structs.AllocClientStatusRunning))
 			a.DeploymentID = d.ID
-			a.DeploymentStatus = &structs.AllocDeploymentStatus{Healthy: &healthy}
+			edit(a)
 			allocs = append(allocs, a)
 		}
 		write(func(tx *state.Txn) error { return tx.UpsertAllocs(allocs) })

@@ -43,6 +43,11 @@ type Config struct {
 	// RetryInterval is the wait after a failed pass; 0 means
 	// DefaultRetryInterval.
 	RetryInterval time.Duration
+	// AllocHealthBatch reports whether every server applies
+	// DeploymentAllocHealthBatch entries
+	// (structs.MinVersionAllocHealthBatch); asked once per pass. Nil:
+	// never, each deployment's verdicts go in an entry of their own.
+	AllocHealthBatch func() bool
 }
 
 // Watcher is the leader's deployment watcher (see the package doc). It
@@ -166,6 +171,10 @@ func (w *Watcher) pass(ws memdb.WatchSet, now time.Time) (time.Time, uint64, err
 	// eval of every deployment it touched, and one entry per deployment
 	// would cost each a Raft round trip in this loop.
 	var evals []*structs.Evaluation
+	// Verdicts that need no other write wait too, when every server can
+	// apply them together: one entry per deployment cost the same.
+	var verdicts []*structs.ApplyDeploymentAllocHealthRequest
+	batchVerdicts := w.cfg.AllocHealthBatch != nil && w.cfg.AllocHealthBatch()
 	for _, d := range deployments {
 		if d.Status != structs.DeploymentStatusRunning && d.Status != structs.DeploymentStatusPaused {
 			continue
@@ -184,11 +193,20 @@ func (w *Watcher) pass(ws memdb.WatchSet, now time.Time) (time.Time, uint64, err
 			continue
 		}
 		dec := decide(v, now)
-		if dec.evalOnly() {
+		switch {
+		case dec.evalOnly():
 			evals = append(evals, newEval(d, v.job, now))
-		} else if err := w.apply(snap, v, dec, now); err != nil {
-			errs = append(errs, fmt.Errorf("deployment %q: %w", d.ID, err))
-			continue
+		case batchVerdicts && dec.verdictsOnly():
+			var eval *structs.Evaluation
+			if dec.eval {
+				eval = newEval(d, v.job, now)
+			}
+			verdicts = append(verdicts, healthRequest(d, dec, nil, eval, now))
+		default:
+			if err := w.apply(snap, v, dec, now); err != nil {
+				errs = append(errs, fmt.Errorf("deployment %q: %w", d.ID, err))
+				continue
+			}
 		}
 		wakeBy(dec.wakeAt)
 		if dec.writesNothing() {
@@ -196,10 +214,82 @@ func (w *Watcher) pass(ws memdb.WatchSet, now time.Time) (time.Time, uint64, err
 		}
 	}
 	w.quiet = quiet
+	if err := w.writeVerdicts(verdicts); err != nil {
+		errs = append(errs, err)
+	}
 	if err := w.writeEvals(evals); err != nil {
 		errs = append(errs, err)
 	}
 	return wake, index, errors.Join(errs...)
+}
+
+// Bounds of the DeploymentAllocHealthBatch entries writeVerdicts makes:
+// a request with its eval is about 0.8 KB encoded, and each alloc
+// verdict adds an ID of 36 bytes (a big deployment may have many).
+const (
+	maxHealthRequestsPerEntry = 256
+	maxAllocVerdictsPerEntry  = 4096
+)
+
+// nextVerdictEntry returns how many of reqs the next entry takes: at
+// most maxHealthRequestsPerEntry, with at most maxAllocVerdictsPerEntry
+// alloc verdicts unless its first request alone has more; at least one.
+func nextVerdictEntry(reqs []*structs.ApplyDeploymentAllocHealthRequest) int {
+	n, verdicts := 0, 0
+	for n < len(reqs) && n < maxHealthRequestsPerEntry {
+		k := len(reqs[n].HealthyAllocationIDs) + len(reqs[n].UnhealthyAllocationIDs)
+		if n > 0 && verdicts+k > maxAllocVerdictsPerEntry {
+			break
+		}
+		n, verdicts = n+1, verdicts+k
+	}
+	return n
+}
+
+// writeVerdicts writes the pass's verdict-only decisions in
+// DeploymentAllocHealthBatch entries (see nextVerdictEntry).
+// The pass decided on a snapshot: a deployment may have been cancelled,
+// failed or marked successful since, and the state store refuses
+// verdicts on it, which refuses the whole entry. The requests of a
+// refused entry are then written one entry each, so that deployment does
+// not hold back the others; its own write fails as it would have alone.
+// Without a leader nothing can be written, and nothing is retried. As
+// with writeEvals, a deployment whose verdicts were not written is not
+// quiet, so the next pass decides it again.
+func (w *Watcher) writeVerdicts(reqs []*structs.ApplyDeploymentAllocHealthRequest) error {
+	var errs []error
+	for len(reqs) > 0 {
+		n := nextVerdictEntry(reqs)
+		chunk := reqs[:n]
+		reqs = reqs[n:]
+		_, err := w.cfg.Raft.UpdateDeploymentAllocHealthBatch(chunk)
+		if err == nil {
+			for _, req := range chunk {
+				w.logVerdicts(req)
+			}
+			continue
+		}
+		if errors.Is(err, structs.ErrNoLeader) {
+			return errors.Join(append(errs, fmt.Errorf("writing alloc health of %d deployments: %w", n, err))...)
+		}
+		w.logger.Debug("alloc health batch refused: writing its deployments one by one", "deployments", n, "error", err)
+		for _, req := range chunk {
+			if _, err := w.cfg.Raft.UpdateDeploymentAllocHealth(req); err != nil {
+				errs = append(errs, fmt.Errorf("deployment %q: writing alloc health: %w", req.DeploymentID, err))
+				if errors.Is(err, structs.ErrNoLeader) {
+					return errors.Join(errs...)
+				}
+				continue
+			}
+			w.logVerdicts(req)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (w *Watcher) logVerdicts(req *structs.ApplyDeploymentAllocHealthRequest) {
+	w.logger.Debug("alloc health", "deployment_id", req.DeploymentID,
+		"healthy", len(req.HealthyAllocationIDs), "unhealthy", len(req.UnhealthyAllocationIDs))
 }
 
 // maxEvalsPerEntry bounds the Raft entry writeEvals makes (an eval is
@@ -275,21 +365,11 @@ func (w *Watcher) apply(store *state.StateStore, v *view, dec decision, now time
 	}
 	switch {
 	case dec.verdicts():
-		req := &structs.ApplyDeploymentAllocHealthRequest{
-			DeploymentAllocHealthRequest: structs.DeploymentAllocHealthRequest{
-				DeploymentID:           d.ID,
-				HealthyAllocationIDs:   dec.healthy,
-				UnhealthyAllocationIDs: dec.unhealthy,
-			},
-			Timestamp:        now,
-			DeploymentUpdate: dec.fail,
-			Job:              revert,
-			Eval:             eval,
-		}
+		req := healthRequest(d, dec, revert, eval, now)
 		if _, err := raft.UpdateDeploymentAllocHealth(req); err != nil {
 			return fmt.Errorf("writing alloc health: %w", err)
 		}
-		w.logger.Debug("alloc health", "deployment_id", d.ID, "healthy", len(dec.healthy), "unhealthy", len(dec.unhealthy))
+		w.logVerdicts(req)
 	case dec.fail != nil:
 		if _, err := raft.UpdateDeploymentStatus(dec.fail, revert, eval); err != nil {
 			return fmt.Errorf("failing: %w", err)
@@ -320,6 +400,22 @@ func (w *Watcher) apply(store *state.StateStore, v *view, dec decision, now time
 		w.logger.Info("deployment canaries auto-promoted", "deployment_id", d.ID, "job_id", d.JobID)
 	}
 	return nil
+}
+
+// healthRequest is the entry of a decision's verdicts, with the failure
+// (and the job version it reverts to) and the eval the decision brings.
+func healthRequest(d *structs.Deployment, dec decision, revert *structs.Job, eval *structs.Evaluation, now time.Time) *structs.ApplyDeploymentAllocHealthRequest {
+	return &structs.ApplyDeploymentAllocHealthRequest{
+		DeploymentAllocHealthRequest: structs.DeploymentAllocHealthRequest{
+			DeploymentID:           d.ID,
+			HealthyAllocationIDs:   dec.healthy,
+			UnhealthyAllocationIDs: dec.unhealthy,
+		},
+		Timestamp:        now,
+		DeploymentUpdate: dec.fail,
+		Job:              revert,
+		Eval:             eval,
+	}
 }
 
 // newEval is the eval that makes the scheduler continue (or revert) the

@@ -43,6 +43,8 @@ type txnApplyFunc func(f *FSM, tx *state.Txn, body []byte) (after func(), err er
 //   - AllocUpdateDesiredTransition, DeploymentStatusUpdate,
 //     DeploymentPromotion, DeploymentAllocHealth: their tx methods read
 //     only through tx.
+//   - DeploymentAllocHealthBatch: tx.UpdateDeploymentAllocHealth for each
+//     request, through the same tx, and the requests' evals.
 //
 // The others apply alone: their appliers call the store's own write
 // methods and may read committed state before they write (node entries
@@ -57,6 +59,7 @@ var batchable = map[structs.MessageType]txnApplyFunc{
 	structs.DeploymentStatusUpdateRequestType:       (*FSM).deploymentStatusUpdateTxn,
 	structs.DeploymentPromoteRequestType:            (*FSM).deploymentPromotionTxn,
 	structs.DeploymentAllocHealthRequestType:        (*FSM).deploymentAllocHealthTxn,
+	structs.DeploymentAllocHealthBatchRequestType:   (*FSM).deploymentAllocHealthBatchTxn,
 }
 
 // alone applies a txnApplyFunc as one entry in its own transaction.

@@ -89,6 +89,26 @@ func TestApplyBatch_SameAsOneByOne(t *testing.T) {
 		Timestamp:                    at,
 		Eval:                         mock.Eval(mock.EvalForJob(v0)),
 	})
+	// Verdicts of many deployments in one entry: d1's alloc again, with
+	// an eval; then one whose second request names no deployment, refused
+	// whole after the first request wrote.
+	log.add(structs.DeploymentAllocHealthBatchRequestType, &structs.DeploymentAllocHealthBatchRequest{
+		Requests: []*structs.ApplyDeploymentAllocHealthRequest{{
+			DeploymentAllocHealthRequest: structs.DeploymentAllocHealthRequest{DeploymentID: d1.ID, HealthyAllocationIDs: []string{a1.ID}},
+			Timestamp:                    at,
+			Eval:                         mock.Eval(mock.EvalForJob(v0)),
+		}},
+	})
+	badHealth := log.add(structs.DeploymentAllocHealthBatchRequestType, &structs.DeploymentAllocHealthBatchRequest{
+		Requests: []*structs.ApplyDeploymentAllocHealthRequest{
+			{
+				DeploymentAllocHealthRequest: structs.DeploymentAllocHealthRequest{DeploymentID: d1.ID, UnhealthyAllocationIDs: []string{a1.ID}},
+				Timestamp:                    at,
+				Eval:                         mock.Eval(mock.EvalForJob(v0)),
+			},
+			{DeploymentAllocHealthRequest: structs.DeploymentAllocHealthRequest{DeploymentID: structs.GenerateUUID()}},
+		},
+	})
 	// It writes its deployment before it finds the eval missing: the
 	// batch must not keep that write.
 	d2 := structs.NewDeployment(v0, 50, at)
@@ -152,6 +172,7 @@ func TestApplyBatch_SameAsOneByOne(t *testing.T) {
 		badVersion: "version 7",
 		badCAS:     "job modify index",
 		garbage:    "decoding JobRegister entry",
+		badHealth:  "request 2 of 2",
 	}
 	for _, maxBatch := range []int{2, 3, 5, len(log.logs)} {
 		for seed := range uint64(8) {
@@ -247,6 +268,12 @@ func FuzzApplyBatch(f *testing.F) {
 		structs.DeploymentAllocHealthRequestType: &structs.ApplyDeploymentAllocHealthRequest{
 			DeploymentAllocHealthRequest: structs.DeploymentAllocHealthRequest{DeploymentID: deployment.ID,
 				UnhealthyAllocationIDs: []string{alloc.ID}}},
+		structs.DeploymentAllocHealthBatchRequestType: &structs.DeploymentAllocHealthBatchRequest{
+			Requests: []*structs.ApplyDeploymentAllocHealthRequest{{
+				DeploymentAllocHealthRequest: structs.DeploymentAllocHealthRequest{DeploymentID: deployment.ID,
+					HealthyAllocationIDs: []string{alloc.ID}},
+				Eval: mock.Eval(mock.EvalForJob(stored)),
+			}}},
 	} {
 		buf, err := structs.Encode(typ, req)
 		must.NoError(f, err)

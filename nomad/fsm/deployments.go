@@ -36,6 +36,25 @@ func (f *FSM) deploymentAllocHealthTxn(tx *state.Txn, body []byte) (func(), erro
 	return f.afterEvals(req.Eval), nil
 }
 
+// deploymentAllocHealthBatchTxn records the verdicts of many
+// DeploymentAllocHealth requests, each as its own entry would; the evals
+// they carry go to the broker in request order. One request refused
+// refuses the entry.
+func (f *FSM) deploymentAllocHealthBatchTxn(tx *state.Txn, body []byte) (func(), error) {
+	var req structs.DeploymentAllocHealthBatchRequest
+	if err := decode(body, structs.DeploymentAllocHealthBatchRequestType, &req); err != nil {
+		return nil, err
+	}
+	if err := tx.UpdateDeploymentAllocHealthBatch(req.Requests); err != nil {
+		return nil, err
+	}
+	evals := make([]*structs.Evaluation, len(req.Requests))
+	for i, r := range req.Requests {
+		evals[i] = r.Eval
+	}
+	return f.afterEvals(evals...), nil
+}
+
 // deploymentStatusUpdateTxn changes a deployment's status together with
 // the job version it reverts to, if any, and the eval that follows up.
 func (f *FSM) deploymentStatusUpdateTxn(tx *state.Txn, body []byte) (func(), error) {

@@ -123,6 +123,7 @@ var appliers = map[structs.MessageType]applyFunc{
 	structs.DeploymentStatusUpdateRequestType:              alone((*FSM).deploymentStatusUpdateTxn),
 	structs.DeploymentPromoteRequestType:                   alone((*FSM).deploymentPromotionTxn),
 	structs.DeploymentAllocHealthRequestType:               alone((*FSM).deploymentAllocHealthTxn),
+	structs.DeploymentAllocHealthBatchRequestType:          alone((*FSM).deploymentAllocHealthBatchTxn),
 	structs.DeploymentDeleteRequestType:                    (*FSM).applyDeploymentDelete,
 	structs.SchedulerConfigRequestType:                     (*FSM).applySchedulerConfig,
 	structs.AutopilotRequestType:                           (*FSM).applyAutopilotConfig,

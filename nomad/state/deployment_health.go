@@ -96,6 +96,24 @@ func (tx *Txn) UpdateDeploymentAllocHealth(req *structs.ApplyDeploymentAllocHeal
 	return tx.applyDeploymentFollowUps(req.DeploymentUpdate, req.Job, req.Eval, structs.TypeDeploymentAllocHealth)
 }
 
+// UpdateDeploymentAllocHealthBatch applies the requests of a
+// DeploymentAllocHealthBatch entry, in order, each exactly as
+// UpdateDeploymentAllocHealth applies it (a request sees what those
+// before it wrote). An entry without requests is refused, and so is the
+// whole entry when one request is: the error names the request, and the
+// caller's transaction, aborted, writes nothing.
+func (tx *Txn) UpdateDeploymentAllocHealthBatch(reqs []*structs.ApplyDeploymentAllocHealthRequest) error {
+	if len(reqs) == 0 {
+		return fmt.Errorf("update deployment alloc health batch: no requests")
+	}
+	for i, req := range reqs {
+		if err := tx.UpdateDeploymentAllocHealth(req); err != nil {
+			return fmt.Errorf("alloc health request %d of %d: %w", i+1, len(reqs), err)
+		}
+	}
+	return nil
+}
+
 // applyDeploymentFollowUps applies what a deployment entry carries besides
 // its main change, in this order: the deployment's new status, the job
 // version to register, the eval.
@@ -193,6 +211,12 @@ func (tx *Txn) UpdateDeploymentPromotion(req *structs.ApplyDeploymentPromoteRequ
 // Txn.UpdateDeploymentAllocHealth.
 func (s *StateStore) UpdateDeploymentAllocHealth(index uint64, req *structs.ApplyDeploymentAllocHealthRequest) error {
 	return s.WithWriteTxn(index, func(tx *Txn) error { return tx.UpdateDeploymentAllocHealth(req) })
+}
+
+// UpdateDeploymentAllocHealthBatch records the health verdicts of many
+// requests at index; see Txn.UpdateDeploymentAllocHealthBatch.
+func (s *StateStore) UpdateDeploymentAllocHealthBatch(index uint64, reqs []*structs.ApplyDeploymentAllocHealthRequest) error {
+	return s.WithWriteTxn(index, func(tx *Txn) error { return tx.UpdateDeploymentAllocHealthBatch(reqs) })
 }
 
 // UpdateDeploymentPromotion promotes canaries at index; see

@@ -260,3 +260,77 @@ func TestDeploymentAllocHealth_ClientRepeatingTheVerdictKeepsIt(t *testing.T) {
 	must.Eq(t, 0, out.TaskGroups["web"].HealthyAllocs)
 	must.Eq(t, 1, out.TaskGroups["web"].UnhealthyAllocs)
 }
+
+// The requests of a batch apply in order, each as it would alone: a
+// later verdict on the same alloc sees and replaces an earlier one, and
+// every request's eval is written, all at the batch's index.
+func TestDeploymentAllocHealthBatch(t *testing.T) {
+	s := testStore(t)
+	job, d, allocs := deploymentWithAllocs(t, s)
+	ts := time.Unix(1_700_000_100, 0).UTC()
+	req := func(healthy, unhealthy []string) *structs.ApplyDeploymentAllocHealthRequest {
+		return &structs.ApplyDeploymentAllocHealthRequest{
+			DeploymentAllocHealthRequest: structs.DeploymentAllocHealthRequest{DeploymentID: d.ID,
+				HealthyAllocationIDs: healthy, UnhealthyAllocationIDs: unhealthy},
+			Timestamp: ts,
+			Eval:      mockEval(job),
+		}
+	}
+	reqs := []*structs.ApplyDeploymentAllocHealthRequest{
+		req([]string{allocs[0].ID, allocs[1].ID}, nil),
+		req(nil, []string{allocs[1].ID}),
+	}
+	must.NoError(t, s.UpdateDeploymentAllocHealthBatch(5, reqs))
+	a0, _ := s.AllocByID(nil, allocs[0].ID)
+	must.True(t, a0.DeploymentStatus.IsHealthy())
+	must.Eq(t, 5, a0.DeploymentStatus.ModifyIndex)
+	a1, _ := s.AllocByID(nil, allocs[1].ID)
+	must.True(t, a1.DeploymentStatus.IsUnhealthy())
+	out, _ := s.DeploymentByID(nil, d.ID)
+	must.Eq(t, 1, out.TaskGroups["web"].HealthyAllocs)
+	must.Eq(t, 1, out.TaskGroups["web"].UnhealthyAllocs)
+	for _, r := range reqs {
+		e, _ := s.EvalByID(nil, r.Eval.ID)
+		must.NotNil(t, e)
+		must.Eq(t, 5, e.CreateIndex)
+	}
+}
+
+// One request refused refuses the batch: nothing is written, not even
+// the valid requests before it. A verdict on a deployment no longer
+// active is refused as it is alone.
+func TestDeploymentAllocHealthBatch_OneRefusedWritesNothing(t *testing.T) {
+	s := testStore(t)
+	job, d, allocs := deploymentWithAllocs(t, s)
+	other := registered(t, s, 5, mockJob())
+	cancelled := mockDeployment(other)
+	must.NoError(t, s.UpsertDeployment(6, cancelled))
+	must.NoError(t, s.UpdateDeploymentStatus(7, &structs.DeploymentStatusUpdate{DeploymentID: cancelled.ID, Status: structs.DeploymentStatusCancelled}))
+	good := &structs.ApplyDeploymentAllocHealthRequest{
+		DeploymentAllocHealthRequest: structs.DeploymentAllocHealthRequest{DeploymentID: d.ID, HealthyAllocationIDs: []string{allocs[0].ID}},
+		Eval:                         mockEval(job),
+	}
+	for _, tc := range []struct {
+		name    string
+		reqs    []*structs.ApplyDeploymentAllocHealthRequest
+		wantErr string
+	}{
+		{"none", nil, "no requests"},
+		{"unknown deployment", []*structs.ApplyDeploymentAllocHealthRequest{good,
+			{DeploymentAllocHealthRequest: structs.DeploymentAllocHealthRequest{DeploymentID: "nope"}}}, "request 2 of 2"},
+		{"cancelled deployment", []*structs.ApplyDeploymentAllocHealthRequest{good,
+			{DeploymentAllocHealthRequest: structs.DeploymentAllocHealthRequest{DeploymentID: cancelled.ID}}}, "only be set on an active deployment"},
+		{"nil request", []*structs.ApplyDeploymentAllocHealthRequest{good, nil}, "request is nil"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := s.UpdateDeploymentAllocHealthBatch(10, tc.reqs)
+			must.ErrorContains(t, err, tc.wantErr)
+			a, _ := s.AllocByID(nil, allocs[0].ID)
+			must.Nil(t, a.DeploymentStatus)
+			e, _ := s.EvalByID(nil, good.Eval.ID)
+			must.Nil(t, e)
+			latest, _ := s.LatestIndex()
+			must.Eq(t, 7, latest)
+		})
+	}
+}

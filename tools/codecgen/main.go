@@ -41,6 +41,7 @@ var roots = []string{
 	// Raft entries and what the FSM and snapshots store.
 	"JobRegisterRequest", "ApplyPlanResultsRequest", "EvalUpdateRequest",
 	"AllocUpdateRequest", "ApplyDeploymentAllocHealthRequest",
+	"DeploymentAllocHealthBatchRequest",
 	"DeploymentStatusUpdateRequest", "NodeRegisterRequest",
 	"NodeUpdateStatusRequest", "JobSummary", "Deployment",
 	// The scheduler's RPCs and the client's reads and reports.
