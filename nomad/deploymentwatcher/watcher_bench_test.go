@@ -15,7 +15,7 @@ import (
 // whose allocs all have verdicts an eval has seen: the steady state of a
 // pass woken by an unrelated change, where nothing is written.
 func BenchmarkWatcherPass(b *testing.B) {
-	for _, n := range []int{10, 200} {
+	for _, n := range []int{10, 200, 5000} {
 		b.Run(fmt.Sprintf("deployments=%d/allocs=%d", n, n*10), func(b *testing.B) {
 			now := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
 			s, _ := steadyFixture(b, now, n, 10)

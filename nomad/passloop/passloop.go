@@ -39,6 +39,13 @@ type Config struct {
 	// RetryInterval is when a failed pass is retried if nothing else
 	// wakes the loop first.
 	RetryInterval time.Duration
+	// MaxShare bounds the share of the time passes may take (0: no
+	// bound): after a pass that took d, the next starts no sooner than
+	// d/MaxShare after it started. A pass over state that grew large
+	// (every active deployment of a flood) then runs less often instead
+	// of taking the leader's CPU from everything else; a short pass is
+	// held back by MinInterval alone.
+	MaxShare float64
 }
 
 // Loop runs passes on its own goroutine while enabled. Its methods are
@@ -126,9 +133,10 @@ func (l *Loop) Poke() uint64 {
 func (l *Loop) run(stop <-chan struct{}, done chan<- struct{}, onPass OnPassFunc) {
 	defer close(done)
 	var last time.Time
+	var took time.Duration
 	for {
-		if l.cfg.MinInterval > 0 && !last.IsZero() {
-			if !l.wait(stop, nil, last.Add(l.cfg.MinInterval), nil) {
+		if gap := l.gap(took); gap > 0 && !last.IsZero() {
+			if !l.wait(stop, nil, last.Add(gap), nil) {
 				return
 			}
 		}
@@ -141,6 +149,7 @@ func (l *Loop) run(stop <-chan struct{}, done chan<- struct{}, onPass OnPassFunc
 		last = l.clock.Now()
 		ws := memdb.NewWatchSet()
 		wakeAt, index, err := l.cfg.Pass(ws, last)
+		took = l.clock.Now().Sub(last)
 		if err != nil {
 			l.cfg.Logger.Error("pass failed", "loop", l.cfg.Name, "error", err)
 			if l.cfg.RetryInterval > 0 {
@@ -157,6 +166,16 @@ func (l *Loop) run(stop <-chan struct{}, done chan<- struct{}, onPass OnPassFunc
 			return
 		}
 	}
+}
+
+// gap is the least time between the start of a pass that took took and
+// the start of the next: MinInterval, or more under MaxShare.
+func (l *Loop) gap(took time.Duration) time.Duration {
+	gap := l.cfg.MinInterval
+	if l.cfg.MaxShare > 0 {
+		gap = max(gap, time.Duration(float64(took)/l.cfg.MaxShare))
+	}
+	return gap
 }
 
 // wait blocks until something in ws changes, the clock reaches at (when
