@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -48,9 +49,20 @@ func fillDisk(s *server) error {
 		return err
 	}
 	defer f.Close()
-	free := int64(st.Bavail) * st.Bsize
-	if err := syscall.Fallocate(int(f.Fd()), 0, 0, free); err != nil {
-		return fmt.Errorf("filling %s's Raft disk: %w", s.name, err)
+	// The server keeps writing while the fill is made, so the free space
+	// measured may be gone by the time it is taken: on ENOSPC the fill
+	// goes on in halves until not even a page is left.
+	var off int64
+	for size := int64(st.Bavail) * st.Bsize; size >= 4096; {
+		err := syscall.Fallocate(int(f.Fd()), 0, off, size)
+		switch {
+		case err == nil:
+			off += size
+		case errors.Is(err, syscall.ENOSPC):
+			size /= 2
+		default:
+			return fmt.Errorf("filling %s's Raft disk: %w", s.name, err)
+		}
 	}
 	return nil
 }
