@@ -96,12 +96,7 @@ func TestWatcher_VerdictsOfAPassShareAnEntry(t *testing.T) {
 			must.Eq(t, tc.batches, raft.batches)
 			must.Eq(t, tc.singles, raft.singles)
 			must.Eq(t, tc.deployments, healthyAllocs(t, s, deployments))
-			seen := map[string]bool{}
-			for _, e := range raft.Evals() {
-				must.Eq(t, structs.EvalTriggerDeploymentWatcher, e.TriggeredBy)
-				seen[e.DeploymentID] = true
-			}
-			must.MapLen(t, tc.deployments, seen)
+			must.MapLen(t, tc.deployments, evalDeployments(t, raft.Evals()))
 
 			_, _, err = w.pass(memdb.NewWatchSet(), now)
 			must.NoError(t, err)

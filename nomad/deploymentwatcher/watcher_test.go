@@ -291,16 +291,23 @@ func TestWatcher_EvalsOfAPassShareAnEntry(t *testing.T) {
 		_, _, err = w.pass(memdb.NewWatchSet(), now)
 		must.NoError(t, err)
 		must.Eq(t, tc.entries, raft.evalEntries)
-		seen := map[string]bool{}
-		for _, e := range raft.Evals() {
-			must.Eq(t, structs.EvalTriggerDeploymentWatcher, e.TriggeredBy)
-			seen[e.DeploymentID] = true
-		}
-		must.MapLen(t, tc.deployments, seen)
+		must.MapLen(t, tc.deployments, evalDeployments(t, raft.Evals()))
 
 		_, _, err = w.pass(memdb.NewWatchSet(), now)
 		must.NoError(t, err)
 		must.Eq(t, tc.entries, raft.evalEntries, must.Sprint("the second pass wrote again"))
 		must.MapLen(t, tc.deployments, w.quiet)
 	}
+}
+
+// evalDeployments checks that every eval is the watcher's and returns
+// the deployments they are for.
+func evalDeployments(t *testing.T, evals []*structs.Evaluation) map[string]bool {
+	t.Helper()
+	seen := map[string]bool{}
+	for _, e := range evals {
+		must.Eq(t, structs.EvalTriggerDeploymentWatcher, e.TriggeredBy)
+		seen[e.DeploymentID] = true
+	}
+	return seen
 }
