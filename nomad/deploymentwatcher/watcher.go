@@ -23,11 +23,11 @@ const (
 	// again when nothing else wakes it.
 	DefaultRetryInterval = 5 * time.Second
 	// DefaultMaxPassShare is the share of the time passes may take. A
-	// pass reads every active deployment (about 4 µs each when quiet),
-	// and while a flood keeps 100,000 of them active a change arrives
-	// every few milliseconds: unbounded, the watcher would pass back to
-	// back on the leader. At a tenth, a 400 ms pass is followed by the
-	// next 4 s after it started.
+	// pass reads every active deployment (1–2 µs each when quiet, more
+	// on a loaded machine), and while a flood keeps 100,000 of them
+	// active a change arrives every few milliseconds: unbounded, the
+	// watcher would pass back to back on the leader. At a tenth, a
+	// 200 ms pass is followed by the next 2 s after it started.
 	DefaultMaxPassShare = 0.1
 )
 
