@@ -54,19 +54,26 @@ func (d *decision) wakeBy(t time.Time) {
 
 // writesNothing reports whether applying the decision writes nothing.
 func (d *decision) writesNothing() bool {
-	return d.cancel == nil && !d.verdicts() && d.fail == nil && !d.promote && !d.needsPromotion && !d.eval
+	return d.onlyVerdictsAndEval() && !d.verdicts() && !d.eval
 }
 
 // evalOnly reports whether an eval is all the decision writes.
 func (d *decision) evalOnly() bool {
-	return d.eval && d.cancel == nil && !d.verdicts() && d.fail == nil && !d.promote && !d.needsPromotion
+	return d.onlyVerdictsAndEval() && !d.verdicts() && d.eval
 }
 
 // verdictsOnly reports whether verdicts, with or without their eval,
 // are all the decision writes: no failure, revert or promotion write
 // comes with them or after them.
 func (d *decision) verdictsOnly() bool {
-	return d.verdicts() && d.cancel == nil && d.fail == nil && !d.promote && !d.needsPromotion
+	return d.onlyVerdictsAndEval() && d.verdicts()
+}
+
+// onlyVerdictsAndEval reports whether the decision writes nothing but
+// verdicts and an eval: no cancellation, failure (with its revert) or
+// promotion.
+func (d *decision) onlyVerdictsAndEval() bool {
+	return d.cancel == nil && d.fail == nil && !d.promote && !d.needsPromotion
 }
 
 // verdicts returns whether the decision carries health verdicts.
