@@ -62,6 +62,14 @@ var batchable = map[structs.MessageType]txnApplyFunc{
 	structs.DeploymentAllocHealthBatchRequestType:   (*FSM).deploymentAllocHealthBatchTxn,
 }
 
+// The batchable types apply alone through the same functions, so the
+// list above is the one place they are named.
+func init() {
+	for t, fn := range batchable {
+		appliers[t] = alone(fn)
+	}
+}
+
 // alone applies a txnApplyFunc as one entry in its own transaction.
 func alone(fn txnApplyFunc) applyFunc {
 	return func(f *FSM, body []byte, index uint64) interface{} {

@@ -99,8 +99,9 @@ type FSM struct {
 // type-specific result.
 type applyFunc func(f *FSM, body []byte, index uint64) interface{}
 
-// appliers maps each supported message type to its apply function.
-// Types numbered in structs but missing here are refused.
+// appliers maps each supported message type to its apply function; the
+// batchable types (batch.go) join it at init. Types numbered in structs
+// but missing here are refused.
 var appliers = map[structs.MessageType]applyFunc{
 	structs.NodeRegisterRequestType:                        (*FSM).applyNodeRegister,
 	structs.NodeDeregisterRequestType:                      (*FSM).applyNodeDeregister,
@@ -109,21 +110,11 @@ var appliers = map[structs.MessageType]applyFunc{
 	structs.NodeUpdateDrainRequestType:                     (*FSM).applyNodeUpdateDrain,
 	structs.BatchNodeUpdateDrainRequestType:                (*FSM).applyBatchNodeUpdateDrain,
 	structs.NodeUpdateEligibilityRequestType:               (*FSM).applyNodeUpdateEligibility,
-	structs.JobRegisterRequestType:                         alone((*FSM).jobRegisterTxn),
-	structs.JobDeregisterRequestType:                       alone((*FSM).jobDeregisterTxn),
 	structs.JobBatchDeregisterRequestType:                  (*FSM).applyJobBatchDeregister,
 	structs.JobStabilityRequestType:                        (*FSM).applyJobStability,
-	structs.EvalUpdateRequestType:                          alone((*FSM).evalUpdateTxn),
 	structs.EvalDeleteRequestType:                          (*FSM).applyEvalDelete,
 	structs.AllocUpdateRequestType:                         (*FSM).applyDeprecatedAllocUpdate,
-	structs.AllocClientUpdateRequestType:                   alone((*FSM).allocClientUpdateTxn),
-	structs.AllocUpdateDesiredTransitionRequestType:        alone((*FSM).allocDesiredTransitionTxn),
-	structs.ApplyPlanResultsRequestType:                    alone((*FSM).planResultsTxn),
 	structs.ReconcileJobSummariesRequestType:               (*FSM).applyReconcileJobSummaries,
-	structs.DeploymentStatusUpdateRequestType:              alone((*FSM).deploymentStatusUpdateTxn),
-	structs.DeploymentPromoteRequestType:                   alone((*FSM).deploymentPromotionTxn),
-	structs.DeploymentAllocHealthRequestType:               alone((*FSM).deploymentAllocHealthTxn),
-	structs.DeploymentAllocHealthBatchRequestType:          alone((*FSM).deploymentAllocHealthBatchTxn),
 	structs.DeploymentDeleteRequestType:                    (*FSM).applyDeploymentDelete,
 	structs.SchedulerConfigRequestType:                     (*FSM).applySchedulerConfig,
 	structs.AutopilotRequestType:                           (*FSM).applyAutopilotConfig,
