@@ -33,11 +33,10 @@ func (p *workerPlanner) SubmitPlan(plan *structs.Plan) (*structs.PlanResult, sch
 	plan.EvalToken = p.token
 	plan.SnapshotIndex = p.snapshotIndex
 	if plan.Eval != nil {
-		// Stamped as UpdateEval stamps it: the leader may write it with
-		// the plan (result.EvalWritten) instead of the scheduler writing
-		// it after; without that, the scheduler calls UpdateEval.
-		plan.Eval.SnapshotIndex = p.snapshotIndex
-		plan.Eval.UpdateModifyTime(p.w.clock.Now())
+		// The leader may write it with the plan (result.EvalWritten)
+		// instead of the scheduler writing it after through UpdateEval,
+		// so it is stamped alike.
+		p.stampUpdate(plan.Eval)
 	}
 
 	p.w.setWorkload(WorkloadSubmitting)
@@ -76,8 +75,7 @@ func (p *workerPlanner) SubmitPlan(plan *structs.Plan) (*structs.PlanResult, sch
 
 // UpdateEval writes the eval being processed.
 func (p *workerPlanner) UpdateEval(eval *structs.Evaluation) error {
-	eval.SnapshotIndex = p.snapshotIndex
-	eval.UpdateModifyTime(p.w.clock.Now())
+	p.stampUpdate(eval)
 	start := p.w.clock.Now()
 	err := p.w.callWithRetry(func() error {
 		return p.w.endpoints.UpdateEval(&structs.EvalUpdateRequest{Evals: []*structs.Evaluation{eval}, EvalToken: p.token})
@@ -87,6 +85,13 @@ func (p *workerPlanner) UpdateEval(eval *structs.Evaluation) error {
 		return fmt.Errorf("updating eval %q: %w", eval.ID, err)
 	}
 	return nil
+}
+
+// stampUpdate marks an eval written back by the scheduler: the snapshot
+// it was decided on and the time of the update.
+func (p *workerPlanner) stampUpdate(eval *structs.Evaluation) {
+	eval.SnapshotIndex = p.snapshotIndex
+	eval.UpdateModifyTime(p.w.clock.Now())
 }
 
 // CreateEval writes a new eval (blocked, follow-up) made by the scheduler.
