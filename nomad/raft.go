@@ -66,8 +66,22 @@ func openRaftStores(cfg *Config) (*raftStores, error) {
 		closer.Close()
 		return nil, fmt.Errorf("opening raft snapshots in %s: %w", base, diskFullHint(err, base))
 	}
-	return &raftStores{logs: log, stable: log, snaps: snaps, closer: closer, dir: base}, nil
+	// Raft reads back every entry it has just stored: the leader to send
+	// it to the followers, a follower to hand it to the FSM. Without a
+	// cache each read is a file read and a decode of the WAL's frame.
+	cached, err := raft.NewLogCache(raftLogCacheSize, log)
+	if err != nil {
+		closer.Close()
+		return nil, fmt.Errorf("opening raft log cache: %w", err)
+	}
+	return &raftStores{logs: cached, stable: log, snaps: snaps, closer: closer, dir: base}, nil
 }
+
+// raftLogCacheSize is how many of the latest Raft entries are kept in
+// memory for Raft's reads. It covers what a follower a few hundred
+// entries behind still needs, as in Nomad; an entry further back is read
+// from the WAL.
+const raftLogCacheSize = 512
 
 // closerFunc adapts a function to io.Closer.
 type closerFunc func() error
