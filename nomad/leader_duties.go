@@ -33,7 +33,7 @@ func newLeaderDuties(s *Server) (*leaderDuties, error) {
 	})
 	w, err := deploymentwatcher.New(deploymentwatcher.Config{
 		Logger: s.logger, Clock: s.clock, State: s.State, Raft: r, MinPassInterval: -1,
-		AllocHealthBatch: healthBatch.Open,
+		AllocHealthBatch: healthBatch.Open, Schedulers: s.config.Schedulers,
 	})
 	if err != nil {
 		return nil, err

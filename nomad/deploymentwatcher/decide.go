@@ -41,6 +41,15 @@ type decision struct {
 	// (a client's, or one of this pass) that no eval has seen.
 	eval bool
 
+	// maybeDone: every group has the healthy allocs it needs, this
+	// pass's verdicts counted, and no canary waits. The roll-out may be
+	// over; only the scheduler can tell (see Watcher.settle).
+	maybeDone bool
+	// succeed, set by Watcher.settle instead of the eval, marks the
+	// deployment successful: the scheduler, asked in a dry run, would do
+	// nothing else.
+	succeed *structs.DeploymentStatusUpdate
+
 	// wakeAt is when a pending alloc may turn healthy or a progress
 	// deadline passes; zero when only a change in state matters.
 	wakeAt time.Time
@@ -69,11 +78,27 @@ func (d *decision) verdictsOnly() bool {
 	return d.onlyVerdictsAndEval() && d.verdicts()
 }
 
+// succeedsOnly reports whether the deployment's success is all the
+// decision writes.
+func (d *decision) succeedsOnly() bool {
+	return d.succeed != nil && d.cancel == nil && d.fail == nil && !d.promote && !d.needsPromotion &&
+		!d.verdicts() && !d.eval
+}
+
 // onlyVerdictsAndEval reports whether the decision writes nothing but
 // verdicts and an eval: no cancellation, failure (with its revert) or
 // promotion.
 func (d *decision) onlyVerdictsAndEval() bool {
-	return d.cancel == nil && d.fail == nil && !d.promote && !d.needsPromotion
+	return d.cancel == nil && d.fail == nil && d.succeed == nil && !d.promote && !d.needsPromotion
+}
+
+// deploymentUpdate returns the deployment status the decision writes with
+// its verdicts, or alone: a failure or a success; nil when neither.
+func (d *decision) deploymentUpdate() *structs.DeploymentStatusUpdate {
+	if d.fail != nil {
+		return d.fail
+	}
+	return d.succeed
 }
 
 // verdicts returns whether the decision carries health verdicts.
@@ -184,6 +209,7 @@ func decide(v *view, now time.Time) decision {
 	}
 	switch {
 	case waiting == 0:
+		dec.maybeDone = allGroupsDone(d, newHealthy, healthy, live)
 	case auto == waiting:
 		dec.promote = true
 	case d.StatusDescription != structs.DeploymentStatusDescriptionRunningNeedsPromotion:
@@ -217,6 +243,22 @@ func groupDone(st *structs.DeploymentState, newHealthy int, healthy, live map[st
 		return healthyCanaries(st, healthy, live) >= st.DesiredCanaries
 	}
 	return st.HealthyAllocs+newHealthy >= st.DesiredTotal
+}
+
+// allGroupsDone reports whether every group of d is done (groupDone)
+// and none has unhealthy allocs.
+func allGroupsDone(d *structs.Deployment, newHealthy map[string]int, healthy, live map[string]bool) bool {
+	for g, st := range d.TaskGroups {
+		if st.UnhealthyAllocs > 0 || !groupDone(st, newHealthy[g], healthy, live) {
+			return false
+		}
+	}
+	for id, h := range healthy {
+		if !h && live[id] {
+			return false
+		}
+	}
+	return true
 }
 
 // healthyCanaries counts the group's canaries that are healthy and live.

@@ -304,6 +304,85 @@ func TestDecide(t *testing.T) {
 			},
 		},
 		{
+			// 2 recorded + 1 fresh = DesiredTotal 3.
+			name: "the last verdict completes every group: maybe done",
+			build: func(f *fixture) []*structs.Allocation {
+				f.st.HealthyAllocs = 2
+				return []*structs.Allocation{
+					verdict(f.alloc(at(0)), true, 30), verdict(f.alloc(at(0)), true, 30), f.alloc(at(5 * time.Second)),
+				}
+			},
+			edit: func(v *view) { v.lastEvalIndex = 30 },
+			now:  at(20 * time.Second),
+			check: func(t *testing.T, f *fixture, allocs []*structs.Allocation, dec decision) {
+				must.Eq(t, []string{allocs[2].ID}, dec.healthy)
+				must.True(t, dec.eval)
+				must.True(t, dec.maybeDone)
+			},
+		},
+		{
+			// 1 recorded + 1 fresh < 3.
+			name: "verdicts short of the total: not done",
+			build: func(f *fixture) []*structs.Allocation {
+				f.st.HealthyAllocs = 1
+				return []*structs.Allocation{verdict(f.alloc(at(0)), true, 30), f.alloc(at(5 * time.Second))}
+			},
+			edit: func(v *view) { v.lastEvalIndex = 30 },
+			now:  at(20 * time.Second),
+			check: func(t *testing.T, f *fixture, allocs []*structs.Allocation, dec decision) {
+				must.True(t, dec.eval)
+				must.False(t, dec.maybeDone)
+			},
+		},
+		{
+			// Verdicts recorded after the last eval: the eval is due,
+			// and settle may replace it with the success.
+			name: "every verdict recorded, none seen by an eval: eval, maybe done",
+			build: func(f *fixture) []*structs.Allocation {
+				f.st.HealthyAllocs = 3
+				return []*structs.Allocation{
+					verdict(f.alloc(at(0)), true, 40), verdict(f.alloc(at(0)), true, 40), verdict(f.alloc(at(0)), true, 40),
+				}
+			},
+			edit: func(v *view) { v.lastEvalIndex = 30 },
+			now:  at(time.Minute),
+			check: func(t *testing.T, f *fixture, allocs []*structs.Allocation, dec decision) {
+				must.False(t, dec.verdicts())
+				must.True(t, dec.evalOnly())
+				must.True(t, dec.maybeDone)
+			},
+		},
+		{
+			name: "an unhealthy alloc still live: not done",
+			build: func(f *fixture) []*structs.Allocation {
+				f.st.ProgressDeadline, f.st.RequireProgressBy = 10*time.Minute, at(10*time.Minute)
+				f.st.HealthyAllocs, f.st.UnhealthyAllocs = 3, 1
+				return []*structs.Allocation{
+					verdict(f.alloc(at(0)), true, 40), verdict(f.alloc(at(0)), true, 40), verdict(f.alloc(at(0)), true, 40),
+					verdict(f.alloc(at(0)), false, 40),
+				}
+			},
+			edit: func(v *view) { v.lastEvalIndex = 30 },
+			now:  at(time.Minute),
+			check: func(t *testing.T, f *fixture, allocs []*structs.Allocation, dec decision) {
+				must.True(t, dec.eval)
+				must.False(t, dec.maybeDone)
+			},
+		},
+		{
+			name: "canaries wait for promotion: not done",
+			build: func(f *fixture) []*structs.Allocation {
+				f.st.DesiredCanaries, f.st.HealthyAllocs = 1, 1
+				return []*structs.Allocation{canary(f, verdict(f.alloc(at(0)), true, 40))}
+			},
+			edit: func(v *view) { v.lastEvalIndex = 30 },
+			now:  at(time.Minute),
+			check: func(t *testing.T, f *fixture, allocs []*structs.Allocation, dec decision) {
+				must.True(t, dec.needsPromotion)
+				must.False(t, dec.maybeDone)
+			},
+		},
+		{
 			name:  "job stopped: cancel",
 			build: func(f *fixture) []*structs.Allocation { return []*structs.Allocation{f.alloc(at(0))} },
 			edit:  func(v *view) { v.job = v.job.Copy(); v.job.Stop = true },

@@ -1,10 +1,11 @@
 // Package deploymentwatcher is the leader's deployment watcher: it judges
 // the health of the allocations of every active deployment, and moves the
 // deployment on: an evaluation after every verdict so the scheduler places
-// the next batch of a rolling update, canary promotion when the update
-// asks for it, failure (and auto-revert) on unhealthy allocations or a
-// missed progress deadline, cancellation when its job is stopped or
-// replaced.
+// the next batch of a rolling update (or the deployment's success, when a
+// dry run of the scheduler finds the roll-out over), canary promotion when
+// the update asks for it, failure (and auto-revert) on unhealthy
+// allocations or a missed progress deadline, cancellation when its job is
+// stopped or replaced.
 //
 // Like the other leader duties it keeps nothing in memory between passes:
 // each pass reads every running or paused deployment, its job and its
@@ -52,10 +53,18 @@
 //   - When every unpromoted canary group has all its canaries healthy, the
 //     deployment is promoted if every one of them auto-promotes; otherwise
 //     its description says it needs manual promotion.
-//   - Success is the scheduler's call: after the eval of the last healthy
-//     verdict, the reconciler finds nothing left to do and marks the
-//     deployment successful, and the state store marks the job version
-//     stable in the same write.
+//   - Success is the scheduler's call: when nothing is left to do, its
+//     reconciler marks the deployment successful, and the state store
+//     marks the job version stable in the same write. When the verdicts of
+//     a pass complete every group (no canary waiting, no unhealthy alloc
+//     live), they are written without an eval; the next pass runs the
+//     job's scheduler on its snapshot as a dry run, and if the one plan it
+//     would submit only marks the deployment successful, the watcher
+//     writes that success itself (with other deployments' verdicts, in the
+//     same batch entries) instead of an eval: the roll-out of a small job
+//     then costs no second eval, scheduler pass and plan. If the scheduler
+//     would do anything else, the eval is written as before. Without
+//     schedulers (Config.Schedulers) every verdict brings its eval.
 //   - A deployment of a job that was stopped, purged or registered again
 //     is cancelled.
 //

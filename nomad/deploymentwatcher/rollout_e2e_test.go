@@ -9,6 +9,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/opennomad/nomad/nomad/leadertest"
+	"github.com/opennomad/nomad/scheduler"
 	"github.com/opennomad/nomad/structs"
 	"github.com/opennomad/nomad/structs/mock"
 )
@@ -26,15 +27,25 @@ type rig struct {
 	hold bool
 }
 
+// newRig is a cluster whose watcher is configured as on a server:
+// verdicts go in batch entries, and a roll-out that may be over is
+// settled by a dry run of the scheduler.
 func newRig(t *testing.T) *rig {
+	return newRigWith(t, scheduler.Builtin())
+}
+
+// newRigWith is newRig with the watcher's dry-run schedulers; nil
+// means the watcher asks for an eval after every verdict, as before it
+// ran the scheduler itself.
+func newRigWith(t *testing.T, schedulers scheduler.Factories) *rig {
 	c := leadertest.New(t)
 	for i := 0; i < 4; i++ {
 		c.AddNodes(mock.Node())
 	}
 	r := &rig{c: c, raft: NewStateRaft(c.State)}
 	var err error
-	// Verdicts go in batch entries, as on servers that all apply them.
-	r.w, err = New(Config{State: c.State, Raft: r.raft, Clock: c.Clock, AllocHealthBatch: func() bool { return true }})
+	r.w, err = New(Config{State: c.State, Raft: r.raft, Clock: c.Clock, AllocHealthBatch: func() bool { return true },
+		Schedulers: schedulers})
 	must.NoError(t, err)
 	return r
 }
@@ -141,7 +152,26 @@ func (r *rig) deployV0(t *testing.T, job *structs.Job) *structs.Job {
 }
 
 func TestRollout_MaxParallelOneBatchAtATime(t *testing.T) {
-	r := newRig(t)
+	for _, tc := range []struct {
+		name       string
+		schedulers scheduler.Factories
+		// watcherEvals: version 0 placed its three allocs at once (one
+		// pass of verdicts), version 1 one at a time (three passes).
+		// Every pass of verdicts asks for an eval, unless a dry run of
+		// the scheduler finds the roll-out over: then the watcher marks
+		// the deployment successful itself.
+		watcherEvals int
+	}{
+		{name: "eval after every verdict", watcherEvals: 4},
+		{name: "dry run settles the last", schedulers: scheduler.Builtin(), watcherEvals: 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			testRolloutMaxParallel(t, newRigWith(t, tc.schedulers), tc.watcherEvals)
+		})
+	}
+}
+
+func testRolloutMaxParallel(t *testing.T, r *rig, wantWatcherEvals int) {
 	v0 := r.deployV0(t, webJob())
 
 	r.c.Register(version(v0, 1, nil))
@@ -175,15 +205,12 @@ func TestRollout_MaxParallelOneBatchAtATime(t *testing.T) {
 		must.Eq(t, uint64(1), a.Job.Version)
 		must.True(t, a.DeploymentStatus.IsHealthy())
 	}
-	// Every healthy verdict came with a deployment-watcher eval.
 	watcherEvals := 0
 	for _, e := range r.raft.Evals() {
 		must.Eq(t, structs.EvalTriggerDeploymentWatcher, e.TriggeredBy)
 		watcherEvals++
 	}
-	// Version 0 placed its three allocs at once (one pass of verdicts),
-	// version 1 one at a time (three passes).
-	must.Eq(t, 4, watcherEvals)
+	must.Eq(t, wantWatcherEvals, watcherEvals)
 }
 
 func TestRollout_UnhealthyFailsAndAutoReverts(t *testing.T) {

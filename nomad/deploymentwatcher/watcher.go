@@ -12,6 +12,7 @@ import (
 	"github.com/opennomad/nomad/nomad/clock"
 	"github.com/opennomad/nomad/nomad/passloop"
 	"github.com/opennomad/nomad/nomad/state"
+	"github.com/opennomad/nomad/scheduler"
 	"github.com/opennomad/nomad/structs"
 )
 
@@ -55,6 +56,12 @@ type Config struct {
 	// (structs.MinVersionAllocHealthBatch); asked once per pass. Nil:
 	// never, each deployment's verdicts go in an entry of their own.
 	AllocHealthBatch func() bool
+	// Schedulers, when set, build the scheduler a pass runs as a dry run
+	// before it asks for the follow-up eval of a roll-out that may be
+	// over: when all that eval would do is mark the deployment
+	// successful, the watcher writes the success instead (see settle).
+	// Nil: always the eval.
+	Schedulers scheduler.Factories
 }
 
 // Watcher is the leader's deployment watcher (see the package doc). It
@@ -154,7 +161,8 @@ func (w *Watcher) Enabled() bool { return w.loop.Enabled() }
 func (w *Watcher) pass(ws memdb.WatchSet, now time.Time) (time.Time, uint64, error) {
 	store := w.cfg.State()
 	ws.Add(store.AbandonCh())
-	snap := &store.Snapshot().StateStore
+	ss := store.Snapshot()
+	snap := &ss.StateStore
 	index, err := snap.LatestIndex()
 	if err != nil {
 		return time.Time{}, 0, err
@@ -200,9 +208,12 @@ func (w *Watcher) pass(ws memdb.WatchSet, now time.Time) (time.Time, uint64, err
 			continue
 		}
 		dec := decide(v, now)
+		w.settle(ss, v, &dec, now)
 		switch {
 		case dec.evalOnly():
 			evals = append(evals, newEval(d, v.job, now))
+		case batchVerdicts && dec.succeedsOnly():
+			verdicts = append(verdicts, healthRequest(d, dec, nil, nil, now))
 		case batchVerdicts && dec.verdictsOnly():
 			var eval *structs.Evaluation
 			if dec.eval {
@@ -295,6 +306,12 @@ func (w *Watcher) writeVerdicts(reqs []*structs.ApplyDeploymentAllocHealthReques
 }
 
 func (w *Watcher) logVerdicts(req *structs.ApplyDeploymentAllocHealthRequest) {
+	if u := req.DeploymentUpdate; u != nil && u.Status == structs.DeploymentStatusSuccessful {
+		w.logger.Debug("deployment successful", "deployment_id", req.DeploymentID)
+	}
+	if len(req.HealthyAllocationIDs)+len(req.UnhealthyAllocationIDs) == 0 {
+		return
+	}
 	w.logger.Debug("alloc health", "deployment_id", req.DeploymentID,
 		"healthy", len(req.HealthyAllocationIDs), "unhealthy", len(req.UnhealthyAllocationIDs))
 }
@@ -381,6 +398,12 @@ func (w *Watcher) apply(store *state.StateStore, v *view, dec decision, now time
 		if _, err := raft.UpdateDeploymentStatus(dec.fail, revert, eval); err != nil {
 			return fmt.Errorf("failing: %w", err)
 		}
+	case dec.succeed != nil:
+		if _, err := raft.UpdateDeploymentStatus(dec.succeed, nil, nil); err != nil {
+			return fmt.Errorf("marking successful: %w", err)
+		}
+		w.logger.Debug("deployment successful", "deployment_id", d.ID)
+		return nil
 	case eval != nil:
 		if _, err := raft.UpsertEvals([]*structs.Evaluation{eval}); err != nil {
 			return fmt.Errorf("writing eval: %w", err)
@@ -419,7 +442,7 @@ func healthRequest(d *structs.Deployment, dec decision, revert *structs.Job, eva
 			UnhealthyAllocationIDs: dec.unhealthy,
 		},
 		Timestamp:        now,
-		DeploymentUpdate: dec.fail,
+		DeploymentUpdate: dec.deploymentUpdate(),
 		Job:              revert,
 		Eval:             eval,
 	}

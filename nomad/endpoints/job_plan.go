@@ -2,7 +2,6 @@ package endpoints
 
 import (
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/hashicorp/cronexpr"
@@ -62,7 +61,7 @@ func (j *Job) Plan(args *structs.JobPlanRequest, reply *structs.JobPlanResponse)
 		return fmt.Errorf("job %q: staging the planned eval: %w", job.ID, err)
 	}
 
-	planner := &planRecorder{index: index}
+	planner := &scheduler.DryRun{Index: index}
 	cfg := &scheduler.Config{Logger: j.srv.Logger().Named("job_plan"), Now: j.srv.Clock().Now}
 	sched, err := j.srv.Settings().Schedulers.New(eval.Type, cfg, snap.SchedulerView(), planner)
 	if err != nil {
@@ -72,14 +71,14 @@ func (j *Job) Plan(args *structs.JobPlanRequest, reply *structs.JobPlanResponse)
 		return fmt.Errorf("job %q: scheduler dry run: %w", job.ID, err)
 	}
 
-	result := planner.outcome()
-	if result.plan != nil {
-		reply.Annotations = result.plan.Annotations
+	result := planner.Outcome()
+	if result.Plan != nil {
+		reply.Annotations = result.Plan.Annotations
 	}
-	if result.eval != nil {
-		reply.FailedTGAllocs = result.eval.FailedTGAllocs
+	if result.Eval != nil {
+		reply.FailedTGAllocs = result.Eval.FailedTGAllocs
 	}
-	reply.CreatedEvals = result.created
+	reply.CreatedEvals = result.Created
 	if existing != nil {
 		reply.JobModifyIndex = existing.JobModifyIndex
 	}
@@ -129,64 +128,3 @@ func nextLaunch(p *structs.PeriodicConfig, now time.Time) (time.Time, error) {
 	}
 	return next, nil
 }
-
-// planRecorder is the Planner of a dry run: it records the plan, the
-// final eval and the evals the scheduler would create, and answers every
-// plan as fully committed, so the scheduler finishes in one pass as it
-// would on an idle cluster. It never writes anything.
-type planRecorder struct {
-	index uint64
-
-	mu      sync.Mutex
-	plan    *structs.Plan
-	eval    *structs.Evaluation
-	created []*structs.Evaluation
-}
-
-// planOutcome is what a dry run recorded.
-type planOutcome struct {
-	plan    *structs.Plan
-	eval    *structs.Evaluation
-	created []*structs.Evaluation
-}
-
-func (p *planRecorder) outcome() planOutcome {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return planOutcome{plan: p.plan, eval: p.eval, created: p.created}
-}
-
-// SubmitPlan records the plan and reports all of it committed.
-func (p *planRecorder) SubmitPlan(plan *structs.Plan) (*structs.PlanResult, scheduler.State, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.plan = plan
-	result := &structs.PlanResult{
-		NodeUpdate:        plan.NodeUpdate,
-		NodeAllocation:    plan.NodeAllocation,
-		NodePreemptions:   plan.NodePreemptions,
-		Deployment:        plan.Deployment,
-		DeploymentUpdates: plan.DeploymentUpdates,
-		AllocIndex:        p.index,
-	}
-	return result, nil, nil
-}
-
-// UpdateEval records the eval's final form.
-func (p *planRecorder) UpdateEval(eval *structs.Evaluation) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.eval = eval
-	return nil
-}
-
-// CreateEval records an eval the scheduler would create.
-func (p *planRecorder) CreateEval(eval *structs.Evaluation) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.created = append(p.created, eval)
-	return nil
-}
-
-// ReblockEval has nothing to do in a dry run.
-func (p *planRecorder) ReblockEval(*structs.Evaluation) error { return nil }
