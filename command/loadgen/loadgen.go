@@ -188,7 +188,7 @@ func fill(res *Result, track *tracker) {
 	track.mu.Unlock()
 	res.AcceptP50, res.AcceptP99 = percentile(lat.accept, 50), percentile(lat.accept, 99)
 	res.CommitP50, res.CommitP99 = percentile(lat.commit, 50), percentile(lat.commit, 99)
-	res.CommitMax = percentile(lat.commit, 100)
+	res.CommitP999, res.CommitMax = percentile(lat.commit, 99.9), percentile(lat.commit, 100)
 	res.RunningP50, res.RunningP99 = percentile(lat.run, 50), percentile(lat.run, 99)
 }
 
