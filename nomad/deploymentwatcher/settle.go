@@ -1,6 +1,7 @@
 package deploymentwatcher
 
 import (
+	"math/rand"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -31,7 +32,10 @@ func (w *Watcher) settle(snap *state.StateSnapshot, v *view, dec *decision, now 
 		dec.eval = false
 		return
 	}
-	if !dec.eval || !onlySucceeds(w.cfg.Schedulers, snap, v, now) {
+	if w.dryRand == nil {
+		w.dryRand = rand.New(rand.NewSource(1))
+	}
+	if !dec.eval || !onlySucceeds(w.cfg.Schedulers, w.dryRand, snap, v, now) {
 		return
 	}
 	dec.eval = false
@@ -42,10 +46,15 @@ func (w *Watcher) settle(snap *state.StateSnapshot, v *view, dec *decision, now 
 // eval of v's deployment against snap now, would submit one plan that
 // only marks the deployment successful, and create no eval. Any error of
 // the dry run means no: the real eval will meet it.
-func onlySucceeds(schedulers scheduler.Factories, snap *state.StateSnapshot, v *view, now time.Time) bool {
+//
+// rng shuffles the scheduler's node order, which matters only to
+// placements, and a plan with one is refused whatever nodes it names:
+// one source serves every dry run, where a source seeded per eval would
+// cost 5 KB each.
+func onlySucceeds(schedulers scheduler.Factories, rng *rand.Rand, snap *state.StateSnapshot, v *view, now time.Time) bool {
 	eval := newEval(v.d, v.job, now)
 	planner := &scheduler.DryRun{}
-	cfg := &scheduler.Config{Logger: hclog.NewNullLogger(), Now: func() time.Time { return now }}
+	cfg := &scheduler.Config{Logger: hclog.NewNullLogger(), Now: func() time.Time { return now }, Rand: rng}
 	sched, err := schedulers.New(eval.Type, cfg, snap.SchedulerView(), planner)
 	if err != nil {
 		return false

@@ -3,6 +3,7 @@ package deploymentwatcher
 import (
 	"errors"
 	"fmt"
+	"math/rand"
 	"sync"
 	"time"
 
@@ -72,6 +73,10 @@ type Watcher struct {
 	cfg    Config
 	logger hclog.Logger
 	loop   *passloop.Loop
+
+	// dryRand is the node shuffle of settle's dry runs; passes use it
+	// one at a time (under quietMu).
+	dryRand *rand.Rand
 
 	// quietMu guards quiet: passes run on the loop's goroutine, but
 	// SetEnabled clears it from the caller's.
