@@ -1,7 +1,6 @@
 package structs
 
 import (
-	"bytes"
 	"fmt"
 	"reflect"
 
@@ -32,14 +31,15 @@ var MsgpackHandle = func() *codec.MsgpackHandle {
 }()
 
 // Encode prefixes the msgpack encoding of msg with the message type byte,
-// producing a Raft log entry.
+// producing a Raft log entry. The entry is the caller's to keep: Raft
+// holds it until it is applied (and in its log cache after), so its bytes
+// are never shared or reused here (entry_buffer.go).
 func Encode(t MessageType, msg interface{}) ([]byte, error) {
-	var buf bytes.Buffer
-	buf.WriteByte(uint8(t))
-	if err := codec.NewEncoder(&buf, MsgpackHandle).Encode(msg); err != nil {
+	buf, err := encodeEntry(t, msg)
+	if err != nil {
 		return nil, fmt.Errorf("encoding %s message: %w", t, err)
 	}
-	return buf.Bytes(), nil
+	return buf, nil
 }
 
 // Decode reads a msgpack body (without the type byte) into out. Decoding
