@@ -3,6 +3,7 @@ package structs
 import (
 	"fmt"
 	"reflect"
+	"sync"
 
 	"github.com/hashicorp/go-msgpack/v2/codec"
 )
@@ -48,8 +49,21 @@ func Encode(t MessageType, msg interface{}) ([]byte, error) {
 // Equal), and free-form driver configs come back with generic element types
 // ([]interface{} for []string, int64/uint64 for ints).
 func Decode(buf []byte, out interface{}) error {
-	if err := codec.NewDecoderBytes(buf, MsgpackHandle).Decode(out); err != nil {
+	d := entryDecoders.Get().(*codec.Decoder)
+	d.ResetBytes(buf)
+	if err := d.Decode(out); err != nil {
+		// A decoder that failed part way is not reused.
 		return fmt.Errorf("decoding msgpack: %w", err)
 	}
+	// Decoded strings and byte slices are copies (the handle does not
+	// decode in place), so the decoder may forget buf and be reused.
+	d.ResetBytes(noBytes)
+	entryDecoders.Put(d)
 	return nil
 }
+
+// entryDecoders are reused decoders: every server decodes every entry.
+var entryDecoders = sync.Pool{New: func() any { return codec.NewDecoderBytes(noBytes, MsgpackHandle) }}
+
+// noBytes is what an idle decoder reads.
+var noBytes = []byte{}

@@ -123,3 +123,36 @@ func TestEncode_AfterAFailure(t *testing.T) {
 		t.Fatal("the entry after a failure differs from the stream encoder's")
 	}
 }
+
+// TestDecode_ReusedDecodersKeepNothing decodes with the pooled decoders
+// in turn, a failure among them: a decoded value shares nothing with the
+// bytes it came from or with a later decoding.
+func TestDecode_ReusedDecodersKeepNothing(t *testing.T) {
+	a, b := jobOfSize(40), jobOfSize(5)
+	b.Job.ID = "other"
+	bufA, err := structs.Encode(structs.JobRegisterRequestType, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bufB, err := structs.Encode(structs.JobRegisterRequestType, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var outA structs.JobRegisterRequest
+	if err := structs.Decode(bufA[1:], &outA); err != nil {
+		t.Fatal(err)
+	}
+	if err := structs.Decode(bufB[1:len(bufB)/2], new(structs.JobRegisterRequest)); err == nil {
+		t.Fatal("half an entry decoded")
+	}
+	var outB structs.JobRegisterRequest
+	if err := structs.Decode(bufB[1:], &outB); err != nil {
+		t.Fatal(err)
+	}
+	for i := range bufA {
+		bufA[i] = 0
+	}
+	if outA.Job.ID != a.Job.ID || outA.Job.Meta["size"] != a.Job.Meta["size"] || outB.Job.ID != "other" {
+		t.Fatalf("decoded values changed: %q %q %q", outA.Job.ID, outA.Job.Meta["size"], outB.Job.ID)
+	}
+}
