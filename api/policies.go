@@ -25,17 +25,7 @@ type UpdateStrategy struct {
 // has none: one at a time, health from checks, 10s healthy, 5m healthy
 // deadline, 10m progress deadline, no canaries, no auto revert/promote.
 func DefaultUpdateStrategy() *UpdateStrategy {
-	return &UpdateStrategy{
-		Stagger:          new(30 * time.Second),
-		MaxParallel:      new(1),
-		HealthCheck:      new("checks"),
-		MinHealthyTime:   new(10 * time.Second),
-		HealthyDeadline:  new(5 * time.Minute),
-		ProgressDeadline: new(10 * time.Minute),
-		AutoRevert:       new(false),
-		Canary:           new(0),
-		AutoPromote:      new(false),
-	}
+	return &defaultUpdateValues().UpdateStrategy
 }
 
 // Copy returns a deep copy.
@@ -43,9 +33,9 @@ func (u *UpdateStrategy) Copy() *UpdateStrategy {
 	if u == nil {
 		return nil
 	}
-	n := &UpdateStrategy{}
-	n.Merge(u)
-	return n
+	n := &updateValues{}
+	n.take(u)
+	return &n.UpdateStrategy
 }
 
 // Merge overwrites u's fields with every field set in o.
@@ -66,9 +56,9 @@ func (u *UpdateStrategy) Merge(o *UpdateStrategy) {
 
 // Canonicalize fills unset fields from DefaultUpdateStrategy.
 func (u *UpdateStrategy) Canonicalize() {
-	d := DefaultUpdateStrategy()
-	d.Merge(u)
-	*u = *d
+	d := defaultUpdateValues()
+	d.take(u)
+	*u = d.UpdateStrategy
 }
 
 // Empty reports whether the strategy sets nothing but zero values; a job
