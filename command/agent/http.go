@@ -333,6 +333,9 @@ func encodeJSONTo(buf *bytes.Buffer, obj interface{}, pretty bool) error {
 
 // isPretty reports ?pretty, ?pretty=true or ?pretty=1.
 func isPretty(r *http.Request) bool {
+	if r.URL.RawQuery == "" {
+		return false
+	}
 	v, ok := r.URL.Query()["pretty"]
 	if !ok {
 		return false

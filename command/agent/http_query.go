@@ -81,15 +81,24 @@ func (s *HTTPServer) parseWriteRequest(r *http.Request, w *structs.WriteRequest)
 	w.Region = s.region(r)
 	w.Namespace = namespace(r)
 	w.AuthToken = authToken(r)
-	w.IdempotencyToken = r.URL.Query().Get("idempotency_token")
+	w.IdempotencyToken = queryGet(r, "idempotency_token")
 }
 
 // region is ?region=, else the agent's region.
 func (s *HTTPServer) region(r *http.Request) string {
-	if reg := r.URL.Query().Get("region"); reg != "" {
+	if reg := queryGet(r, "region"); reg != "" {
 		return reg
 	}
 	return s.agent.Region
+}
+
+// queryGet is r.URL.Query().Get(key), without parsing (and allocating)
+// for the many requests that carry no query at all.
+func queryGet(r *http.Request, key string) string {
+	if r.URL.RawQuery == "" {
+		return ""
+	}
+	return r.URL.Query().Get(key)
 }
 
 // localRegion refuses, as the servers do (a 400), a request for another
@@ -104,7 +113,7 @@ func (s *HTTPServer) localRegion(r *http.Request) error {
 
 // namespace is ?namespace=, else "default".
 func namespace(r *http.Request) string {
-	if ns := r.URL.Query().Get("namespace"); ns != "" {
+	if ns := queryGet(r, "namespace"); ns != "" {
 		return ns
 	}
 	return structs.DefaultNamespace
