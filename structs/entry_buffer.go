@@ -70,6 +70,9 @@ func encodeEntry(t MessageType, msg interface{}) ([]byte, error) {
 		return nil, err
 	}
 	body := e.out
+	// The pooled encoder still refers to the entry's array, but writes
+	// only after ResetBytes gives it a new one: it never writes here
+	// again.
 	e.out = nil
 	entryEncoders.Put(e)
 
