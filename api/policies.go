@@ -25,17 +25,7 @@ type UpdateStrategy struct {
 // has none: one at a time, health from checks, 10s healthy, 5m healthy
 // deadline, 10m progress deadline, no canaries, no auto revert/promote.
 func DefaultUpdateStrategy() *UpdateStrategy {
-	return &UpdateStrategy{
-		Stagger:          new(30 * time.Second),
-		MaxParallel:      new(1),
-		HealthCheck:      new("checks"),
-		MinHealthyTime:   new(10 * time.Second),
-		HealthyDeadline:  new(5 * time.Minute),
-		ProgressDeadline: new(10 * time.Minute),
-		AutoRevert:       new(false),
-		Canary:           new(0),
-		AutoPromote:      new(false),
-	}
+	return &defaultUpdateValues().UpdateStrategy
 }
 
 // Copy returns a deep copy.
@@ -43,9 +33,9 @@ func (u *UpdateStrategy) Copy() *UpdateStrategy {
 	if u == nil {
 		return nil
 	}
-	n := &UpdateStrategy{}
-	n.Merge(u)
-	return n
+	n := &updateValues{}
+	n.take(u)
+	return &n.UpdateStrategy
 }
 
 // Merge overwrites u's fields with every field set in o.
@@ -66,9 +56,9 @@ func (u *UpdateStrategy) Merge(o *UpdateStrategy) {
 
 // Canonicalize fills unset fields from DefaultUpdateStrategy.
 func (u *UpdateStrategy) Canonicalize() {
-	d := DefaultUpdateStrategy()
-	d.Merge(u)
-	*u = *d
+	d := defaultUpdateValues()
+	d.take(u)
+	*u = d.UpdateStrategy
 }
 
 // Empty reports whether the strategy sets nothing but zero values; a job
@@ -94,12 +84,7 @@ type MigrateStrategy struct {
 // DefaultMigrateStrategy is one at a time, health from checks, 10s healthy,
 // 5m deadline.
 func DefaultMigrateStrategy() *MigrateStrategy {
-	return &MigrateStrategy{
-		MaxParallel:     new(1),
-		HealthCheck:     new("checks"),
-		MinHealthyTime:  new(10 * time.Second),
-		HealthyDeadline: new(5 * time.Minute),
-	}
+	return &defaultMigrateValues().MigrateStrategy
 }
 
 // Copy returns a copy.
@@ -107,9 +92,9 @@ func (m *MigrateStrategy) Copy() *MigrateStrategy {
 	if m == nil {
 		return nil
 	}
-	n := &MigrateStrategy{}
-	n.Merge(m)
-	return n
+	n := &migrateValues{}
+	n.take(m)
+	return &n.MigrateStrategy
 }
 
 // Merge overwrites m's fields with every field set in o.
@@ -128,9 +113,9 @@ func (m *MigrateStrategy) Canonicalize() {
 	if m == nil {
 		return
 	}
-	d := DefaultMigrateStrategy()
-	d.Merge(m)
-	*m = *d
+	d := defaultMigrateValues()
+	d.take(m)
+	*m = d.MigrateStrategy
 }
 
 // RestartPolicy says how a client restarts a failed task in place (the
@@ -158,25 +143,15 @@ func (r *RestartPolicy) Merge(o *RestartPolicy) {
 // DefaultServiceJobRestartPolicy is the restart policy of service and
 // system groups: 2 attempts in 30m, 15s delay, then fail.
 func DefaultServiceJobRestartPolicy() *RestartPolicy {
-	return &RestartPolicy{
-		Delay:           new(15 * time.Second),
-		Attempts:        new(2),
-		Interval:        new(30 * time.Minute),
-		Mode:            new(RestartPolicyModeFail),
-		RenderTemplates: new(false),
-	}
+	return &newRestartValues(restartValues{delay: 15 * time.Second, attempts: 2, interval: 30 * time.Minute,
+		mode: RestartPolicyModeFail}).RestartPolicy
 }
 
 // DefaultBatchJobRestartPolicy is the restart policy of batch and sysbatch
 // groups: 3 attempts in 24h, 15s delay, then fail.
 func DefaultBatchJobRestartPolicy() *RestartPolicy {
-	return &RestartPolicy{
-		Delay:           new(15 * time.Second),
-		Attempts:        new(3),
-		Interval:        new(24 * time.Hour),
-		Mode:            new(RestartPolicyModeFail),
-		RenderTemplates: new(false),
-	}
+	return &newRestartValues(restartValues{delay: 15 * time.Second, attempts: 3, interval: 24 * time.Hour,
+		mode: RestartPolicyModeFail}).RestartPolicy
 }
 
 // ReschedulePolicy says how the servers replace a failed allocation on
@@ -194,35 +169,7 @@ type ReschedulePolicy struct {
 // service reschedules without limit with exponential delay from 30s to 1h;
 // batch reschedules once per 24h after 5s; other types never reschedule.
 func NewDefaultReschedulePolicy(jobType string) *ReschedulePolicy {
-	switch jobType {
-	case JobTypeService:
-		return &ReschedulePolicy{
-			Attempts:      new(0),
-			Interval:      new(time.Duration(0)),
-			Delay:         new(30 * time.Second),
-			DelayFunction: new("exponential"),
-			MaxDelay:      new(time.Hour),
-			Unlimited:     new(true),
-		}
-	case JobTypeBatch:
-		return &ReschedulePolicy{
-			Attempts:      new(1),
-			Interval:      new(24 * time.Hour),
-			Delay:         new(5 * time.Second),
-			DelayFunction: new("constant"),
-			MaxDelay:      new(time.Duration(0)),
-			Unlimited:     new(false),
-		}
-	default:
-		return &ReschedulePolicy{
-			Attempts:      new(0),
-			Interval:      new(time.Duration(0)),
-			Delay:         new(time.Duration(0)),
-			DelayFunction: new(""),
-			MaxDelay:      new(time.Duration(0)),
-			Unlimited:     new(false),
-		}
-	}
+	return &defaultRescheduleValues(jobType).ReschedulePolicy
 }
 
 // Copy returns a copy.
@@ -252,9 +199,9 @@ func (r *ReschedulePolicy) Canonicalize(jobType string) {
 	if r == nil {
 		return
 	}
-	d := NewDefaultReschedulePolicy(jobType)
-	d.Merge(r)
-	*r = *d
+	d := defaultRescheduleValues(jobType)
+	d.take(r)
+	*r = d.ReschedulePolicy
 }
 
 // EphemeralDisk is the scratch space shared by a group's tasks (the

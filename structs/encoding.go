@@ -1,9 +1,9 @@
 package structs
 
 import (
-	"bytes"
 	"fmt"
 	"reflect"
+	"sync"
 
 	"github.com/hashicorp/go-msgpack/v2/codec"
 )
@@ -32,14 +32,15 @@ var MsgpackHandle = func() *codec.MsgpackHandle {
 }()
 
 // Encode prefixes the msgpack encoding of msg with the message type byte,
-// producing a Raft log entry.
+// producing a Raft log entry. The entry is the caller's to keep: Raft
+// holds it until it is applied (and in its log cache after), so its bytes
+// are never shared or reused here (entry_buffer.go).
 func Encode(t MessageType, msg interface{}) ([]byte, error) {
-	var buf bytes.Buffer
-	buf.WriteByte(uint8(t))
-	if err := codec.NewEncoder(&buf, MsgpackHandle).Encode(msg); err != nil {
+	buf, err := encodeEntry(t, msg)
+	if err != nil {
 		return nil, fmt.Errorf("encoding %s message: %w", t, err)
 	}
-	return buf.Bytes(), nil
+	return buf, nil
 }
 
 // Decode reads a msgpack body (without the type byte) into out. Decoding
@@ -48,8 +49,21 @@ func Encode(t MessageType, msg interface{}) ([]byte, error) {
 // Equal), and free-form driver configs come back with generic element types
 // ([]interface{} for []string, int64/uint64 for ints).
 func Decode(buf []byte, out interface{}) error {
-	if err := codec.NewDecoderBytes(buf, MsgpackHandle).Decode(out); err != nil {
+	d := entryDecoders.Get().(*codec.Decoder)
+	d.ResetBytes(buf)
+	if err := d.Decode(out); err != nil {
+		// A decoder that failed part way is not reused.
 		return fmt.Errorf("decoding msgpack: %w", err)
 	}
+	// Decoded strings and byte slices are copies (the handle does not
+	// decode in place), so the decoder may forget buf and be reused.
+	d.ResetBytes(noBytes)
+	entryDecoders.Put(d)
 	return nil
 }
+
+// entryDecoders are reused decoders: every server decodes every entry.
+var entryDecoders = sync.Pool{New: func() any { return codec.NewDecoderBytes(noBytes, MsgpackHandle) }}
+
+// noBytes is what an idle decoder reads.
+var noBytes = []byte{}

@@ -297,14 +297,17 @@ func (s *HTTPServer) wrap(fn handlerFunc) http.HandlerFunc {
 		if obj == nil {
 			return
 		}
-		buf, err := encodeJSON(obj, isPretty(r))
-		if err != nil {
+		buf := getJSONBuffer()
+		defer putJSONBuffer(buf)
+		if err := encodeJSONTo(buf, obj, isPretty(r)); err != nil {
 			s.logger.Error("encoding response", "path", r.URL.Path, "error", err)
 			writeError(w, http.StatusInternalServerError, fmt.Sprintf("failed to encode response: %v", err))
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
-		w.Write(buf)
+		// Write does not keep buf's bytes (io.Writer's contract), so the
+		// buffer goes back to the pool when the handler returns.
+		w.Write(buf.Bytes())
 	}
 }
 
@@ -312,19 +315,27 @@ func (s *HTTPServer) wrap(fn handlerFunc) http.HandlerFunc {
 // at the end, indented when pretty.
 func encodeJSON(obj interface{}, pretty bool) ([]byte, error) {
 	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if pretty {
-		enc.SetIndent("", "    ")
-	}
-	if err := enc.Encode(obj); err != nil {
+	if err := encodeJSONTo(&buf, obj, pretty); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
 }
 
+// encodeJSONTo appends encodeJSON's rendering of obj to buf.
+func encodeJSONTo(buf *bytes.Buffer, obj interface{}, pretty bool) error {
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	if pretty {
+		enc.SetIndent("", "    ")
+	}
+	return enc.Encode(obj)
+}
+
 // isPretty reports ?pretty, ?pretty=true or ?pretty=1.
 func isPretty(r *http.Request) bool {
+	if r.URL.RawQuery == "" {
+		return false
+	}
 	v, ok := r.URL.Query()["pretty"]
 	if !ok {
 		return false

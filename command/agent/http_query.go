@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -80,15 +81,24 @@ func (s *HTTPServer) parseWriteRequest(r *http.Request, w *structs.WriteRequest)
 	w.Region = s.region(r)
 	w.Namespace = namespace(r)
 	w.AuthToken = authToken(r)
-	w.IdempotencyToken = r.URL.Query().Get("idempotency_token")
+	w.IdempotencyToken = queryGet(r, "idempotency_token")
 }
 
 // region is ?region=, else the agent's region.
 func (s *HTTPServer) region(r *http.Request) string {
-	if reg := r.URL.Query().Get("region"); reg != "" {
+	if reg := queryGet(r, "region"); reg != "" {
 		return reg
 	}
 	return s.agent.Region
+}
+
+// queryGet is r.URL.Query().Get(key), without parsing (and allocating)
+// for the many requests that carry no query at all.
+func queryGet(r *http.Request, key string) string {
+	if r.URL.RawQuery == "" {
+		return ""
+	}
+	return r.URL.Query().Get(key)
 }
 
 // localRegion refuses, as the servers do (a 400), a request for another
@@ -103,7 +113,7 @@ func (s *HTTPServer) localRegion(r *http.Request) error {
 
 // namespace is ?namespace=, else "default".
 func namespace(r *http.Request) string {
-	if ns := r.URL.Query().Get("namespace"); ns != "" {
+	if ns := queryGet(r, "namespace"); ns != "" {
 		return ns
 	}
 	return structs.DefaultNamespace
@@ -183,7 +193,7 @@ func decodeBody(r *http.Request, out interface{}) error {
 	if r.Body == nil {
 		return codedError(http.StatusBadRequest, "Request body is empty")
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxRequestBody+1))
+	body, err := readRequestBody(r)
 	if err != nil {
 		// A route may bound its body more tightly with
 		// http.MaxBytesReader.
@@ -196,7 +206,7 @@ func decodeBody(r *http.Request, out interface{}) error {
 	if len(body) > maxRequestBody {
 		return codedError(http.StatusRequestEntityTooLarge, fmt.Sprintf("Request body is larger than %d bytes", maxRequestBody))
 	}
-	if len(strings.TrimSpace(string(body))) == 0 {
+	if len(bytes.TrimSpace(body)) == 0 {
 		return codedError(http.StatusBadRequest, "Request body is empty")
 	}
 	if err := json.Unmarshal(body, out); err != nil {
@@ -211,4 +221,32 @@ func decodeBody(r *http.Request, out interface{}) error {
 		return codedError(http.StatusBadRequest, fmt.Sprintf("Failed to decode request body: %v", err))
 	}
 	return nil
+}
+
+// readRequestBody reads r's body, up to one byte past maxRequestBody. A
+// body that declares its length (as API clients' bodies do) is read into
+// a slice of that size at once rather than grown by doubling.
+func readRequestBody(r *http.Request) ([]byte, error) {
+	body := io.LimitReader(r.Body, maxRequestBody+1)
+	n := r.ContentLength
+	if n <= 0 || n > maxRequestBody {
+		return io.ReadAll(body)
+	}
+	// One byte more than declared, so that the end is seen without
+	// growing the slice.
+	buf := make([]byte, 0, n+1)
+	for {
+		m, err := body.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+m]
+		switch {
+		case err == io.EOF:
+			return buf, nil
+		case err != nil:
+			return buf, err
+		case len(buf) == cap(buf):
+			// Longer than declared: read the rest as any body.
+			rest, err := io.ReadAll(body)
+			return append(buf, rest...), err
+		}
+	}
 }

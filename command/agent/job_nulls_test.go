@@ -210,3 +210,10 @@ func plantNulls(t reflect.Type, path string, onPath map[reflect.Type]bool) []pla
 	}
 	return out
 }
+
+func joinFieldPath(path, name string) string {
+	if path == "" {
+		return name
+	}
+	return path + "." + name
+}

@@ -24,7 +24,7 @@ func jobRegion(queryRegion string, job *api.Job, agentRegion string) string {
 
 // applyJobRegion sets the job's region and sends the write there.
 func (s *HTTPServer) applyJobRegion(r *http.Request, job *api.Job, wr *structs.WriteRequest) {
-	region := jobRegion(r.URL.Query().Get("region"), job, s.agent.Region)
+	region := jobRegion(queryGet(r, "region"), job, s.agent.Region)
 	job.Region = &region
 	wr.Region = region
 }
