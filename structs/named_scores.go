@@ -23,7 +23,9 @@ import (
 // msgpack codec writes one in (it follows Go's map order, which varies),
 // so every reader of the map form reads it unchanged. nil encodes as
 // null (msgpack nil) and an empty non-nil value as {}, as a map does.
-// Stored values are never changed; Set is for whoever builds one.
+// Set keeps the order; a literal must be written in it (Get relies on
+// it, and the encoders sort a copy of one that is not). Stored values
+// are never changed; Set is for whoever builds one.
 type NamedScores []NamedScore
 
 // The scorers' names, as the scheduler reports them.
@@ -109,6 +111,23 @@ func (s *NamedScores) Set(name string, score float64) {
 	*s = slices.Insert(*s, i, NamedScore{name, score})
 }
 
+// ordered returns s if its names are strictly increasing, as Set keeps
+// them; otherwise (a literal written out of order) a sorted copy in
+// which a repeated name keeps its last score. The encoders write what
+// it returns, so their output is a map's whatever s holds.
+func (s NamedScores) ordered() NamedScores {
+	for i := 1; i < len(s); i++ {
+		if s[i-1].Name >= s[i].Name {
+			o := make(NamedScores, 0, len(s))
+			for _, e := range s {
+				o.Set(e.Name, e.Score)
+			}
+			return o
+		}
+	}
+	return s
+}
+
 // Copy returns a copy that shares nothing with s; nil stays nil and
 // empty stays empty.
 func (s NamedScores) Copy() NamedScores {
@@ -133,6 +152,7 @@ func (s NamedScores) CodecEncodeSelf(e *codec.Encoder) {
 		return
 	}
 	raw := z.EncBasicHandle().StringToRaw
+	s = s.ordered()
 	r.WriteMapStart(len(s))
 	for _, v := range s {
 		r.WriteMapElemKey()
@@ -185,6 +205,7 @@ func (s NamedScores) MarshalJSON() ([]byte, error) {
 	if s == nil {
 		return []byte("null"), nil
 	}
+	s = s.ordered()
 	b := make([]byte, 0, 2+len(s)*32)
 	b = append(b, '{')
 	for i, v := range s {

@@ -229,3 +229,18 @@ func TestNamedScores_ScorerNamesShared(t *testing.T) {
 		t.Error("binpack was decoded into a copy")
 	}
 }
+
+// TestNamedScores_OutOfOrderLiteral: a list written out of order, or
+// with a name twice, still encodes as the map it stands for.
+func TestNamedScores_OutOfOrderLiteral(t *testing.T) {
+	s := structs.NamedScores{{"c", 3}, {"a", 1}, {"c", 4}, {"b", 2}}
+	m := map[string]float64{"a": 1, "b": 2, "c": 4}
+	wantJSON, _ := json.Marshal(m)
+	gotJSON, err := json.Marshal(s)
+	if err != nil || !bytes.Equal(gotJSON, wantJSON) {
+		t.Errorf("JSON %s (%v), want %s", gotJSON, err, wantJSON)
+	}
+	if got, want := msgpackOf(t, structs.MsgpackHandle, s), msgpackOf(t, sortedHandle(), m); !bytes.Equal(got, want) {
+		t.Errorf("msgpack %x, want %x", got, want)
+	}
+}
