@@ -465,7 +465,7 @@ func TestServiceReschedulesFailedAlloc(t *testing.T) {
 		t.Fatalf("tracker %+v", repl.RescheduleTracker)
 	}
 	for _, m := range repl.Metrics.ScoreMetaData {
-		if m.NodeID == nodes[0].ID && m.Scores[scorerPenalty] != -1 {
+		if m.NodeID == nodes[0].ID && m.Scores.Map()[scorerPenalty] != -1 {
 			t.Fatal("failed node not penalized")
 		}
 	}
@@ -573,7 +573,7 @@ func TestServicePreemption(t *testing.T) {
 		t.Fatalf("preempted %d, want exactly one 800 MHz alloc", n)
 	}
 	placed := plan.NodeAllocation[node.ID][0]
-	if len(placed.PreemptedAllocations) != 1 || placed.Metrics.ScoreMetaData[0].Scores[scorerPreemption] == 0 {
+	if len(placed.PreemptedAllocations) != 1 || placed.Metrics.ScoreMetaData[0].Scores.Map()[scorerPreemption] == 0 {
 		t.Fatalf("placed %+v", placed)
 	}
 	if du := h.lastEval(t).PlanAnnotations.DesiredTGUpdates["web"]; du.Preemptions != 1 {

@@ -6,12 +6,12 @@ import (
 
 // Scorer names, as they appear in AllocMetric.ScoreMetaData.
 const (
-	scorerBinPack      = "binpack"
-	scorerAntiAffinity = "job-anti-affinity"
-	scorerPenalty      = "node-reschedule-penalty"
-	scorerAffinity     = "node-affinity"
-	scorerSpread       = "allocation-spread"
-	scorerPreemption   = "preemption"
+	scorerBinPack      = structs.ScorerBinPack
+	scorerAntiAffinity = structs.ScorerAntiAffinity
+	scorerPenalty      = structs.ScorerPenalty
+	scorerAffinity     = structs.ScorerAffinity
+	scorerSpread       = structs.ScorerSpread
+	scorerPreemption   = structs.ScorerPreemption
 )
 
 // scoreCard holds one candidate node's scores. A node's final score is the
@@ -75,23 +75,30 @@ func (s *scoreCard) meta(node *structs.Node) *structs.NodeScoreMeta {
 
 // fill writes the card into m.
 func (s *scoreCard) fill(m *structs.NodeScoreMeta, node *structs.Node) {
-	scores := make(map[string]float64, 6)
-	scores[scorerBinPack] = s.binPack
-	scores[scorerAntiAffinity] = s.antiAffinity
-	scores[scorerPenalty] = 0
-	m.NodeID, m.NormScore, m.Scores = node.ID, s.final, scores
-	if s.penalized {
-		m.Scores[scorerPenalty] = -1
+	n := 3
+	for _, has := range [...]bool{s.hasAffinity, s.hasSpread, s.hasPreempt} {
+		if has {
+			n++
+		}
 	}
+	scores := make(structs.NamedScores, 0, n)
+	scores.Set(scorerBinPack, s.binPack)
+	scores.Set(scorerAntiAffinity, s.antiAffinity)
+	penalty := 0.0
+	if s.penalized {
+		penalty = -1
+	}
+	scores.Set(scorerPenalty, penalty)
 	if s.hasAffinity {
-		m.Scores[scorerAffinity] = s.affinity
+		scores.Set(scorerAffinity, s.affinity)
 	}
 	if s.hasSpread {
-		m.Scores[scorerSpread] = s.spread
+		scores.Set(scorerSpread, s.spread)
 	}
 	if s.hasPreempt {
-		m.Scores[scorerPreemption] = s.preemption
+		scores.Set(scorerPreemption, s.preemption)
 	}
+	m.NodeID, m.NormScore, m.Scores = node.ID, s.final, scores
 }
 
 // binPackScore is the fit score of the node once util is placed on it,

@@ -160,14 +160,11 @@ func TestScoreCardMeta(t *testing.T) {
 	c := scoreCard{binPack: 0.5, penalized: true, hasSpread: true, spread: -1}
 	c.finish()
 	m := c.meta(n)
-	want := map[string]float64{scorerBinPack: 0.5, scorerAntiAffinity: 0, scorerPenalty: -1, scorerSpread: -1}
-	if len(m.Scores) != len(want) {
+	// Sorted by name, as the API lists them.
+	want := structs.NamedScores{{Name: scorerSpread, Score: -1}, {Name: scorerBinPack, Score: 0.5},
+		{Name: scorerAntiAffinity}, {Name: scorerPenalty, Score: -1}}
+	if !m.Scores.Equal(want) {
 		t.Fatalf("scores %v want %v", m.Scores, want)
-	}
-	for k, v := range want {
-		if m.Scores[k] != v {
-			t.Errorf("score %s = %v want %v", k, m.Scores[k], v)
-		}
 	}
 	if m.NodeID != n.ID || !near(m.NormScore, (0.5-1-1)/3) {
 		t.Errorf("meta %+v", m)

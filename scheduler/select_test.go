@@ -267,7 +267,7 @@ func TestSelectPenaltyAvoidsNode(t *testing.T) {
 		if len(m.ScoreMetaData) != 2 {
 			t.Fatalf("want both nodes in ScoreMetaData, got %d", len(m.ScoreMetaData))
 		}
-		if m.ScoreMetaData[1].Scores[scorerPenalty] != -1 || m.ScoreMetaData[1].NodeID != bad.ID {
+		if m.ScoreMetaData[1].Scores.Map()[scorerPenalty] != -1 || m.ScoreMetaData[1].NodeID != bad.ID {
 			t.Fatalf("penalized node should rank last with penalty -1: %+v", m.ScoreMetaData[1])
 		}
 	}

@@ -3,7 +3,6 @@ package structs
 import (
 	"maps"
 	"slices"
-	"sort"
 	"time"
 )
 
@@ -35,9 +34,6 @@ type AllocMetric struct {
 	// least (see NearMiss); nil on a placed allocation's metric.
 	ClosestNodes []*NodeShortfall
 
-	// topScores collects candidates while a placement runs; it is folded
-	// into ScoreMetaData by PopulateScoreMetaData.
-	topScores []*NodeScoreMeta
 	// nearMisses collects the closest exhausted nodes while a placement
 	// runs; PopulateClosestNodes publishes them on a failure.
 	nearMisses []nearMiss
@@ -46,7 +42,7 @@ type AllocMetric struct {
 // NodeScoreMeta is one node's scores by scorer and its final score.
 type NodeScoreMeta struct {
 	NodeID    string
-	Scores    map[string]float64
+	Scores    NamedScores
 	NormScore float64
 }
 
@@ -73,7 +69,7 @@ func (a *AllocMetric) Copy() *AllocMetric {
 		n.ScoreMetaData = make([]*NodeScoreMeta, len(a.ScoreMetaData))
 		for i, s := range a.ScoreMetaData {
 			sc := *s
-			sc.Scores = maps.Clone(s.Scores)
+			sc.Scores = s.Scores.Copy()
 			n.ScoreMetaData[i] = &sc
 		}
 	}
@@ -84,7 +80,6 @@ func (a *AllocMetric) Copy() *AllocMetric {
 			n.ClosestNodes[i] = &cc
 		}
 	}
-	n.topScores = nil
 	n.nearMisses = nil
 	return &n
 }
@@ -125,32 +120,4 @@ func (a *AllocMetric) ExhaustedNode(node *Node, dimension string) {
 		}
 		a.DimensionExhausted[dimension]++
 	}
-}
-
-// ScoreNode records a scored candidate. Only the best few are retained.
-func (a *AllocMetric) ScoreNode(node *Node, scores map[string]float64, final float64) {
-	meta := &NodeScoreMeta{NodeID: node.ID, Scores: scores, NormScore: final}
-	a.topScores = append(a.topScores, meta)
-	if len(a.topScores) > 4*MaxRetainedNodeScores {
-		a.trimTopScores()
-	}
-}
-
-func (a *AllocMetric) trimTopScores() {
-	sort.SliceStable(a.topScores, func(i, j int) bool {
-		return a.topScores[i].NormScore > a.topScores[j].NormScore
-	})
-	if len(a.topScores) > MaxRetainedNodeScores {
-		a.topScores = a.topScores[:MaxRetainedNodeScores]
-	}
-}
-
-// PopulateScoreMetaData moves the retained top scores into ScoreMetaData.
-func (a *AllocMetric) PopulateScoreMetaData() {
-	if len(a.topScores) == 0 {
-		return
-	}
-	a.trimTopScores()
-	a.ScoreMetaData = a.topScores
-	a.topScores = nil
 }

@@ -29,31 +29,21 @@ func TestAllocMetricCounts(t *testing.T) {
 	}
 }
 
-func TestAllocMetricKeepsTheBestScores(t *testing.T) {
-	m := &structs.AllocMetric{}
-	for i := range 30 {
-		// scores 0.00, 0.01, ..., 0.29 in a scrambled order
-		s := float64((i*7)%30) / 100
-		m.ScoreNode(&structs.Node{ID: string(rune('A' + (i*7)%30))}, map[string]float64{"binpack": s}, s)
-	}
-	m.PopulateScoreMetaData()
-	if len(m.ScoreMetaData) != structs.MaxRetainedNodeScores {
-		t.Fatalf("kept %d scores", len(m.ScoreMetaData))
-	}
-	for i, want := range []float64{0.29, 0.28, 0.27, 0.26, 0.25} {
-		if got := m.ScoreMetaData[i].NormScore; got != want {
-			t.Errorf("score %d = %v, want %v", i, got, want)
-		}
-	}
+func TestAllocMetricCopyScores(t *testing.T) {
+	m := &structs.AllocMetric{ScoreMetaData: []*structs.NodeScoreMeta{
+		{NodeID: "a", Scores: structs.NamedScoresOf(map[string]float64{"binpack": 0.5}), NormScore: 0.5},
+		{NodeID: "b", Scores: structs.NamedScores{}},
+		{NodeID: "c"},
+	}}
 	c := m.Copy()
-	c.ScoreMetaData[0].Scores["binpack"] = -1
-	if m.ScoreMetaData[0].Scores["binpack"] == -1 {
-		t.Error("Copy shares score maps")
+	c.ScoreMetaData[0].Scores.Set("binpack", -1)
+	c.ScoreMetaData[0].NodeID = "z"
+	if v, _ := m.ScoreMetaData[0].Scores.Get("binpack"); v != 0.5 || m.ScoreMetaData[0].NodeID != "a" {
+		t.Error("Copy shares scores")
 	}
-	empty := &structs.AllocMetric{}
-	empty.PopulateScoreMetaData()
-	if empty.ScoreMetaData != nil {
-		t.Error("no scores should leave ScoreMetaData nil")
+	// Empty and nil scores encode differently, so a copy keeps them apart.
+	if c.ScoreMetaData[1].Scores == nil || c.ScoreMetaData[2].Scores != nil {
+		t.Errorf("copy of empty and nil scores: %#v, %#v", c.ScoreMetaData[1].Scores, c.ScoreMetaData[2].Scores)
 	}
 }
 

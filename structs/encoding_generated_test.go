@@ -274,15 +274,33 @@ var fillSeq int64
 
 var anyType = reflect.TypeOf((*any)(nil)).Elem()
 
+// wireForms are the types whose codec is written by hand instead of
+// generated, each with the type whose reflective encoding it must write
+// and the conversion of a value to that type.
+var wireForms = map[reflect.Type]struct {
+	form reflect.Type
+	to   func(reflect.Value) reflect.Value
+}{
+	reflect.TypeOf(NamedScores(nil)): {reflect.TypeOf(map[string]float64(nil)),
+		func(v reflect.Value) reflect.Value { return reflect.ValueOf(v.Interface().(NamedScores).Map()) }},
+}
+
 // reflectionTwin is a type the codec encodes as it encodes t, built of
 // unnamed types only, so that neither it nor anything in it has codec
 // methods: structs become reflect.StructOf with the same exported fields
 // and tags (embedded structs flattened, as the codec encodes them), named
-// scalars their kind's basic type. Past fillDepth pointers, slices and
-// maps, which fillValue leaves nil, become empty interfaces (also nil).
+// scalars their kind's basic type, types with a hand-written codec their
+// wire form. Past fillDepth pointers, slices and maps, which fillValue
+// leaves nil, become empty interfaces (also nil).
 func reflectionTwin(t reflect.Type, depth int) reflect.Type {
 	if t == timeType {
 		return t
+	}
+	if w, ok := wireForms[t]; ok {
+		if depth >= fillDepth {
+			return anyType
+		}
+		return w.form
 	}
 	switch t.Kind() {
 	case reflect.Struct:
@@ -330,6 +348,12 @@ func twinFields(t reflect.Type, depth int) []reflect.StructField {
 func copyToTwin(twin, v reflect.Value) {
 	if v.Type() == timeType {
 		twin.Set(v)
+		return
+	}
+	if w, ok := wireForms[v.Type()]; ok {
+		if twin.Kind() != reflect.Interface {
+			twin.Set(w.to(v))
+		}
 		return
 	}
 	switch v.Kind() {

@@ -79,7 +79,7 @@ func TestEncodeDecode_ApplyPlanResults(t *testing.T) {
 	alloc.Metrics = &structs.AllocMetric{
 		NodesEvaluated: 3, NodesAvailable: map[string]int{"dc1": 3},
 		DimensionExhausted: map[string]int{"memory": 1}, AllocationTime: 1500 * time.Microsecond,
-		ScoreMetaData: []*structs.NodeScoreMeta{{NodeID: node.ID, Scores: map[string]float64{"binpack": 0.5}, NormScore: 0.5}},
+		ScoreMetaData: []*structs.NodeScoreMeta{{NodeID: node.ID, Scores: structs.NamedScores{{Name: "binpack", Score: 0.5}}, NormScore: 0.5}},
 	}
 	alloc.DeploymentStatus = &structs.AllocDeploymentStatus{Healthy: boolPtr(true), Timestamp: time.Unix(100, 5)}
 	stopped := &structs.AllocStop{ID: "stopped", DesiredDescription: structs.AllocNotNeeded,
@@ -104,7 +104,7 @@ func TestEncodeDecode_ApplyPlanResults(t *testing.T) {
 
 	got := out.AllocsUpdated[0]
 	if got.ID != alloc.ID || got.Metrics.AllocationTime != 1500*time.Microsecond ||
-		got.Metrics.ScoreMetaData[0].Scores["binpack"] != 0.5 || !got.DeploymentStatus.IsHealthy() ||
+		got.Metrics.ScoreMetaData[0].Scores.Map()["binpack"] != 0.5 || !got.DeploymentStatus.IsHealthy() ||
 		!reflect.DeepEqual(got.AllocatedResources, alloc.AllocatedResources) {
 		t.Errorf("alloc changed in transit: %+v", got)
 	}

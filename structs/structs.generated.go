@@ -7043,10 +7043,8 @@ func (x *NodeScoreMeta) CodecEncodeSelf(e *codec1978.Encoder) {
 					if x.Scores == nil {
 						r.EncodeNil()
 					} else {
-						if false {
-						} else {
-							h.encMapstringfloat64((map[string]float64)(x.Scores), e)
-						}
+						yysf7 := &x.Scores
+						yysf7.CodecEncodeSelf(e)
 					}
 				}
 
@@ -7100,10 +7098,8 @@ func (x *NodeScoreMeta) CodecEncodeSelf(e *codec1978.Encoder) {
 					if x.Scores == nil {
 						r.EncodeNil()
 					} else {
-						if false {
-						} else {
-							h.encMapstringfloat64((map[string]float64)(x.Scores), e)
-						}
+						yysf8 := &x.Scores
+						yysf8.CodecEncodeSelf(e)
 					}
 				}
 			}
@@ -7175,10 +7171,7 @@ func (x *NodeScoreMeta) codecDecodeSelfFromMap(l int, d *codec1978.Decoder) {
 			if r.TryDecodeAsNil() {
 				x.Scores = nil
 			} else {
-				if false {
-				} else {
-					h.decMapstringfloat64((*map[string]float64)(&x.Scores), d)
-				}
+				x.Scores.CodecDecodeSelf(d)
 			}
 		case "NormScore":
 			if r.TryDecodeAsNil() {
@@ -7197,16 +7190,16 @@ func (x *NodeScoreMeta) codecDecodeSelfFromArray(l int, d *codec1978.Decoder) {
 	var h codecSelfer1
 	z, r := codec1978.GenHelperDecoder(d)
 	_, _, _ = h, z, r
-	var yyj8 int
-	var yyb8 bool
-	var yyhl8 bool = l >= 0
-	yyj8++
-	if yyhl8 {
-		yyb8 = yyj8 > l
+	var yyj7 int
+	var yyb7 bool
+	var yyhl7 bool = l >= 0
+	yyj7++
+	if yyhl7 {
+		yyb7 = yyj7 > l
 	} else {
-		yyb8 = r.CheckBreak()
+		yyb7 = r.CheckBreak()
 	}
-	if yyb8 {
+	if yyb7 {
 		r.ReadArrayEnd()
 		return
 	}
@@ -7216,13 +7209,13 @@ func (x *NodeScoreMeta) codecDecodeSelfFromArray(l int, d *codec1978.Decoder) {
 	} else {
 		x.NodeID = (string)(r.DecodeString())
 	}
-	yyj8++
-	if yyhl8 {
-		yyb8 = yyj8 > l
+	yyj7++
+	if yyhl7 {
+		yyb7 = yyj7 > l
 	} else {
-		yyb8 = r.CheckBreak()
+		yyb7 = r.CheckBreak()
 	}
-	if yyb8 {
+	if yyb7 {
 		r.ReadArrayEnd()
 		return
 	}
@@ -7230,18 +7223,15 @@ func (x *NodeScoreMeta) codecDecodeSelfFromArray(l int, d *codec1978.Decoder) {
 	if r.TryDecodeAsNil() {
 		x.Scores = nil
 	} else {
-		if false {
-		} else {
-			h.decMapstringfloat64((*map[string]float64)(&x.Scores), d)
-		}
+		x.Scores.CodecDecodeSelf(d)
 	}
-	yyj8++
-	if yyhl8 {
-		yyb8 = yyj8 > l
+	yyj7++
+	if yyhl7 {
+		yyb7 = yyj7 > l
 	} else {
-		yyb8 = r.CheckBreak()
+		yyb7 = r.CheckBreak()
 	}
-	if yyb8 {
+	if yyb7 {
 		r.ReadArrayEnd()
 		return
 	}
@@ -7252,17 +7242,17 @@ func (x *NodeScoreMeta) codecDecodeSelfFromArray(l int, d *codec1978.Decoder) {
 		x.NormScore = (float64)(r.DecodeFloat64())
 	}
 	for {
-		yyj8++
-		if yyhl8 {
-			yyb8 = yyj8 > l
+		yyj7++
+		if yyhl7 {
+			yyb7 = yyj7 > l
 		} else {
-			yyb8 = r.CheckBreak()
+			yyb7 = r.CheckBreak()
 		}
-		if yyb8 {
+		if yyb7 {
 			break
 		}
 		r.ReadArrayElem()
-		z.DecStructFieldNotFound(yyj8-1, "")
+		z.DecStructFieldNotFound(yyj7-1, "")
 	}
 	r.ReadArrayEnd()
 }

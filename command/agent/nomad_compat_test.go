@@ -67,6 +67,9 @@ func TestNomadAPICompat(t *testing.T) {
 	must.NoError(t, h.rpc.state.UpsertEvals(22, []*structs.Evaluation{eval}))
 	alloc := mock.Alloc(mock.ForJob(stored, 0), mock.OnNode(node))
 	alloc.EvalID = eval.ID
+	scores := map[string]float64{structs.ScorerBinPack: 0.25, structs.ScorerAntiAffinity: 0, structs.ScorerPenalty: -1}
+	alloc.Metrics = &structs.AllocMetric{NodesEvaluated: 1, ScoreMetaData: []*structs.NodeScoreMeta{
+		{NodeID: node.ID, Scores: structs.NamedScoresOf(scores), NormScore: -0.25}}}
 	must.NoError(t, h.rpc.state.UpsertAllocs(23, []*structs.Allocation{alloc}))
 
 	evals, _, err := client.Jobs().Evaluations("web", nil)
@@ -80,6 +83,9 @@ func TestNomadAPICompat(t *testing.T) {
 	fullAlloc, _, err := client.Allocations().Info(alloc.ID, nil)
 	must.NoError(t, err)
 	must.Eq(t, "web", *fullAlloc.Job.ID)
+	// Scores are held as a list but served as the map Nomad's client reads.
+	must.Eq(t, scores, fullAlloc.Metrics.ScoreMetaData[0].Scores)
+	must.Eq(t, -0.25, fullAlloc.Metrics.ScoreMetaData[0].NormScore)
 	evalInfo, _, err := client.Evaluations().Info(eval.ID, nil)
 	must.NoError(t, err)
 	must.Eq(t, eval.Status, evalInfo.Status)

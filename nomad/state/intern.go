@@ -3,6 +3,7 @@ package state
 import (
 	"encoding/binary"
 	"maps"
+	"math"
 	"reflect"
 	"slices"
 	"unsafe"
@@ -43,6 +44,16 @@ type internTable struct {
 	// Stored objects never change, so equal maps may be one.
 	counts    sharedMaps[int]
 	summaries sharedMaps[structs.TaskGroupSummary]
+
+	// scores keeps one instance of each node's scores seen in a
+	// placement's metrics (an alloc keeps five): nodes of one shape at
+	// one use score alike, so a few lists stand for thousands. metas
+	// keeps one instance of each node's whole entry: a node scored
+	// alike for several placements (its use unchanged between them)
+	// appears in each of their metrics.
+	scores   map[string]structs.NamedScores
+	scoreKey []byte
+	metas    map[scoreMetaKey]*structs.NodeScoreMeta
 
 	// resources keeps one instance of each alloc's resources seen, for
 	// resources without networks, ports or reserved cores: every alloc
@@ -245,17 +256,18 @@ func (tx *Txn) internAlloc(a *structs.Allocation, existing *structs.Allocation) 
 	if m := a.Metrics; m != nil {
 		t.set(&m.NodePool)
 		m.NodesAvailable = t.counts.share(t, m.NodesAvailable)
-		internKeys(t, m.ClassFiltered)
-		internKeys(t, m.ConstraintFiltered)
-		internKeys(t, m.ClassExhausted)
-		internKeys(t, m.DimensionExhausted)
+		m.ClassFiltered = t.counts.share(t, m.ClassFiltered)
+		m.ConstraintFiltered = t.counts.share(t, m.ConstraintFiltered)
+		m.ClassExhausted = t.counts.share(t, m.ClassExhausted)
+		m.DimensionExhausted = t.counts.share(t, m.DimensionExhausted)
 		internKeys(t, m.Scores)
-		for _, s := range m.ScoreMetaData {
+		for i, s := range m.ScoreMetaData {
 			if s == nil {
 				continue
 			}
 			tx.nodeStrings(&s.NodeID, nil)
-			internKeys(t, s.Scores)
+			s.Scores = t.shareScores(s.Scores)
+			m.ScoreMetaData[i] = t.shareScoreMeta(s)
 		}
 	}
 	if r := a.AllocatedResources; r != nil {
@@ -335,6 +347,65 @@ func (tx *Txn) internJob(j *structs.Job) {
 	t.set(&j.Type)
 	t.set(&j.NodePool)
 	t.set(&j.Status)
+}
+
+// shareScores returns the kept scores equal to s, keeping s with its
+// names interned if there are none. s must be a new alloc's, which
+// nothing else holds. The key holds every name and the bits of every
+// score, so equal keys are equal scores; -0 and 0 differ, as their
+// encodings do.
+func (t *internTable) shareScores(s structs.NamedScores) structs.NamedScores {
+	if len(s) == 0 {
+		return s
+	}
+	key := t.scoreKey[:0]
+	for _, e := range s {
+		key = binary.AppendUvarint(key, uint64(len(e.Name)))
+		key = append(key, e.Name...)
+		key = binary.LittleEndian.AppendUint64(key, math.Float64bits(e.Score))
+	}
+	t.scoreKey = key
+	if kept, ok := t.scores[string(key)]; ok {
+		return kept
+	}
+	if t.scores == nil || len(t.scores) >= internMax {
+		t.scores = make(map[string]structs.NamedScores)
+		t.metas = nil
+	}
+	for i := range s {
+		t.set(&s[i].Name)
+	}
+	t.scores[string(key)] = s
+	return s
+}
+
+// scoreMetaKey identifies a node's score entry whose scores are a kept
+// list: equal kept lists are one instance, so the list's address stands
+// for its content (the kept entry holds the list, so the address cannot
+// be reused while the key is known).
+type scoreMetaKey struct {
+	node   string
+	norm   uint64
+	scores *structs.NamedScore
+	n      int
+}
+
+// shareScoreMeta returns the kept entry equal to m, keeping m if there
+// is none. m's scores must come from shareScores and m must be a new
+// alloc's.
+func (t *internTable) shareScoreMeta(m *structs.NodeScoreMeta) *structs.NodeScoreMeta {
+	if len(m.Scores) == 0 {
+		return m
+	}
+	k := scoreMetaKey{node: m.NodeID, norm: math.Float64bits(m.NormScore), scores: &m.Scores[0], n: len(m.Scores)}
+	if kept, ok := t.metas[k]; ok {
+		return kept
+	}
+	if t.metas == nil || len(t.metas) >= internMax {
+		t.metas = make(map[scoreMetaKey]*structs.NodeScoreMeta)
+	}
+	t.metas[k] = m
+	return m
 }
 
 // shareSummaryMaps swaps the counts of the summaries this transaction

@@ -3,6 +3,7 @@ package state
 import (
 	"bytes"
 	"maps"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -29,6 +30,42 @@ func TestIntern_KeysReplacedInPlace(t *testing.T) {
 			must.True(t, sameInstance(k, kept), must.Sprint("the key is not the kept instance"))
 		}
 	}
+}
+
+// TestIntern_ScoresShared: equal score lists are one, and so are equal
+// node entries; a list or an entry differing in anything (a name, a
+// score's bits, the node) is its own.
+func TestIntern_ScoresShared(t *testing.T) {
+	tab := newInternTable()
+	list := func(scores ...float64) structs.NamedScores {
+		s := structs.NamedScores{{Name: fresh("binpack")}, {Name: fresh("job-anti-affinity")}}
+		for i, v := range scores {
+			s[i].Score = v
+		}
+		return s
+	}
+	a := tab.shareScores(list(0.5, 0))
+	b := tab.shareScores(list(0.5, 0))
+	must.True(t, &a[0] == &b[0], must.Sprint("equal lists not shared"))
+	must.True(t, sameInstance(a[0].Name, tab.str("binpack")))
+	for _, other := range []structs.NamedScores{list(0.5, math.Copysign(0, -1)), list(0.25, 0),
+		{{Name: "binpack", Score: 0.5}}, {{Name: "binpack", Score: 0.5}, {Name: "node-affinity"}}} {
+		got := tab.shareScores(other)
+		must.False(t, &got[0] == &a[0], must.Sprintf("%v shared with %v", other, a))
+		must.True(t, got.Equal(other))
+	}
+	must.Nil(t, tab.shareScores(nil))
+	must.NotNil(t, tab.shareScores(structs.NamedScores{}))
+
+	meta := func(node string, norm float64) *structs.NodeScoreMeta {
+		return &structs.NodeScoreMeta{NodeID: node, Scores: tab.shareScores(list(0.5, 0)), NormScore: norm}
+	}
+	m := tab.shareScoreMeta(meta("n1", 0.25))
+	must.True(t, m == tab.shareScoreMeta(meta("n1", 0.25)), must.Sprint("equal entries not shared"))
+	must.False(t, m == tab.shareScoreMeta(meta("n2", 0.25)))
+	must.False(t, m == tab.shareScoreMeta(meta("n1", 0.5)))
+	empty := &structs.NodeScoreMeta{NodeID: "n1", NormScore: 0.25}
+	must.True(t, empty == tab.shareScoreMeta(empty))
 }
 
 // TestIntern_TableBounded: the table starts over once full.
@@ -62,12 +99,13 @@ func internedFixture(t *testing.T, s *StateStore) (node *structs.Node, job *stru
 		a.EvalID, a.DeploymentID, a.TaskGroup = fresh(eval.ID), fresh(d.ID), fresh("web")
 		a.DesiredStatus, a.ClientStatus = fresh(structs.AllocDesiredStatusRun), fresh(structs.AllocClientStatusPending)
 		a.Metrics = &structs.AllocMetric{
-			NodesEvaluated: 1,
-			NodePool:       fresh("default"),
-			NodesAvailable: map[string]int{fresh("dc1"): 1},
+			NodesEvaluated:     1,
+			NodePool:           fresh("default"),
+			NodesAvailable:     map[string]int{fresh("dc1"): 1},
+			ConstraintFiltered: map[string]int{fresh("${attr.kernel.name} = linux"): 3},
 			ScoreMetaData: []*structs.NodeScoreMeta{{
 				NodeID:    fresh(node.ID),
-				Scores:    map[string]float64{fresh("binpack"): 0.3, fresh("job-anti-affinity"): 0},
+				Scores:    structs.NamedScores{{Name: fresh("binpack"), Score: 0.3}, {Name: fresh("job-anti-affinity")}},
 				NormScore: 0.15,
 			}},
 		}
@@ -120,17 +158,16 @@ func TestIntern_StoredObjectsShareStrings(t *testing.T) {
 	for _, c := range shared {
 		must.True(t, sameInstance(c.a, c.b), must.Sprint(c.name))
 	}
-	keys := func(m map[string]float64) map[string]string {
-		out := map[string]string{}
-		for k := range m {
-			out[k] = k
-		}
-		return out
+	// Equal scores are one list, whose names are the kept ones, and a
+	// node scored alike for two placements is one entry; equal filter
+	// counts are one map.
+	m0, m1 := got[0].Metrics, got[1].Metrics
+	must.True(t, m0.ScoreMetaData[0] == m1.ScoreMetaData[0], must.Sprint("equal node entries are one"))
+	for _, e := range m0.ScoreMetaData[0].Scores {
+		must.True(t, sameInstance(e.Name, s.intern.str(e.Name)), must.Sprintf("score name %q", e.Name))
 	}
-	k0, k1 := keys(got[0].Metrics.ScoreMetaData[0].Scores), keys(got[1].Metrics.ScoreMetaData[0].Scores)
-	for k := range k0 {
-		must.True(t, sameInstance(k0[k], k1[k]), must.Sprintf("score name %q", k))
-	}
+	must.True(t, reflect.ValueOf(m0.ConstraintFiltered).UnsafePointer() == reflect.ValueOf(m1.ConstraintFiltered).UnsafePointer(),
+		must.Sprint("equal filter counts are one map"))
 
 	// A client's report and the eval's completion come decoded afresh.
 	must.NoError(t, s.UpdateAllocsFromClient(6, []*structs.Allocation{{

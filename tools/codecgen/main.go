@@ -15,7 +15,9 @@
 // another struct: a generated method set is promoted to every struct that
 // embeds the type, which would then encode only the embedded fields and
 // silently drop its own. Embedded fields are encoded inline by their
-// embedder's codec, so nothing is lost by skipping them.
+// embedder's codec, so nothing is lost by skipping them. Types with a
+// codec written by hand (a CodecEncodeSelf method outside the generated
+// file) are left to it, with what only they contain.
 //
 //	go run ./tools/codecgen -dir structs          regenerate
 //	go run ./tools/codecgen -dir structs -check   fail if regenerating changes a file
@@ -104,11 +106,11 @@ func run(dir string, check bool) error {
 }
 
 func generate(dir string) error {
-	files, decls, err := parseDir(dir)
+	files, pkg, err := parseDir(dir)
 	if err != nil {
 		return err
 	}
-	names, err := codecTypes(decls)
+	names, err := codecTypes(pkg)
 	if err != nil {
 		return err
 	}
@@ -126,14 +128,22 @@ func generate(dir string) error {
 	return os.WriteFile(filepath.Join(dir, typesFile), typesList(names), 0o644)
 }
 
+// source is what the generator reads of the package.
+type source struct {
+	// decls are the package's type declarations by name.
+	decls map[string]*ast.TypeSpec
+	// selfers are the types with a hand-written CodecEncodeSelf.
+	selfers map[string]bool
+}
+
 // parseDir parses the package's source files, leaving out tests and the
-// generator's own output, and returns their names and type declarations.
-func parseDir(dir string) ([]string, map[string]*ast.TypeSpec, error) {
+// generator's own output, and returns their names and what they declare.
+func parseDir(dir string) ([]string, source, error) {
+	pkg := source{decls: map[string]*ast.TypeSpec{}, selfers: map[string]bool{}}
 	matches, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	if err != nil {
-		return nil, nil, err
+		return nil, pkg, err
 	}
-	decls := map[string]*ast.TypeSpec{}
 	var files []string
 	fset := token.NewFileSet()
 	for _, m := range matches {
@@ -143,27 +153,34 @@ func parseDir(dir string) ([]string, map[string]*ast.TypeSpec, error) {
 		}
 		f, err := parser.ParseFile(fset, m, nil, parser.SkipObjectResolution)
 		if err != nil {
-			return nil, nil, err
+			return nil, pkg, err
 		}
 		files = append(files, base)
 		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv != nil && fd.Name.Name == "CodecEncodeSelf" {
+				if id, ok := deref(fd.Recv.List[0].Type).(*ast.Ident); ok {
+					pkg.selfers[id.Name] = true
+				}
+			}
 			gd, ok := d.(*ast.GenDecl)
 			if !ok || gd.Tok != token.TYPE {
 				continue
 			}
 			for _, s := range gd.Specs {
 				ts := s.(*ast.TypeSpec)
-				decls[ts.Name.Name] = ts
+				pkg.decls[ts.Name.Name] = ts
 			}
 		}
 	}
-	return files, decls, nil
+	return files, pkg, nil
 }
 
 // codecTypes returns, sorted, the package's types reachable from roots
 // through struct fields, less every type some struct of the package
 // embeds, and less the kinds the generator does not write codecs for.
-func codecTypes(decls map[string]*ast.TypeSpec) ([]string, error) {
+// The walk stops at types with a codec of their own.
+func codecTypes(pkg source) ([]string, error) {
+	decls := pkg.decls
 	embedded := map[string]bool{}
 	for _, ts := range decls {
 		st, ok := ts.Type.(*ast.StructType)
@@ -184,7 +201,7 @@ func codecTypes(decls map[string]*ast.TypeSpec) ([]string, error) {
 		switch t := e.(type) {
 		case *ast.Ident:
 			ts, ok := decls[t.Name]
-			if !ok || reached[t.Name] {
+			if !ok || reached[t.Name] || pkg.selfers[t.Name] {
 				return
 			}
 			reached[t.Name] = true

@@ -25,7 +25,13 @@ type Job struct {
 	Groups []*Group
 	ByName map[string]Meta
 	Iface  interface{ M() }
+	Scores Scores
 }
+
+type Scores []Score
+type Score struct{ N string }
+
+func (Scores) CodecEncodeSelf(e *codec.Encoder) {}
 
 type Group struct{ Count int }
 type Meta struct{ V string }
@@ -40,22 +46,23 @@ type Fn func()
 	saved := roots
 	roots = []string{"JobRegisterRequest"}
 	t.Cleanup(func() { roots = saved })
-	_, decls, err := parseDir(dir)
+	_, pkg, err := parseDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := codecTypes(decls)
+	got, err := codecTypes(pkg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Job is embedded by Other, so it is left out even though reached.
+	// Job is embedded by Other, so it is left out even though reached;
+	// Scores has a codec of its own, so neither it nor Score is generated.
 	want := []string{"Group", "JobRegisterRequest", "Meta", "Tags"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("got %v, want %v", got, want)
 	}
 
 	roots = []string{"Missing"}
-	if _, err := codecTypes(decls); err == nil {
+	if _, err := codecTypes(pkg); err == nil {
 		t.Fatal("a root that is not a type of the package was accepted")
 	}
 }
