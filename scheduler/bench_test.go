@@ -28,14 +28,17 @@ func benchCluster(b *testing.B, n int, job *structs.Job, allocs func(nodes []*st
 	return h.Snapshot()
 }
 
+// benchProcess times evals of the job over snap, one after the other on
+// one Scratch, as a worker runs them.
 func benchProcess(b *testing.B, snap State, job *structs.Job) {
 	planner := &recordingPlanner{}
+	cfg := &Config{Scratch: &Scratch{}}
 	eval := mock.Eval(mock.EvalForJob(job), mock.TriggeredBy(structs.EvalTriggerJobRegister))
 	runtime.GC()
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		s, err := NewScheduler(job.Type, &Config{}, snap, planner)
+		s, err := NewScheduler(job.Type, cfg, snap, planner)
 		if err != nil {
 			b.Fatal(err)
 		}

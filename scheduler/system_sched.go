@@ -73,6 +73,7 @@ func newSystemScheduler(cfg *Config, state State, planner Planner, sysbatch bool
 
 // Process schedules one evaluation to completion.
 func (s *systemScheduler) Process(eval *structs.Evaluation) error {
+	defer s.cfg.releaseScratch()
 	s.eval = eval
 	s.rng = seededRand(s.cfg, eval.ID)
 	if !systemTriggers[eval.TriggeredBy] {
