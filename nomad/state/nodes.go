@@ -137,6 +137,7 @@ func (tx *Txn) UpsertNode(node *structs.Node) error {
 			structs.NodeEventMsgRegistered, time.Unix(node.StatusUpdatedAt, 0).UTC()))
 	}
 	node.ModifyIndex = tx.index
+	tx.internNode(node)
 	pool := node.NodePool
 	if pool == "" {
 		pool = structs.NodePoolDefault
@@ -320,6 +321,7 @@ func (tx *Txn) nodeForUpdate(nodeID string) (*structs.Node, error) {
 
 func (tx *Txn) putNode(n *structs.Node, eventType string) error {
 	n.ModifyIndex = tx.index
+	tx.internNode(n) // a status or eligibility was decoded afresh
 	if err := tx.insert(TableNodes, n); err != nil {
 		return fmt.Errorf("node %q: %w", n.ID, err)
 	}
