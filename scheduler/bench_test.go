@@ -119,3 +119,23 @@ func BenchmarkReconcile(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkServiceUpdateOne is the eval of a one-alloc job whose new
+// version replaces its alloc: the pass stops the old alloc, on a node it
+// must find among the candidates, and places the new one.
+func BenchmarkServiceUpdateOne(b *testing.B) {
+	job := mock.Job(mock.Count(10), mock.NoPorts())
+	job.TaskGroups[0].Count = 1
+	h := NewHarness(b)
+	nodes := make([]*structs.Node, 1000)
+	for i := range nodes {
+		nodes[i] = mock.Node(mock.Unreserved(), mock.NodeID(mock.IDFor(uint64(2_000_000+i))), mock.Meta("rack", fmt.Sprintf("r%d", i%20)))
+	}
+	h.UpsertNode(nodes...)
+	h.UpsertJob(job)
+	h.UpsertAllocs(mock.Alloc(mock.ForJob(job, 0), mock.OnNode(nodes[0]), mock.ClientStatus(structs.AllocClientStatusRunning)))
+	update := job.Copy()
+	update.TaskGroups[0].Tasks[0].Env = map[string]string{"V": "2"}
+	h.UpsertJob(update)
+	benchProcess(b, h.Snapshot(), update)
+}

@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/opennomad/nomad/structs"
@@ -31,8 +32,13 @@ type candidateSet struct {
 	inPool int
 	pool   string
 
-	byID      map[string]int32 // filled on first use
+	// all is the state's node list, sorted by ID; index finds nodes in it.
+	all []*structs.Node
+	// byID indexes the candidates by node ID once a pass has asked for
+	// more than indexScanLookups of them.
+	byID      map[string]int32
 	byIDBuilt bool
+	lookups   int
 }
 
 // newCandidateSet filters the snapshot's nodes for the job. With shuffle
@@ -50,7 +56,7 @@ func newCandidateSet(ctx *evalContext, job *structs.Job, shuffle bool) (*candida
 	if pool == "" {
 		pool = structs.NodePoolDefault
 	}
-	cs := &candidateSet{byDC: map[string]int{}, pool: pool}
+	cs := &candidateSet{byDC: map[string]int{}, pool: pool, all: all}
 	// Clusters have few datacenters: a short list beats hashing the name
 	// of every node.
 	type dcVerdict struct {
@@ -147,9 +153,27 @@ func (cs *candidateSet) usageOf(i int32) *nodeUsage {
 	return nil
 }
 
-// index returns the position of the node in the set.
+// indexScanLookups is how many nodes a pass finds without a map: most
+// passes look up a few (the nodes of the allocs they stop or keep), and
+// a map of every candidate costs as much as a few dozen scans.
+const indexScanLookups = 16
+
+// index returns the position of the node in the set. The first lookups
+// of a pass find the node in the ID-sorted state list by binary search
+// and its position by comparing pointers; later ones use a map.
 func (cs *candidateSet) index(nodeID string) (int32, bool) {
 	if !cs.byIDBuilt {
+		if cs.lookups++; cs.lookups <= indexScanLookups {
+			k, found := slices.BinarySearchFunc(cs.all, nodeID, func(n *structs.Node, id string) int {
+				return strings.Compare(n.ID, id)
+			})
+			if found {
+				i := slices.Index(cs.nodes, cs.all[k])
+				return int32(i), i >= 0
+			}
+			// Not in state, or the list is not sorted after all: the
+			// map answers either way.
+		}
 		for i, n := range cs.nodes {
 			cs.byID[n.ID] = int32(i)
 		}

@@ -76,3 +76,37 @@ func TestStateNodesSortedByID(t *testing.T) {
 		t.Fatalf("%d nodes, sorted by ID: false", len(nodes))
 	}
 }
+
+// TestCandidateSet_Index: a node's position is the same whether the pass
+// finds it by search (its first lookups) or by the map it builds after
+// indexScanLookups; nodes that are not candidates, or not in state, are
+// not found either way.
+func TestCandidateSet_Index(t *testing.T) {
+	var nodes []*structs.Node
+	for i := range 30 {
+		nodes = append(nodes, mock.Node(mock.NodeID(mock.IDFor(uint64(100+i)))))
+	}
+	nodes[3].Status = structs.NodeStatusDown
+	nodes[7].SchedulingEligibility = structs.NodeSchedulingIneligible
+	ctx := newTestContext(t, mock.Job(mock.Count(1)), nodes)
+	cs := ctx.cands
+	want := map[string]int32{}
+	for i, n := range cs.nodes {
+		want[n.ID] = int32(i)
+	}
+	ids := []string{nodes[3].ID, nodes[7].ID}
+	for _, n := range nodes {
+		ids = append(ids, n.ID)
+	}
+	ids = append(ids, mock.IDFor(999)) // in no state at all
+	for round, id := range ids {
+		i, ok := cs.index(id)
+		w, candidate := want[id]
+		if ok != candidate || (ok && i != w) {
+			t.Fatalf("lookup %d (map built: %v): node %s at %d, %v; want %d, %v", round, cs.byIDBuilt, id, i, ok, w, candidate)
+		}
+	}
+	if !cs.byIDBuilt {
+		t.Fatal("the map was never built")
+	}
+}
