@@ -8,10 +8,10 @@ import (
 
 // Scratch is working memory a scheduler reuses from one evaluation to the
 // next: the arrays a pass indexes by candidate node (the candidate list,
-// its class ids and usage slots, the node index, and each group
-// selector's status, visiting order and counts). On a cluster of
-// thousands of nodes they are most of what an evaluation of a small job
-// allocates, though such a job visits a handful of nodes.
+// its class ids and usage slots, the node index, each group selector's
+// status, visiting order and counts, a system pass's covered nodes). On
+// a cluster of thousands of nodes they are most of what an evaluation of
+// a small job allocates, though such a job visits a handful of nodes.
 //
 // A Scratch carries memory, never results: a pass writes every array
 // before it reads it (most are taken cleared), takes every map empty,
@@ -34,6 +34,9 @@ type Scratch struct {
 	// loaded in this pass only when it carries it, so the slots need no
 	// clearing between passes.
 	usageGen uint32
+
+	// covered is a system pass's per-node mark, one group at a time.
+	covered []bool
 
 	groups []*groupScratch
 	// taken is how many of groups the current pass uses.
