@@ -3,6 +3,7 @@ package scheduler
 import (
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/opennomad/nomad/structs"
 )
@@ -118,13 +119,11 @@ func newCandidateSet(ctx *evalContext, job *structs.Job, shuffle bool) (*candida
 	cs.byID = sc.byID
 	cs.classes, cs.classNode = sc.classes[:0], sc.classNode[:0]
 	classID := sc.classID
-	// Most clusters have few classes, and a node is often of the class
-	// of the one before it: comparing with that class spares a lookup.
-	last, lastID := "", int32(0)
+	var recent classCache
 	for i, n := range nodes {
 		c := n.ComputedClass
-		if c != "" && c == last {
-			cs.classOf[i] = lastID
+		if id, ok := recent.get(c); ok {
+			cs.classOf[i] = id
 			continue
 		}
 		id, ok := classID[c]
@@ -137,10 +136,42 @@ func newCandidateSet(ctx *evalContext, job *structs.Job, shuffle bool) (*candida
 			cs.classNode = append(cs.classNode, int32(i))
 		}
 		cs.classOf[i] = id
-		last, lastID = c, id
+		recent.put(c, id)
 	}
 	sc.classes, sc.classNode = cs.classes, cs.classNode
 	return cs, nil
+}
+
+// classCache remembers class ids by the address of the class string's
+// bytes. The store interns computed classes, so the nodes of a class
+// share one instance and a node's class is found by comparing a pointer
+// instead of hashing the string; a string held apart from its class's
+// instance just misses and is looked up in the map. It only shortcuts
+// the map: an entry is put only with the id the map gave.
+type classCache [64]struct {
+	p  *byte
+	id int32
+}
+
+func classSlot(p *byte) int { return int(uintptr(unsafe.Pointer(p))>>4) & 63 }
+
+func (c *classCache) get(class string) (int32, bool) {
+	if class == "" {
+		return 0, false
+	}
+	p := unsafe.StringData(class)
+	e := &c[classSlot(p)]
+	return e.id, e.p == p
+}
+
+func (c *classCache) put(class string, id int32) {
+	if class != "" {
+		p := unsafe.StringData(class)
+		c[classSlot(p)] = struct {
+			p  *byte
+			id int32
+		}{p, id}
+	}
 }
 
 // usageOf returns node i's usage slot when it is loaded in this pass, or

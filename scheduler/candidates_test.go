@@ -110,3 +110,30 @@ func TestCandidateSet_Index(t *testing.T) {
 		t.Fatal("the map was never built")
 	}
 }
+
+// TestClassCache: the cache answers only for the very instance of a
+// class string it was given, never for an equal string held apart or
+// for the empty class, so a miss falls back to the map's answer.
+func TestClassCache(t *testing.T) {
+	var c classCache
+	class := "v1:123"
+	apart := strings.Clone(class)
+	c.put(class, 7)
+	c.put("", 9)
+	cases := []struct {
+		name   string
+		class  string
+		id     int32
+		cached bool
+	}{
+		{"the instance put", class, 7, true},
+		{"an equal string apart", apart, 0, false},
+		{"the empty class", "", 0, false},
+	}
+	for _, tc := range cases {
+		id, ok := c.get(tc.class)
+		if ok != tc.cached || (ok && id != tc.id) {
+			t.Errorf("%s: got %d, %v; want %d, %v", tc.name, id, ok, tc.id, tc.cached)
+		}
+	}
+}
