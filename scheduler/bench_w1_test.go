@@ -80,6 +80,8 @@ func (p *recordingPlanner) ReblockEval(e *structs.Evaluation) error { return nil
 type w1Cluster struct {
 	snap State
 	job  *structs.Job
+	// scratch is reused by every pass, as a worker reuses its own.
+	scratch Scratch
 }
 
 func newW1Cluster(tb testing.TB, nodes, racks, count int, spread bool) *w1Cluster {
@@ -105,7 +107,7 @@ type w1Result struct {
 func processW1(c *w1Cluster, planner *recordingPlanner) error {
 	eval := mock.Eval(mock.EvalForJob(c.job), mock.TriggeredBy(structs.EvalTriggerJobRegister))
 	eval.ID = "w1-eval"
-	s, err := NewScheduler(structs.JobTypeService, &Config{}, c.snap, planner)
+	s, err := NewScheduler(structs.JobTypeService, &Config{Scratch: &c.scratch}, c.snap, planner)
 	if err != nil {
 		return err
 	}

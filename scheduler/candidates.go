@@ -1,7 +1,9 @@
 package scheduler
 
 import (
+	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/opennomad/nomad/structs"
 )
@@ -13,9 +15,10 @@ import (
 // lookups and no allocations.
 type candidateSet struct {
 	nodes []*structs.Node
-	// usage is paged: a pass over a large cluster touches few nodes, and
-	// a flat slice would be allocated and zeroed for all of them.
-	usage [][]nodeUsage
+	// usage is the usage slot of each node; a slot is loaded in this pass
+	// when it carries gen (see Scratch).
+	usage []nodeUsage
+	gen   uint32
 	// classOf interns each node's computed class; feasibility is cached
 	// per class id. Nodes without a computed class get an id of their own.
 	classOf []int32
@@ -30,12 +33,21 @@ type candidateSet struct {
 	inPool int
 	pool   string
 
-	byID map[string]int32 // built on first use
+	// all is the state's node list, sorted by ID; index finds nodes in it.
+	all []*structs.Node
+	// byID indexes the candidates by node ID once a pass has asked for
+	// more than indexScanLookups of them.
+	byID      map[string]int32
+	byIDBuilt bool
+	lookups   int
 }
 
 // newCandidateSet filters the snapshot's nodes for the job. With shuffle
-// the order is a seeded permutation, so that concurrent schedulers rarely
-// pick the same nodes; without, nodes are in ID order (system jobs).
+// the order is a seeded permutation of the nodes in ID order (so it
+// depends on the set of nodes alone), so that concurrent schedulers
+// rarely pick the same nodes; without, nodes are in ID order (system
+// jobs).
+// Its arrays are the pass's scratch memory.
 func newCandidateSet(ctx *evalContext, job *structs.Job, shuffle bool) (*candidateSet, error) {
 	all, err := ctx.state.Nodes()
 	if err != nil {
@@ -45,7 +57,7 @@ func newCandidateSet(ctx *evalContext, job *structs.Job, shuffle bool) (*candida
 	if pool == "" {
 		pool = structs.NodePoolDefault
 	}
-	cs := &candidateSet{byDC: map[string]int{}, pool: pool}
+	cs := &candidateSet{byDC: map[string]int{}, pool: pool, all: all}
 	// Clusters have few datacenters: a short list beats hashing the name
 	// of every node.
 	type dcVerdict struct {
@@ -54,7 +66,12 @@ func newCandidateSet(ctx *evalContext, job *structs.Job, shuffle bool) (*candida
 		count int
 	}
 	var dcs []dcVerdict
-	nodes := make([]*structs.Node, 0, len(all))
+	sc := ctx.scratch
+	clear(sc.nodes) // an earlier pass's candidates
+	nodes := sc.nodes[:0]
+	if cap(nodes) < len(all) {
+		nodes = make([]*structs.Node, 0, len(all))
+	}
 	for _, n := range all {
 		if !n.Ready() {
 			continue
@@ -90,16 +107,25 @@ func newCandidateSet(ctx *evalContext, job *structs.Job, shuffle bool) (*candida
 			cs.byDC[dc] = 0
 		}
 	}
-	sortNodesByID(nodes)
 	if shuffle {
 		ctx.rng.Shuffle(len(nodes), func(i, j int) { nodes[i], nodes[j] = nodes[j], nodes[i] })
 	}
-	cs.nodes = nodes
-	cs.usage = make([][]nodeUsage, (len(nodes)+usagePage-1)/usagePage)
-	cs.classOf = make([]int32, len(nodes))
-	classID := map[string]int32{}
+	cs.nodes, sc.nodes = nodes, nodes
+	if cap(sc.usage) < len(nodes) {
+		sc.usage = make([]nodeUsage, len(nodes))
+	}
+	cs.usage, cs.gen = sc.usage[:len(nodes)], sc.usageGen
+	cs.classOf = cleared(&sc.classOf, len(nodes))
+	cs.byID = sc.byID
+	cs.classes, cs.classNode = sc.classes[:0], sc.classNode[:0]
+	classID := sc.classID
+	var recent classCache
 	for i, n := range nodes {
 		c := n.ComputedClass
+		if id, ok := recent.get(c); ok {
+			cs.classOf[i] = id
+			continue
+		}
 		id, ok := classID[c]
 		if !ok || c == "" {
 			id = int32(len(cs.classes))
@@ -110,32 +136,79 @@ func newCandidateSet(ctx *evalContext, job *structs.Job, shuffle bool) (*candida
 			cs.classNode = append(cs.classNode, int32(i))
 		}
 		cs.classOf[i] = id
+		recent.put(c, id)
 	}
+	sc.classes, sc.classNode = cs.classes, cs.classNode
 	return cs, nil
 }
 
-const usagePage = 256
-
-// usageOf returns node i's usage slot, loaded or not. The last page
-// holds only the nodes left, so a cluster smaller than a page (most, and
-// every pass of a small job's eval) does not allocate and zero a full one.
-func (cs *candidateSet) usageOf(i int32) *nodeUsage {
-	p := cs.usage[i/usagePage]
-	if p == nil {
-		start := int(i) / usagePage * usagePage
-		p = make([]nodeUsage, min(usagePage, len(cs.nodes)-start))
-		cs.usage[i/usagePage] = p
-	}
-	return &p[i%usagePage]
+// classCache remembers class ids by the address of the class string's
+// bytes. The store interns computed classes, so the nodes of a class
+// share one instance and a node's class is found by comparing a pointer
+// instead of hashing the string; a string held apart from its class's
+// instance just misses and is looked up in the map. It only shortcuts
+// the map: an entry is put only with the id the map gave.
+type classCache [64]struct {
+	p  *byte
+	id int32
 }
 
-// index returns the position of the node in the set.
+func classSlot(p *byte) int { return int(uintptr(unsafe.Pointer(p))>>4) & 63 }
+
+func (c *classCache) get(class string) (int32, bool) {
+	if class == "" {
+		return 0, false
+	}
+	p := unsafe.StringData(class)
+	e := &c[classSlot(p)]
+	return e.id, e.p == p
+}
+
+func (c *classCache) put(class string, id int32) {
+	if class != "" {
+		p := unsafe.StringData(class)
+		c[classSlot(p)] = struct {
+			p  *byte
+			id int32
+		}{p, id}
+	}
+}
+
+// usageOf returns node i's usage slot when it is loaded in this pass, or
+// nil: an unloaded slot is computed from state and plan when first read,
+// so changes to it need not be kept.
+func (cs *candidateSet) usageOf(i int32) *nodeUsage {
+	if u := &cs.usage[i]; u.gen == cs.gen {
+		return u
+	}
+	return nil
+}
+
+// indexScanLookups is how many nodes a pass finds without a map: most
+// passes look up a few (the nodes of the allocs they stop or keep), and
+// a map of every candidate costs as much as a few dozen scans.
+const indexScanLookups = 16
+
+// index returns the position of the node in the set. The first lookups
+// of a pass find the node in the ID-sorted state list by binary search
+// and its position by comparing pointers; later ones use a map.
 func (cs *candidateSet) index(nodeID string) (int32, bool) {
-	if cs.byID == nil {
-		cs.byID = make(map[string]int32, len(cs.nodes))
+	if !cs.byIDBuilt {
+		if cs.lookups++; cs.lookups <= indexScanLookups {
+			k, found := slices.BinarySearchFunc(cs.all, nodeID, func(n *structs.Node, id string) int {
+				return strings.Compare(n.ID, id)
+			})
+			if found {
+				i := slices.Index(cs.nodes, cs.all[k])
+				return int32(i), i >= 0
+			}
+			// Not in state, or the list is not sorted after all: the
+			// map answers either way.
+		}
 		for i, n := range cs.nodes {
 			cs.byID[n.ID] = int32(i)
 		}
+		cs.byIDBuilt = true
 	}
 	i, ok := cs.byID[nodeID]
 	return i, ok
@@ -181,7 +254,7 @@ func globMatch(pattern, s string) bool {
 // non-terminal allocs minus the plan's stops plus its placements. It is
 // loaded on first touch and then kept current by the eval context.
 type nodeUsage struct {
-	loaded                  bool
+	gen                     uint32 // the pass that loaded it
 	capCPU, capMem, capDisk int64
 	cpu, mem, disk          int64
 	// withPorts and withCores count proposed allocs holding host ports or
@@ -191,34 +264,33 @@ type nodeUsage struct {
 
 // load computes the usage from state and plan.
 func (cs *candidateSet) load(ctx *evalContext, i int32) *nodeUsage {
-	u := cs.usageOf(i)
-	if u.loaded {
+	if u := cs.usageOf(i); u != nil {
 		return u
 	}
 	n := cs.nodes[i]
 	capacity := n.Comparable()
-	u.capCPU = capacity.Flattened.Cpu.CpuShares
-	u.capMem = capacity.Flattened.Memory.MemoryMB
-	u.capDisk = capacity.Shared.DiskMB
-	u.loaded = true
+	u := &cs.usage[i]
+	*u = nodeUsage{
+		gen:     cs.gen,
+		capCPU:  capacity.Flattened.Cpu.CpuShares,
+		capMem:  capacity.Flattened.Memory.MemoryMB,
+		capDisk: capacity.Shared.DiskMB,
+	}
 	for _, a := range ctx.nodeProposedAllocs(n.ID) {
-		u.add(a, 1)
+		u.addVector(allocVector(a), 1)
 	}
 	return u
 }
 
-// add adds (sign 1) or removes (sign -1) an alloc's resources. An
-// unloaded usage is left alone: loading reads the plan anyway.
-func (u *nodeUsage) add(a *structs.Allocation, sign int64) {
-	if u.loaded {
+// adjust adds (sign 1) or removes (sign -1) an alloc's footprint on node
+// i. An unloaded slot is left alone: loading reads the plan anyway.
+func (cs *candidateSet) adjust(i int32, a *structs.Allocation, sign int64) {
+	if u := cs.usageOf(i); u != nil {
 		u.addVector(allocVector(a), sign)
 	}
 }
 
 func (u *nodeUsage) addVector(v vector, sign int64) {
-	if !u.loaded {
-		return
-	}
 	u.cpu += sign * v.cpu
 	u.mem += sign * v.mem
 	u.disk += sign * v.disk

@@ -1,7 +1,6 @@
 package scheduler
 
 import (
-	"cmp"
 	"hash/fnv"
 	"math/rand"
 	randv2 "math/rand/v2"
@@ -39,6 +38,8 @@ type evalContext struct {
 	ids      idSource
 
 	cands *candidateSet
+	// scratch is the memory the pass's per-node arrays are taken from.
+	scratch *Scratch
 
 	// jobAllocs are the job's allocs in the snapshot, loaded once.
 	jobAllocs       []*structs.Allocation
@@ -86,7 +87,9 @@ func newEvalContext(state State, plan *structs.Plan, eval *structs.Evaluation, j
 		fitScore:    structs.ScoreFitBinPack,
 		stopped:     map[string]bool{},
 		selectors:   map[string]*groupSelector{},
+		scratch:     cfg.scratch(),
 	}
+	ctx.scratch.startPass()
 	if sc.EffectiveSchedulerAlgorithm() == structs.SchedulerAlgorithmSpread {
 		ctx.fitScore = structs.ScoreFitSpread
 	}
@@ -95,14 +98,25 @@ func newEvalContext(state State, plan *structs.Plan, eval *structs.Evaluation, j
 }
 
 // seededRand returns cfg.Rand or a source seeded from the eval ID, so the
-// same eval always shuffles nodes the same way.
+// same eval always shuffles nodes the same way. A configured Scratch
+// lends the source's memory (several kilobytes), reseeded.
 func seededRand(cfg *Config, evalID string) *rand.Rand {
 	if cfg != nil && cfg.Rand != nil {
 		return cfg.Rand
 	}
 	h := fnv.New64a()
 	h.Write([]byte(evalID))
-	return rand.New(rand.NewSource(int64(h.Sum64())))
+	seed := int64(h.Sum64())
+	if cfg == nil || cfg.Scratch == nil {
+		return rand.New(rand.NewSource(seed))
+	}
+	sc := cfg.Scratch
+	if sc.rngSource == nil {
+		sc.rngSource = rand.NewSource(seed)
+	} else {
+		sc.rngSource.Seed(seed)
+	}
+	return rand.New(sc.rngSource)
 }
 
 // loadJobAllocs returns the job's allocs in the snapshot.
@@ -164,7 +178,7 @@ func (ctx *evalContext) place(alloc *structs.Allocation, i int32) {
 	ctx.plan.AppendAlloc(alloc)
 	ctx.placed = append(ctx.placed, alloc)
 	if i >= 0 && ctx.cands != nil {
-		ctx.cands.usageOf(i).addVector(allocVector(alloc), 1)
+		ctx.cands.adjust(i, alloc, 1)
 		for _, s := range ctx.selectors {
 			s.allocAdded(i, ctx.cands.nodes[i], alloc)
 		}
@@ -210,7 +224,7 @@ func (ctx *evalContext) noteAdded(a *structs.Allocation) {
 	}
 	i, n := ctx.nodeOf(a)
 	if i >= 0 {
-		ctx.cands.usageOf(i).add(a, 1)
+		ctx.cands.adjust(i, a, 1)
 	}
 	for _, s := range ctx.selectors {
 		s.allocAdded(i, n, a)
@@ -223,7 +237,7 @@ func (ctx *evalContext) noteRemoved(a *structs.Allocation) {
 	}
 	i, n := ctx.nodeOf(a)
 	if i >= 0 {
-		ctx.cands.usageOf(i).add(a, -1)
+		ctx.cands.adjust(i, a, -1)
 	}
 	for _, s := range ctx.selectors {
 		s.allocRemoved(i, n, a)
@@ -302,14 +316,4 @@ func (ctx *evalContext) nodeProposedAllocs(nodeID string) []*structs.Allocation 
 		}
 	}
 	return append(out, planned...)
-}
-
-// sortNodesByID sorts nodes unless they already are, so the shuffle that
-// follows depends only on the set of nodes, not on how the state store
-// happened to return them.
-func sortNodesByID(nodes []*structs.Node) {
-	byID := func(a, b *structs.Node) int { return cmp.Compare(a.ID, b.ID) }
-	if !slices.IsSortedFunc(nodes, byID) {
-		slices.SortFunc(nodes, byID)
-	}
 }

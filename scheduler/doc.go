@@ -50,5 +50,15 @@ A system or sysbatch pass (system_sched.go) diffs each group against
 every candidate node instead and places on each node with selectOn;
 nodes that fail a constraint are simply not the group's nodes, nodes
 short of room are failures with a blocked eval per node.
+
+# Memory
+
+What a pass builds per candidate node (the candidate list, class ids,
+usage slots, each selector's status, order and counts) is taken from a
+Scratch (scratch.go) that a worker keeps across its evals, so a small
+job's eval on a large cluster allocates about what its placements need.
+Only memory is reused: every array is cleared or written before it is
+read, and a usage slot counts as loaded only in the pass that loaded it,
+so the outcome is the one fresh memory would give.
 */
 package scheduler

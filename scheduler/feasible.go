@@ -137,15 +137,21 @@ func newFeasibility(checks checkList, classes int) *feasibility {
 // answer holds for the node's whole computed class.
 func (f *feasibility) failure(cs *candidateSet, i int32) (reason string, perClass bool) {
 	n := cs.nodes[i]
-	v := &f.byClass[cs.classOf[i]]
+	if r := f.classFailure(cs.classOf[i], n); r != "" {
+		return r, true
+	}
+	return firstFailure(f.checks.perNode, n), false
+}
+
+// classFailure returns the per-class verdict of class id, answering it
+// for node n of the class when it is not known yet.
+func (f *feasibility) classFailure(id int32, n *structs.Node) string {
+	v := &f.byClass[id]
 	if !v.known {
 		v.reason = firstFailure(f.checks.perClass, n)
 		v.known = true
 	}
-	if v.reason != "" {
-		return v.reason, true
-	}
-	return firstFailure(f.checks.perNode, n), false
+	return v.reason
 }
 
 // classReason is the cached class-level failure of class id, or "".

@@ -83,6 +83,7 @@ func newGenericScheduler(cfg *Config, state State, planner Planner, batch bool) 
 
 // Process schedules one evaluation to completion.
 func (s *genericScheduler) Process(eval *structs.Evaluation) error {
+	defer s.cfg.releaseScratch()
 	s.eval = eval
 	s.rng = seededRand(s.cfg, eval.ID)
 	s.logger = s.cfg.logger().With("eval_id", eval.ID, "job_id", eval.JobID, "namespace", eval.Namespace)

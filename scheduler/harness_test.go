@@ -54,6 +54,11 @@ type Harness struct {
 	// default).
 	MaxPlacementsPerPass int
 
+	// scratch is kept across Process calls, as a worker keeps one across
+	// its evals, so every test also checks that reused memory changes no
+	// decision.
+	scratch Scratch
+
 	// reads are the snapshots handed to the scheduler by the current
 	// Process, checked for writes when it returns.
 	reads []*readRecorder
@@ -140,7 +145,7 @@ func (h *Harness) Snapshot() *state.SchedulerView {
 
 // Config returns a scheduler config with the harness clock.
 func (h *Harness) Config() *Config {
-	return &Config{Now: func() time.Time { return h.Now }, MaxPlacementsPerPass: h.MaxPlacementsPerPass}
+	return &Config{Now: func() time.Time { return h.Now }, MaxPlacementsPerPass: h.MaxPlacementsPerPass, Scratch: &h.scratch}
 }
 
 // Process runs the scheduler of the eval's type over a fresh snapshot,

@@ -10,15 +10,29 @@ import "slices"
 // consecutive placements look at different nodes the way a rotating
 // cursor over a shuffled list does.
 
-// link builds the lists from nodes in visiting order.
+// link builds the lists from nodes in visiting order: each bucket's
+// nodes are chained in order, and each chain is then closed into a ring.
 func (s *groupSelector) link(order []int32, buckets int) {
 	s.heads = make([]int32, buckets)
 	s.sizes = make([]int32, buckets)
+	tails := make([]int32, buckets)
 	for b := range s.heads {
 		s.heads[b] = -1
 	}
 	for _, i := range order {
-		s.insertLast(i)
+		b := s.bucket(i)
+		if s.heads[b] < 0 {
+			s.heads[b] = i
+		} else {
+			s.next[tails[b]], s.prev[i] = i, tails[b]
+		}
+		tails[b] = i
+		s.sizes[b]++
+	}
+	for b, h := range s.heads {
+		if h >= 0 {
+			s.next[tails[b]], s.prev[h] = h, tails[b]
+		}
 	}
 }
 

@@ -159,7 +159,9 @@ type spreadScorer struct {
 	other map[string][]int32
 }
 
-func newSpreadScorer(job *structs.Job, tg *structs.TaskGroup, nodes int) *spreadScorer {
+// newSpreadScorer returns nil when the group has no spread. Its per-node
+// buckets, one per candidate node, are taken from buf.
+func newSpreadScorer(job *structs.Job, tg *structs.TaskGroup, buf *[]int32, nodes int) *spreadScorer {
 	blocks := append(append([]*structs.Spread{}, job.Spreads...), tg.Spreads...)
 	if len(blocks) == 0 {
 		return nil
@@ -170,7 +172,7 @@ func newSpreadScorer(job *structs.Job, tg *structs.TaskGroup, nodes int) *spread
 	}
 	sc := &spreadScorer{
 		groupCount: tg.Count,
-		bucketOf:   make([]int32, nodes),
+		bucketOf:   cleared(buf, nodes),
 		bucketKey:  map[string]int32{},
 		other:      map[string][]int32{},
 	}

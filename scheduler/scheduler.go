@@ -16,9 +16,11 @@ import (
 // returned are shared with the snapshot and with every other reader (the
 // leader's drainer and deployment watcher among them) and must never be
 // modified: a scheduler copies what it changes and sends the copy in its
-// plan. Slices returned are the caller's to reorder.
+// plan. Slices returned are the caller's to reorder, except Nodes'.
 type State interface {
-	// Nodes returns every node, in any order.
+	// Nodes returns every node, sorted by ID, so that the seeded shuffle
+	// of the candidates depends on the set of nodes alone. The slice may
+	// be shared with other readers: it is read, never reordered.
 	Nodes() ([]*structs.Node, error)
 	// NodeByID returns the node or nil when it does not exist.
 	NodeByID(id string) (*structs.Node, error)
@@ -100,6 +102,10 @@ type Config struct {
 	// pass tries to place (0: DefaultMaxPlacementsPerPass); the rest stay
 	// queued and a follow-up evaluation places them.
 	MaxPlacementsPerPass int
+	// Scratch, when set, is memory the scheduler reuses instead of
+	// allocating per evaluation; nil gives each Process its own. It must
+	// not be shared by schedulers that run at the same time.
+	Scratch *Scratch
 }
 
 // DefaultMaxPlacementsPerPass is the default of

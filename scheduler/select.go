@@ -175,9 +175,12 @@ func (ctx *evalContext) jobFeasibility() *feasibility {
 	return ctx.jobFeas
 }
 
+// newGroupSelector builds the selector of tg for the pass. Its per-node
+// arrays are the pass's scratch memory.
 func newGroupSelector(ctx *evalContext, tg *structs.TaskGroup) *groupSelector {
 	cs := ctx.cands
 	n := len(cs.nodes)
+	g := ctx.scratch.group()
 	s := &groupSelector{
 		ctx:        ctx,
 		cs:         cs,
@@ -185,43 +188,25 @@ func newGroupSelector(ctx *evalContext, tg *structs.TaskGroup) *groupSelector {
 		tg:         tg,
 		ask:        newGroupAsk(tg, ctx.schedConfig.MemoryOversubscriptionEnabled),
 		fea:        newFeasibility(groupChecks(tg), len(cs.classes)),
-		status:     make([]nodeStatus, n),
-		why:        make([]uint16, n),
+		status:     cleared(&g.status, n),
+		why:        cleared(&g.why, n),
 		reasons:    []string{""},
 		reasonID:   map[string]uint16{"": 0},
-		next:       make([]int32, n),
-		prev:       make([]int32, n),
-		collisions: make([]int32, n),
-		jobCount:   make([]int32, n),
+		next:       cleared(&g.next, n),
+		prev:       cleared(&g.prev, n),
+		collisions: cleared(&g.collisions, n),
+		jobCount:   cleared(&g.jobCount, n),
 	}
 	ctx.groupFeas = append(ctx.groupFeas, s.fea)
 	s.readPlacementConstraints()
 	_, s.perAllocVolumes = splitHostVolumes(tg)
 
-	jobFeas := ctx.jobFeasibility()
-	s.staticByClass = make([]int32, len(cs.classes))
-	order := make([]int32, 0, n)
-	for i := range int32(n) {
-		reason, perClass := jobFeas.failure(cs, i)
-		if reason == "" {
-			reason, perClass = s.fea.failure(cs, i)
-		}
-		if reason == "" {
-			order = append(order, i)
-			continue
-		}
-		s.status[i] = statusFiltered
-		if perClass {
-			s.staticByClass[cs.classOf[i]]++
-		} else {
-			s.static.add(cs.nodes[i], reason, 1)
-		}
-	}
+	order := s.filter(cleared(&g.order, n)[:0])
 	s.feasible = len(order)
 	s.limit = selectLimit(ctx.job.Type, s.feasible)
 
 	if as := compileAffinities(ctx.job, tg); len(as) > 0 {
-		s.affinity = make([]float64, n)
+		s.affinity = cleared(&g.affinity, n)
 		cached := make(map[int32]float64)
 		perNode := affinitiesEscape(as)
 		for _, i := range order {
@@ -240,7 +225,7 @@ func newGroupSelector(ctx *evalContext, tg *structs.TaskGroup) *groupSelector {
 		sortStableBy(order, func(a, b int32) bool { return s.affinity[a] > s.affinity[b] })
 	}
 
-	s.spread = newSpreadScorer(ctx.job, tg, n)
+	s.spread = newSpreadScorer(ctx.job, tg, &g.bucketOf, n)
 	if s.spread != nil {
 		s.bucketOf = s.spread.bucketOf
 		for _, i := range order {
@@ -258,6 +243,54 @@ func newGroupSelector(ctx *evalContext, tg *structs.TaskGroup) *groupSelector {
 		s.count(i, n, a, 1)
 	}
 	return s
+}
+
+// filter marks the nodes that fail a static check and appends the others
+// to order, in candidate order.
+func (s *groupSelector) filter(order []int32) []int32 {
+	cs := s.cs
+	jobFeas := s.ctx.jobFeasibility()
+	s.staticByClass = make([]int32, len(cs.classes))
+	if !jobFeas.checks.escapes() && !s.fea.checks.escapes() {
+		// Every verdict is a class's: answer each class once, for its
+		// first node (the node the loop below would ask for first), and
+		// leave the nodes themselves unread.
+		failed := make([]bool, len(cs.classes))
+		for id, first := range cs.classNode {
+			n := cs.nodes[first]
+			reason := jobFeas.classFailure(int32(id), n)
+			if reason == "" {
+				reason = s.fea.classFailure(int32(id), n)
+			}
+			failed[id] = reason != ""
+		}
+		for i, id := range cs.classOf {
+			if !failed[id] {
+				order = append(order, int32(i))
+				continue
+			}
+			s.status[i] = statusFiltered
+			s.staticByClass[id]++
+		}
+		return order
+	}
+	for i := range int32(len(cs.nodes)) {
+		reason, perClass := jobFeas.failure(cs, i)
+		if reason == "" {
+			reason, perClass = s.fea.failure(cs, i)
+		}
+		if reason == "" {
+			order = append(order, i)
+			continue
+		}
+		s.status[i] = statusFiltered
+		if perClass {
+			s.staticByClass[cs.classOf[i]]++
+		} else {
+			s.static.add(cs.nodes[i], reason, 1)
+		}
+	}
+	return order
 }
 
 // selectLimit is how many nodes that fit a placement scores before it

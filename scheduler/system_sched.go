@@ -73,6 +73,7 @@ func newSystemScheduler(cfg *Config, state State, planner Planner, sysbatch bool
 
 // Process schedules one evaluation to completion.
 func (s *systemScheduler) Process(eval *structs.Evaluation) error {
+	defer s.cfg.releaseScratch()
 	s.eval = eval
 	s.rng = seededRand(s.cfg, eval.ID)
 	if !systemTriggers[eval.TriggeredBy] {
@@ -285,7 +286,7 @@ func (s *systemScheduler) computeJobAllocs() error {
 	for _, tg := range job.TaskGroups {
 		d := du(tg.Name)
 		// covered marks candidate nodes that need no new alloc of tg.
-		covered := make([]bool, len(cs.nodes))
+		covered := cleared(&s.ctx.scratch.covered, len(cs.nodes))
 		for _, a := range allocs {
 			if a.TaskGroup != tg.Name || a.TerminalStatus() {
 				continue

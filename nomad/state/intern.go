@@ -333,6 +333,23 @@ func (tx *Txn) internDeployment(d, existing *structs.Deployment) {
 	t.set(&d.StatusDescription)
 }
 
+// internNode swaps the few-valued strings of a node about to be stored.
+// Every evaluation reads the status, pool, datacenter and class of every
+// node: with one instance of each value, that scan compares pointers and
+// hashes bytes already in the cache.
+func (tx *Txn) internNode(n *structs.Node) {
+	t := tx.intern
+	if t == nil {
+		return
+	}
+	t.set(&n.Status)
+	t.set(&n.SchedulingEligibility)
+	t.set(&n.NodePool)
+	t.set(&n.Datacenter)
+	t.set(&n.NodeClass)
+	t.set(&n.ComputedClass)
+}
+
 // internJob swaps the top-level strings of a job about to be stored. Its
 // groups and tasks are left alone: a caller may pass a shallow copy of a
 // stored job, whose parts others are reading.

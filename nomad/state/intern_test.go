@@ -335,3 +335,42 @@ func TestIntern_SharedResources(t *testing.T) {
 	must.True(t, got == otherHook)
 	must.Eq(t, "poststart", got.TaskLifecycles["server"].Hook)
 }
+
+// TestIntern_NodesShareScanStrings: nodes decoded apart hold one instance
+// of the status, eligibility, pool, datacenter and classes they share,
+// as written and as restored, so a scheduler's scan of every node reads
+// them from one place.
+func TestIntern_NodesShareScanStrings(t *testing.T) {
+	s := testStore(t)
+	var nodes []*structs.Node
+	for i := range 2 {
+		n := mockNode()
+		n.NodeClass, n.ComputedClass = "large", "v1:1234567890"
+		for _, p := range []*string{&n.Status, &n.SchedulingEligibility, &n.NodePool, &n.Datacenter, &n.NodeClass, &n.ComputedClass} {
+			*p = fresh(*p)
+		}
+		must.NoError(t, s.UpsertNode(uint64(1+i), n))
+		nodes = append(nodes, n)
+	}
+	var buf bytes.Buffer
+	must.NoError(t, s.Snapshot().Persist(&buf))
+	restored, err := Restore(&buf, nil)
+	must.NoError(t, err)
+
+	for name, st := range map[string]*StateStore{"stored": s, "restored": restored} {
+		a, _ := st.NodeByID(nil, nodes[0].ID)
+		b, _ := st.NodeByID(nil, nodes[1].ID)
+		pairs := map[string][2]string{
+			"status":      {a.Status, b.Status},
+			"eligibility": {a.SchedulingEligibility, b.SchedulingEligibility},
+			"pool":        {a.NodePool, b.NodePool},
+			"datacenter":  {a.Datacenter, b.Datacenter},
+			"class":       {a.NodeClass, b.NodeClass},
+			"computed":    {a.ComputedClass, b.ComputedClass},
+		}
+		for field, p := range pairs {
+			must.Eq(t, p[0], p[1])
+			must.True(t, sameInstance(p[0], p[1]), must.Sprintf("%s: %s", name, field))
+		}
+	}
+}

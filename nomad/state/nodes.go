@@ -40,6 +40,14 @@ func (s *StateStore) NodeBySecretID(ws memdb.WatchSet, secretID string) (*struct
 // Nodes returns every node, sorted by ID. The slice is the caller's to
 // reorder; the nodes are shared.
 func (s *StateStore) Nodes(ws memdb.WatchSet) ([]*structs.Node, error) {
+	nodes, err := s.sharedNodes(ws)
+	return slices.Clone(nodes), err
+}
+
+// sharedNodes returns every node, sorted by ID, in a slice shared with
+// every other reader of the same version of the nodes table: it must be
+// read only.
+func (s *StateStore) sharedNodes(ws memdb.WatchSet) ([]*structs.Node, error) {
 	it, err := get(s.db.Txn(false), ws, TableNodes, indexID)
 	if err != nil {
 		return nil, err
@@ -48,14 +56,14 @@ func (s *StateStore) Nodes(ws memdb.WatchSet) ([]*structs.Node, error) {
 	// tree, and every version of the tree has a new root: the channel
 	// names the version. Every evaluation lists every node, and nodes
 	// change far less often than evaluations run, so the list of the
-	// last version read is kept and copied instead of walking the tree.
+	// last version read is kept instead of walking the tree.
 	version := it.WatchCh()
 	if c := s.nodeList.Load(); c != nil && c.version == version {
-		return slices.Clone(c.nodes), nil
+		return c.nodes, nil
 	}
 	nodes := collect[structs.Node](it, nil)
 	s.nodeList.Store(&nodeList{version: version, nodes: nodes})
-	return slices.Clone(nodes), nil
+	return nodes, nil
 }
 
 // nodeList is a node listing and the version of the nodes table it was
@@ -129,6 +137,7 @@ func (tx *Txn) UpsertNode(node *structs.Node) error {
 			structs.NodeEventMsgRegistered, time.Unix(node.StatusUpdatedAt, 0).UTC()))
 	}
 	node.ModifyIndex = tx.index
+	tx.internNode(node)
 	pool := node.NodePool
 	if pool == "" {
 		pool = structs.NodePoolDefault
@@ -312,6 +321,7 @@ func (tx *Txn) nodeForUpdate(nodeID string) (*structs.Node, error) {
 
 func (tx *Txn) putNode(n *structs.Node, eventType string) error {
 	n.ModifyIndex = tx.index
+	tx.internNode(n) // a status or eligibility was decoded afresh
 	if err := tx.insert(TableNodes, n); err != nil {
 		return fmt.Errorf("node %q: %w", n.ID, err)
 	}

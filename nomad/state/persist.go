@@ -320,6 +320,8 @@ func (rs *restorer) restore(dec *codec.Decoder, typ SnapshotType) error {
 		return fmt.Errorf("decoding %q record: %w", table, err)
 	}
 	switch o := obj.(type) {
+	case *structs.Node:
+		rs.tx.internNode(o)
 	case *structs.Job:
 		rs.tx.internJob(o)
 		rs.share(o)

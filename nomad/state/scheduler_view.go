@@ -22,10 +22,11 @@ func (s *StateSnapshot) SchedulerView() *SchedulerView {
 // Snapshot returns the snapshot the view reads.
 func (v *SchedulerView) Snapshot() *StateSnapshot { return v.snap }
 
-// Nodes returns every node. The slice is the caller's (the scheduler
-// shuffles it); the nodes are shared and must not be modified.
+// Nodes returns every node, sorted by ID. The slice and the nodes are
+// shared with other readers and must not be modified: the scheduler
+// copies the nodes it keeps, so a copy per evaluation would be waste.
 func (v *SchedulerView) Nodes() ([]*structs.Node, error) {
-	return v.snap.Nodes(nil)
+	return v.snap.sharedNodes(nil)
 }
 
 // NodeByID returns the node or nil.

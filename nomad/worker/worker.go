@@ -102,6 +102,9 @@ type Worker struct {
 	// Loop-goroutine state.
 	dequeueFailures  int
 	dequeueFailingAt time.Time
+	// scratch is the schedulers' working memory, reused from one eval to
+	// the next (the worker runs one at a time).
+	scratch scheduler.Scratch
 }
 
 // New checks cfg and returns a worker that is not started.
@@ -471,7 +474,7 @@ func (w *Worker) invokeScheduler(snap *state.StateSnapshot, eval *structs.Evalua
 		return err
 	}
 	planner := &workerPlanner{w: w, eval: eval, token: token, snap: snap, snapshotIndex: index}
-	cfg := &scheduler.Config{Logger: logger, Now: w.clock.Now}
+	cfg := &scheduler.Config{Logger: logger, Now: w.clock.Now, Scratch: &w.scratch}
 	sched, err := w.factories.New(eval.Type, cfg, snap.SchedulerView(), planner)
 	if err != nil {
 		return fmt.Errorf("eval %q: %w", eval.ID, err)
