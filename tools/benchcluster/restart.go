@@ -48,8 +48,9 @@ type restartOutcome struct {
 	RestoredBytes int64
 	RestoreTime   time.Duration
 	// RSS and PeakRSS are the restarted server's resident memory once it
-	// caught up, and its peak until then.
-	RSS, PeakRSS int64
+	// caught up, and its peak until then; KilledRSS the killed process's
+	// just before the kill.
+	RSS, PeakRSS, KilledRSS int64
 }
 
 // lines renders the outcome for the log.
@@ -67,9 +68,9 @@ func (r *restartOutcome) lines() string {
 			float64(r.RestoredBytes)/(1<<20), r.RestoreTime.Round(time.Millisecond))
 	}
 	replayed := r.TargetIndex - min(r.RestoredIndex, r.TargetIndex)
-	fmt.Fprintf(&b, "restart:         follower killed and caught up to index %d in %s (API answering after %s); %s, then applied %d log entries; RSS %.0f MB (peak %.0f MB)\n",
+	fmt.Fprintf(&b, "restart:         follower killed and caught up to index %d in %s (API answering after %s); %s, then applied %d log entries; RSS %.0f MB (peak %.0f MB; %.0f MB before the kill)\n",
 		r.TargetIndex, r.CaughtUp.Round(time.Millisecond), r.Answered.Round(time.Millisecond), how, replayed,
-		float64(r.RSS)/(1<<20), float64(r.PeakRSS)/(1<<20))
+		float64(r.RSS)/(1<<20), float64(r.PeakRSS)/(1<<20), float64(r.KilledRSS)/(1<<20))
 	return b.String()
 }
 
@@ -105,6 +106,11 @@ func (c *cluster) measureRestart(ctx context.Context, leader *agent) (*restartOu
 	if out.TargetIndex, err = strconv.ParseUint(stats["applied_index"], 10, 64); err != nil {
 		return nil, fmt.Errorf("leader's applied index %q: %w", stats["applied_index"], err)
 	}
+	killed, err := loadgen.ReadProcMemory(follower.proc.Pid())
+	if err != nil {
+		return nil, err
+	}
+	out.KilledRSS = killed.RSS
 	follower.proc.Stop(syscall.SIGKILL, 0)
 	followerLog := logSize(follower)
 	start = time.Now()
