@@ -146,6 +146,12 @@ func (s *StateSnapshot) Persist(w io.Writer) error {
 // for the old store and then abandons the old one, which wakes everything
 // blocked on it. Unknown record types are an error: a snapshot from a
 // newer server must not be half-read.
+//
+// Decoding the records costs about as much as storing them (interning,
+// sharing job versions, indexing), and a restarting server has nothing
+// else to do, so a goroutine decodes while this one stores: the decoded
+// objects are handed over in batches, in order, and are not touched by
+// the decoder once sent.
 func Restore(r io.Reader, config *Config) (*StateStore, error) {
 	s, err := NewStateStore(config)
 	if err != nil {
@@ -160,20 +166,36 @@ func Restore(r io.Reader, config *Config) (*StateStore, error) {
 		return nil, fmt.Errorf("reading snapshot header: %w", err)
 	}
 
+	batches := make(chan []snapshotRecord, restoreQueue)
+	stop := make(chan struct{})
+	var decodeErr error
+	go func() {
+		// decodeErr is read after batches is closed.
+		defer close(batches)
+		decodeErr = decodeRecords(dec, batches, stop)
+	}()
+	// On any return, stop the decoder and wait for it: r is the
+	// caller's to close once Restore returns.
+	defer func() {
+		close(stop)
+		for range batches {
+		}
+	}()
+
 	txn := s.db.Txn(true)
 	defer txn.Abort()
 	rs := &restorer{txn: txn, tx: &Txn{txn: txn, intern: s.intern}, jobs: make(map[jobVersionKey][]*structs.Job)}
-	for n := 0; ; n++ {
-		var typ uint8
-		if err := dec.Decode(&typ); err != nil {
-			if errors.Is(err, io.EOF) {
-				break
+	n := 0
+	for batch := range batches {
+		for _, rec := range batch {
+			if err := rs.restore(rec); err != nil {
+				return nil, fmt.Errorf("snapshot record %d: %w", n, err)
 			}
-			return nil, fmt.Errorf("reading type of snapshot record %d: %w", n, err)
+			n++
 		}
-		if err := rs.restore(dec, SnapshotType(typ)); err != nil {
-			return nil, fmt.Errorf("snapshot record %d: %w", n, err)
-		}
+	}
+	if decodeErr != nil {
+		return nil, decodeErr
 	}
 	counts, err := recountBacklog(txn)
 	if err != nil {
@@ -182,6 +204,56 @@ func Restore(r io.Reader, config *Config) (*StateStore, error) {
 	txn.Commit()
 	s.backlog.c = counts
 	return s, nil
+}
+
+// restoreBatch is the number of records the decoder hands over at once,
+// restoreQueue the batches it may decode ahead of the store.
+const (
+	restoreBatch = 256
+	restoreQueue = 4
+)
+
+// snapshotRecord is one decoded record: the table it goes to and the
+// object.
+type snapshotRecord struct {
+	table string
+	obj   interface{}
+}
+
+// decodeRecords decodes the records after the header and sends them to
+// out in batches until the end of the stream, an error, or stop.
+func decodeRecords(dec *codec.Decoder, out chan<- []snapshotRecord, stop <-chan struct{}) error {
+	batch := make([]snapshotRecord, 0, restoreBatch)
+	send := func() bool {
+		select {
+		case out <- batch:
+			batch = make([]snapshotRecord, 0, restoreBatch)
+			return true
+		case <-stop:
+			return false
+		}
+	}
+	for n := 0; ; n++ {
+		var typ uint8
+		if err := dec.Decode(&typ); err != nil {
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			return fmt.Errorf("reading type of snapshot record %d: %w", n, err)
+		}
+		rec, err := decodeRecord(dec, SnapshotType(typ))
+		if err != nil {
+			return fmt.Errorf("snapshot record %d: %w", n, err)
+		}
+		batch = append(batch, rec)
+		if len(batch) == restoreBatch && !send() {
+			return nil
+		}
+	}
+	if len(batch) > 0 {
+		send()
+	}
+	return nil
 }
 
 type jobVersionKey struct {
@@ -216,7 +288,7 @@ func (rs *restorer) share(j *structs.Job) *structs.Job {
 	k := versionKey(j)
 	seen := rs.jobs[k]
 	for _, c := range seen {
-		if reflect.DeepEqual(c, j) {
+		if sameServerFields(c, j) && reflect.DeepEqual(c, j) {
 			return c
 		}
 	}
@@ -227,6 +299,17 @@ func (rs *restorer) share(j *structs.Job) *structs.Job {
 		rs.jobs[k] = append(seen, j)
 	}
 	return j
+}
+
+// sameServerFields compares the fields in which the variants of one job
+// version differ, the ones the servers set. They come last in a Job, so
+// comparing them first spares reflect.DeepEqual a walk through the task
+// groups of every variant that is not the one.
+func sameServerFields(a, b *structs.Job) bool {
+	return a.Status == b.Status && a.StatusDescription == b.StatusDescription &&
+		a.Stable == b.Stable && a.SubmitTime == b.SubmitTime &&
+		a.CreateIndex == b.CreateIndex && a.ModifyIndex == b.ModifyIndex &&
+		a.Stop == b.Stop
 }
 
 // shareJobParts points each pointer, slice and map of j at from's where
@@ -253,7 +336,8 @@ func shareJobParts(j, from *structs.Job) {
 	}
 }
 
-func (rs *restorer) restore(dec *codec.Decoder, typ SnapshotType) error {
+// decodeRecord decodes the object of a record of type typ.
+func decodeRecord(dec *codec.Decoder, typ SnapshotType) (snapshotRecord, error) {
 	var (
 		table string
 		obj   interface{}
@@ -314,11 +398,18 @@ func (rs *restorer) restore(dec *codec.Decoder, typ SnapshotType) error {
 	case HostVolumeSnapshot:
 		table, obj = TableHostVolumes, new(structs.HostVolume)
 	default:
-		return fmt.Errorf("unknown snapshot record type %d", typ)
+		return snapshotRecord{}, fmt.Errorf("unknown snapshot record type %d", typ)
 	}
 	if err := dec.Decode(obj); err != nil {
-		return fmt.Errorf("decoding %q record: %w", table, err)
+		return snapshotRecord{}, fmt.Errorf("decoding %q record: %w", table, err)
 	}
+	return snapshotRecord{table: table, obj: obj}, nil
+}
+
+// restore stores a decoded record, its strings interned and its job
+// shared with an equal one already restored.
+func (rs *restorer) restore(rec snapshotRecord) error {
+	table, obj := rec.table, rec.obj
 	switch o := obj.(type) {
 	case *structs.Node:
 		rs.tx.internNode(o)

@@ -283,6 +283,24 @@ func TestRestore_Errors(t *testing.T) {
 	badType.WriteByte(byte(NodeSnapshot))
 	must.NoError(t, codec.NewEncoder(badType, structs.MsgpackHandle).Encode("not a node"))
 
+	// The decoder runs ahead of the store: a record the store refuses
+	// first, and a bad one after many batches, end the restore alike.
+	nodes := func(n int) *bytes.Buffer {
+		b := header()
+		enc := codec.NewEncoder(b, structs.MsgpackHandle)
+		for range n {
+			b.WriteByte(byte(NodeSnapshot))
+			must.NoError(t, enc.Encode(mockNode()))
+		}
+		return b
+	}
+	refusedFirst := header()
+	refusedFirst.WriteByte(byte(NodeSnapshot))
+	must.NoError(t, codec.NewEncoder(refusedFirst, structs.MsgpackHandle).Encode(&structs.Node{}))
+	refusedFirst.Write(nodes(4 * restoreBatch * restoreQueue).Bytes()[header().Len():])
+	badLate := nodes(4 * restoreBatch * restoreQueue)
+	badLate.WriteByte(99)
+
 	cases := []struct {
 		name string
 		in   *bytes.Buffer
@@ -292,6 +310,8 @@ func TestRestore_Errors(t *testing.T) {
 		{"unknown record type", unknown, "unknown snapshot record type 99"},
 		{"truncated", truncated, "snapshot record"},
 		{"wrong body", badType, `decoding "nodes" record`},
+		{"refused by the store, decoder ahead", refusedFirst, `snapshot record 0: restoring "nodes" record`},
+		{"bad record after many batches", badLate, fmt.Sprintf("snapshot record %d: unknown snapshot record type 99", 4*restoreBatch*restoreQueue)},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

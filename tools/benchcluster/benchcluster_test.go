@@ -145,3 +145,21 @@ func TestReportMarkdown(t *testing.T) {
 	}
 	must.True(t, strings.HasPrefix(md, beginMarker) && strings.HasSuffix(md, endMarker))
 }
+
+func TestFindLine(t *testing.T) {
+	lines := []string{
+		`2026-11-28T23:31:51.900Z [INFO]  agent.server: starting`,
+		`2026-11-28T23:31:51.943Z [INFO]  agent.server.raft: starting restore from snapshot: id=2-3631-17 last-index=3631 last-term=2 size-in-bytes=13413126`,
+		`2026-11-28T23:31:52.549Z [INFO]  agent.server.raft: restored from snapshot: id=2-3631-17 last-index=3631 last-term=2 size-in-bytes=13413126`,
+	}
+	began, ok := findLine(lines, "starting restore from snapshot")
+	must.True(t, ok)
+	done, ok := findLine(lines, "restored from snapshot")
+	must.True(t, ok)
+	must.Eq(t, 606*time.Millisecond, done.at.Sub(began.at))
+	must.Eq(t, "3631", done.fields["last-index"])
+	must.Eq(t, "13413126", done.fields["size-in-bytes"])
+
+	_, ok = findLine(lines, "snapshot complete up to")
+	must.False(t, ok)
+}

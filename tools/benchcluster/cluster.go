@@ -26,6 +26,8 @@ type agent struct {
 	dir   string
 	ports agentPorts
 	proc  *childproc.Proc
+	// config is the agent's configuration, kept for a restart.
+	config string
 }
 
 func (a *agent) httpAddr() string { return fmt.Sprintf("http://127.0.0.1:%d", a.ports.HTTP) }
@@ -217,7 +219,7 @@ func (c *cluster) start(a *agent, config string) error {
 	if err != nil {
 		return err
 	}
-	a.proc = p
+	a.proc, a.config = p, config
 	return nil
 }
 

@@ -51,6 +51,9 @@ type options struct {
 	// evaluations, allocations, live heaps, RSS) at this interval during
 	// each W2 case.
 	sample time.Duration
+	// restart, after each W2 case, times a snapshot saved from the
+	// leader and a follower's restart (see restart.go).
+	restart bool
 }
 
 // cleanup stops a case's processes and removes its directory unless
@@ -103,6 +106,9 @@ func run(args []string) int {
 			out.SimCPU.Seconds(), out.RunTime.Seconds(), 100*out.SimCPU.Seconds()/max(out.RunTime.Seconds(), 1e-9),
 			float64(out.SimPeakRSS)/(1<<20), thousands(c.Nodes), out.SimReady.Round(time.Millisecond))
 		fmt.Fprintf(os.Stderr, "CPU during the run: %s\n", out.cpuLine())
+		if out.Restart != nil {
+			fmt.Fprint(os.Stderr, out.Restart.lines())
+		}
 		fmt.Println(out.Result.Line("W2"))
 		rep.W2 = append(rep.W2, out)
 	}
@@ -184,6 +190,7 @@ func parseOptions(args []string) (*options, error) {
 	fs.StringVar(&o.jobType, "type", "service", "job type of the W2 cases: service or batch (the simulator completes a batch allocation after 1 s)")
 	fs.Float64Var(&o.rate, "rate", 0, "registrations per second in the W2 cases (0: as fast as accepted)")
 	fs.BoolVar(&o.drain, "drain", false, "after each W2 case, wait until the leader has no pending evaluation and report how long that took")
+	fs.BoolVar(&o.restart, "restart", false, "after each W2 case, time a snapshot saved from the leader through the API, then kill a follower (SIGKILL), restart it on its data dir and time until it has applied what the leader had")
 	fs.DurationVar(&o.sample, "sample", 0, "print the servers' state (jobs, evaluations, allocations, live heaps, RSS) at this interval during each W2 case")
 	if err := fs.Parse(args); err != nil {
 		return nil, err

@@ -53,6 +53,8 @@ type w2Outcome struct {
 	// DrainTime how long they took to run (-drain).
 	PendingAtEnd int
 	DrainTime    time.Duration
+	// Restart is what -restart measured after the run.
+	Restart *restartOutcome
 }
 
 // runW2 runs one case on a fresh cluster of three servers.
@@ -168,6 +170,14 @@ func runW2(ctx context.Context, o *options, wc w2Case) (*w2Outcome, error) {
 		return nil, err
 	}
 	out.SimPeakRSS = mem.Peak
+	if o.restart {
+		// Last: the restart replaces a follower's process.
+		restartCtx, cancel := context.WithTimeout(ctx, 30*time.Minute)
+		defer cancel()
+		if out.Restart, err = c.measureRestart(restartCtx, leader); err != nil {
+			return nil, fmt.Errorf("restart: %w", err)
+		}
+	}
 	return out, nil
 }
 
