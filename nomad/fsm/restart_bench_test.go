@@ -331,12 +331,12 @@ func placementMetrics(nodes []*structs.Node, i int) *structs.AllocMetric {
 		binpack := 0.1 + float64(k)/100
 		m.ScoreMetaData = append(m.ScoreMetaData, &structs.NodeScoreMeta{
 			NodeID: nodes[(i+k)%len(nodes)].ID,
-			Scores: map[string]float64{
-				"binpack":                 binpack,
-				"job-anti-affinity":       0,
-				"node-reschedule-penalty": 0,
-				"node-affinity":           0,
-			},
+			Scores: structs.NamedScoresOf(map[string]float64{
+				structs.ScorerBinPack:      binpack,
+				structs.ScorerAntiAffinity: 0,
+				structs.ScorerPenalty:      0,
+				structs.ScorerAffinity:     0,
+			}),
 			NormScore: binpack,
 		})
 	}
