@@ -19,8 +19,7 @@ import (
 // BenchmarkSnapshotRestart measures what a Raft snapshot and a server's
 // restart from it cost with n single-allocation service jobs on 1,000
 // nodes, each left as the pipeline leaves it: the job, its version and
-// summary, the register eval and the deployment watcher's eval (both
-// complete), a successful deployment and one running, healthy alloc.
+// summary, the register eval (complete), a successful deployment and one running, healthy alloc.
 //
 // "persist" streams the FSM's snapshot into a snapshot of Raft's file
 // store (what a server does every SnapshotThreshold entries, and what
@@ -150,8 +149,9 @@ const restartBatch = 64
 // writes for n single-allocation jobs: the job registration with its
 // eval; the plan result placing the alloc with its deployment and the
 // eval's final status; the clients' "running", batched; the deployment
-// watcher's health verdicts, batched, each with its eval; and the plan
-// result marking the deployment successful with that eval's final status.
+// watcher's health verdicts, batched; and, a pass later, the watcher's
+// batch marking the deployments successful (no eval: its dry run of the
+// scheduler found nothing else to do).
 func buildRestartFixture(b *testing.B, n int) *FSM {
 	b.Helper()
 	f, err := New(Config{})
@@ -192,10 +192,9 @@ func buildRestartFixture(b *testing.B, n int) *FSM {
 
 	start := time.Unix(1_700_000_000, 0).UTC()
 	type placed struct {
-		job     *structs.Job
-		deploy  *structs.Deployment
-		alloc   *structs.Allocation
-		watcher *structs.Evaluation
+		job    *structs.Job
+		deploy *structs.Deployment
+		alloc  *structs.Allocation
 	}
 	batch := make([]placed, 0, restartBatch)
 	for first := 0; first < n; first += restartBatch {
@@ -208,8 +207,7 @@ func buildRestartFixture(b *testing.B, n int) *FSM {
 			// The job as the store holds it after the registration.
 			stored := *job
 			stored.CreateIndex, stored.ModifyIndex, stored.JobModifyIndex = registered, registered, registered
-			batch = append(batch, placed{job: &stored, watcher: mock.Eval(mock.EvalForJob(&stored),
-				mock.TriggeredBy(structs.EvalTriggerDeploymentWatcher))})
+			batch = append(batch, placed{job: &stored})
 			p := &batch[len(batch)-1]
 			p.deploy = structs.NewDeployment(&stored, stored.Priority, now)
 			p.deploy.TaskGroups["web"] = &structs.DeploymentState{
@@ -237,6 +235,7 @@ func buildRestartFixture(b *testing.B, n int) *FSM {
 		}
 		running := &structs.AllocUpdateRequest{}
 		health := &structs.DeploymentAllocHealthBatchRequest{}
+		success := &structs.DeploymentAllocHealthBatchRequest{}
 		for _, p := range batch {
 			running.Alloc = append(running.Alloc, &structs.Allocation{
 				ID: p.alloc.ID, NodeID: p.alloc.NodeID, ClientStatus: structs.AllocClientStatusRunning,
@@ -248,28 +247,20 @@ func buildRestartFixture(b *testing.B, n int) *FSM {
 				DeploymentAllocHealthRequest: structs.DeploymentAllocHealthRequest{
 					DeploymentID: p.deploy.ID, HealthyAllocationIDs: []string{p.alloc.ID}},
 				Timestamp: now.Add(10 * time.Second),
-				Eval:      p.watcher,
+			})
+			success.Requests = append(success.Requests, &structs.ApplyDeploymentAllocHealthRequest{
+				DeploymentAllocHealthRequest: structs.DeploymentAllocHealthRequest{DeploymentID: p.deploy.ID},
+				Timestamp:                    now.Add(11 * time.Second),
+				DeploymentUpdate: &structs.DeploymentStatusUpdate{
+					DeploymentID:      p.deploy.ID,
+					Status:            structs.DeploymentStatusSuccessful,
+					StatusDescription: structs.DeploymentStatusDescriptionSuccessful,
+				},
 			})
 		}
 		add(structs.AllocClientUpdateRequestType, running)
 		add(structs.DeploymentAllocHealthBatchRequestType, health)
-		for _, p := range batch {
-			done := *p.watcher
-			done.Status = structs.EvalStatusComplete
-			done.QueuedAllocations = map[string]int{"web": 0}
-			done.DeploymentID = p.deploy.ID
-			add(structs.ApplyPlanResultsRequestType, &structs.ApplyPlanResultsRequest{
-				DeploymentUpdates: []*structs.DeploymentStatusUpdate{{
-					DeploymentID:      p.deploy.ID,
-					Status:            structs.DeploymentStatusSuccessful,
-					StatusDescription: structs.DeploymentStatusDescriptionSuccessful,
-				}},
-				JobRef:    p.job.VersionRef(),
-				EvalID:    p.watcher.ID,
-				Eval:      &done,
-				UpdatedAt: now.Add(11 * time.Second).UnixNano(),
-			})
-		}
+		add(structs.DeploymentAllocHealthBatchRequestType, success)
 		flush()
 	}
 	if got := countAllocs(b, f.State()); got != n {
@@ -295,7 +286,7 @@ func checkPipelineEnd(b *testing.B, s *state.StateStore, allocID string) {
 		b.Fatalf("deployment %s: %+v, %v", a.DeploymentID, d, err)
 	}
 	evals, err := s.EvalsByJob(nil, a.Namespace, a.JobID)
-	if err != nil || len(evals) != 2 {
+	if err != nil || len(evals) != 1 {
 		b.Fatalf("job %s: %d evals, %v", a.JobID, len(evals), err)
 	}
 	for _, e := range evals {
