@@ -55,15 +55,19 @@ func (p *DryRun) SubmitPlan(plan *structs.Plan) (*structs.PlanResult, State, err
 	defer p.mu.Unlock()
 	p.out.Plan = plan
 	p.out.Plans++
-	result := &structs.PlanResult{
+	return committedWhole(plan, p.Index), nil, nil
+}
+
+// committedWhole is the result of plan committed whole at index.
+func committedWhole(plan *structs.Plan, index uint64) *structs.PlanResult {
+	return &structs.PlanResult{
 		NodeUpdate:        plan.NodeUpdate,
 		NodeAllocation:    plan.NodeAllocation,
 		NodePreemptions:   plan.NodePreemptions,
 		Deployment:        plan.Deployment,
 		DeploymentUpdates: plan.DeploymentUpdates,
-		AllocIndex:        p.Index,
+		AllocIndex:        index,
 	}
-	return result, nil, nil
 }
 
 // UpdateEval records the eval's final form.

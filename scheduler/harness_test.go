@@ -183,13 +183,7 @@ func (h *Harness) SubmitPlan(plan *structs.Plan) (*structs.PlanResult, State, er
 	attempt := len(h.Plans)
 	h.Plans = append(h.Plans, plan)
 	if h.NoApply {
-		result := &structs.PlanResult{
-			NodeUpdate:        plan.NodeUpdate,
-			NodeAllocation:    plan.NodeAllocation,
-			NodePreemptions:   plan.NodePreemptions,
-			Deployment:        plan.Deployment,
-			DeploymentUpdates: plan.DeploymentUpdates,
-		}
+		result := committedWhole(plan, 0)
 		h.Results = append(h.Results, result)
 		return result, nil, nil
 	}
