@@ -95,10 +95,13 @@ func (s *racingScheduler) plan(eval *structs.Evaluation, job *structs.Job) (*str
 	if missing <= 0 {
 		return plan, 0, nil
 	}
-	nodes, err := s.state.Nodes()
+	shared, err := s.state.Nodes()
 	if err != nil {
 		return nil, 0, err
 	}
+	// The view's node list is shared with every other reader: shuffle a
+	// copy.
+	nodes := slices.Clone(shared)
 	s.rng.Shuffle(len(nodes), func(i, j int) { nodes[i], nodes[j] = nodes[j], nodes[i] })
 	used := make(map[string]int64, len(nodes))
 	for _, n := range nodes {
