@@ -52,8 +52,11 @@ var endpointDifferences = map[string]string{
 	"/v1/client/":              "forwarded to the client agent's HTTP API, not through the servers (see above)",
 	"GET /v1/operator/license": "no license: answers 204, as Nomad's community edition (licensing is a Nomad Enterprise feature)",
 	"DELETE /v1/evaluations":   "by `EvalIDs` only: a `Filter` answers 501",
-	"/v1/agent/pprof/":         "profiles the agent asked only: a `server_id` or `node_id` naming another agent is refused",
-	"GET /v1/agent/monitor":    "streams the logs of the agent asked only: a `server_id` or `node_id` naming another agent is refused",
+	"GET /v1/job/:job_id/evaluations": "a roll-out that ends with nothing left to do has no final `deployment-watcher` evaluation: " +
+		"the deployment watcher runs the job's scheduler as a dry run and, when all it would do is mark the deployment " +
+		"successful, writes the success itself (Nomad writes the evaluation and its scheduler marks the success)",
+	"/v1/agent/pprof/":      "profiles the agent asked only: a `server_id` or `node_id` naming another agent is refused",
+	"GET /v1/agent/monitor": "streams the logs of the agent asked only: a `server_id` or `node_id` naming another agent is refused",
 }
 
 // endpointProbeQueries are added to the probe of an endpoint whose
