@@ -200,6 +200,8 @@ func (s *HTTPServer) sendSnapshot(w http.ResponseWriter, cs ClusterServer, q *st
 	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
 		return fmt.Errorf("snapshot: %w", err)
 	}
+	// The archive is gzip already.
+	sendUncompressed(w)
 	w.Header().Set("Content-Type", "application/octet-stream")
 	w.Header().Set("Content-Length", strconv.FormatInt(size, 10))
 	w.Header().Set("Digest", "sha-256="+base64.StdEncoding.EncodeToString(sum.Sum(nil)))

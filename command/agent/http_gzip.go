@@ -38,6 +38,35 @@ type gzipWriter struct {
 	gz          *gzip.Writer
 	wroteHeader bool
 	code        int
+	// identity: the handler's body is compressed already (see
+	// sendUncompressed).
+	identity bool
+}
+
+// sendUncompressed makes the writer send the body as it is. Only before
+// the header is written.
+func (g *gzipWriter) sendUncompressed() {
+	if !g.wroteHeader {
+		g.identity = true
+	}
+}
+
+// sendUncompressed asks the gzip writer under w, if any, not to compress
+// the answer: a body compressed already (a snapshot archive) would cost
+// the agent a second pass of deflate over it, a second or so per 50 MB,
+// for nothing.
+func sendUncompressed(w http.ResponseWriter) {
+	for {
+		if g, ok := w.(*gzipWriter); ok {
+			g.sendUncompressed()
+			return
+		}
+		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
+		if !ok {
+			return
+		}
+		w = u.Unwrap()
+	}
 }
 
 func (g *gzipWriter) WriteHeader(code int) {
@@ -46,9 +75,9 @@ func (g *gzipWriter) WriteHeader(code int) {
 	}
 	g.wroteHeader = true
 	g.code = code
-	// Bodiless answers are sent as they are; anything else is
-	// compressed, errors included.
-	if code != http.StatusNoContent && code != http.StatusNotModified {
+	// Bodiless answers, and bodies compressed already, are sent as they
+	// are; anything else is compressed, errors included.
+	if code != http.StatusNoContent && code != http.StatusNotModified && !g.identity {
 		h := g.Header()
 		h.Del("Content-Length")
 		h.Set("Content-Encoding", "gzip")
@@ -60,7 +89,7 @@ func (g *gzipWriter) Write(b []byte) (int, error) {
 	if !g.wroteHeader {
 		g.WriteHeader(http.StatusOK)
 	}
-	if g.code == http.StatusNoContent || g.code == http.StatusNotModified {
+	if g.code == http.StatusNoContent || g.code == http.StatusNotModified || g.identity {
 		return g.ResponseWriter.Write(b)
 	}
 	if g.gz == nil {
@@ -73,7 +102,7 @@ func (g *gzipWriter) Write(b []byte) (int, error) {
 // still sends the gzip header: clients that open a gzip reader on a
 // stream block until they have it.
 func (g *gzipWriter) Flush() {
-	if g.gz == nil && g.wroteHeader && g.Header().Get("Content-Encoding") == "gzip" {
+	if g.gz == nil && g.wroteHeader && !g.identity && g.Header().Get("Content-Encoding") == "gzip" {
 		g.gz = gzip.NewWriter(g.ResponseWriter)
 	}
 	if g.gz != nil {
@@ -90,7 +119,7 @@ func (g *gzipWriter) Unwrap() http.ResponseWriter { return g.ResponseWriter }
 // close ends the gzip stream. A compressed answer with no body still
 // gets an empty gzip stream, which is what its Content-Encoding promises.
 func (g *gzipWriter) close() {
-	if g.gz == nil && g.wroteHeader && g.Header().Get("Content-Encoding") == "gzip" {
+	if g.gz == nil && g.wroteHeader && !g.identity && g.Header().Get("Content-Encoding") == "gzip" {
 		g.gz = gzip.NewWriter(g.ResponseWriter)
 	}
 	if g.gz != nil {
