@@ -1,7 +1,6 @@
 package deploymentwatcher
 
 import (
-	"math/rand"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -32,10 +31,7 @@ func (w *Watcher) settle(snap *state.StateSnapshot, v *view, dec *decision, now 
 		dec.eval = false
 		return
 	}
-	if w.dryRand == nil {
-		w.dryRand = rand.New(rand.NewSource(1))
-	}
-	if !dec.eval || !onlySucceeds(w.cfg.Schedulers, w.dryRand, snap, v, now) {
+	if !dec.eval || !onlySucceeds(w.cfg.Schedulers, &w.dryScratch, snap, v, now) {
 		return
 	}
 	dec.eval = false
@@ -45,16 +41,13 @@ func (w *Watcher) settle(snap *state.StateSnapshot, v *view, dec *decision, now 
 // onlySucceeds reports whether the scheduler, processing the follow-up
 // eval of v's deployment against snap now, would submit one plan that
 // only marks the deployment successful, and create no eval. Any error of
-// the dry run means no: the real eval will meet it.
-//
-// rng shuffles the scheduler's node order, which matters only to
-// placements, and a plan with one is refused whatever nodes it names:
-// one source serves every dry run, where a source seeded per eval would
-// cost 5 KB each.
-func onlySucceeds(schedulers scheduler.Factories, rng *rand.Rand, snap *state.StateSnapshot, v *view, now time.Time) bool {
+// the dry run means no: the real eval will meet it. scratch is the
+// scheduler's working memory, reused from one dry run to the next as a
+// worker reuses its own.
+func onlySucceeds(schedulers scheduler.Factories, scratch *scheduler.Scratch, snap *state.StateSnapshot, v *view, now time.Time) bool {
 	eval := newEval(v.d, v.job, now)
 	planner := &scheduler.DryRun{}
-	cfg := &scheduler.Config{Logger: hclog.NewNullLogger(), Now: func() time.Time { return now }, Rand: rng}
+	cfg := &scheduler.Config{Logger: hclog.NewNullLogger(), Now: func() time.Time { return now }, Scratch: scratch}
 	sched, err := schedulers.New(eval.Type, cfg, snap.SchedulerView(), planner)
 	if err != nil {
 		return false

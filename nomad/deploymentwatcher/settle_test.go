@@ -1,7 +1,6 @@
 package deploymentwatcher
 
 import (
-	"math/rand"
 	"testing"
 	"time"
 
@@ -69,7 +68,7 @@ func TestSettle_OnlySucceeds(t *testing.T) {
 				tc.after(r)
 			}
 			snap := r.c.Store.Snapshot()
-			must.Eq(t, tc.want, onlySucceeds(scheduler.Builtin(), rand.New(rand.NewSource(1)), snap, r.view(t, d), r.c.Now()))
+			must.Eq(t, tc.want, onlySucceeds(scheduler.Builtin(), &scheduler.Scratch{}, snap, r.view(t, d), r.c.Now()))
 		})
 	}
 }

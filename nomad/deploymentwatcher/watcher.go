@@ -3,7 +3,6 @@ package deploymentwatcher
 import (
 	"errors"
 	"fmt"
-	"math/rand"
 	"sync"
 	"time"
 
@@ -74,9 +73,9 @@ type Watcher struct {
 	logger hclog.Logger
 	loop   *passloop.Loop
 
-	// dryRand is the node shuffle of settle's dry runs; passes use it
-	// one at a time (under quietMu).
-	dryRand *rand.Rand
+	// dryScratch is the working memory of settle's dry runs; passes use
+	// it one at a time (under quietMu).
+	dryScratch scheduler.Scratch
 
 	// quietMu guards quiet: passes run on the loop's goroutine, but
 	// SetEnabled clears it from the caller's.
