@@ -81,15 +81,20 @@ func (d *decision) verdictsOnly() bool {
 // succeedsOnly reports whether the deployment's success is all the
 // decision writes.
 func (d *decision) succeedsOnly() bool {
-	return d.succeed != nil && d.cancel == nil && d.fail == nil && !d.promote && !d.needsPromotion &&
-		!d.verdicts() && !d.eval
+	return d.succeed != nil && d.noStatusWrites() && !d.verdicts() && !d.eval
 }
 
 // onlyVerdictsAndEval reports whether the decision writes nothing but
-// verdicts and an eval: no cancellation, failure (with its revert) or
-// promotion.
+// verdicts and an eval: no success and no status write (noStatusWrites).
 func (d *decision) onlyVerdictsAndEval() bool {
-	return d.cancel == nil && d.fail == nil && d.succeed == nil && !d.promote && !d.needsPromotion
+	return d.succeed == nil && d.noStatusWrites()
+}
+
+// noStatusWrites reports whether the decision neither cancels, fails
+// (with its revert) nor promotes the deployment, nor describes it as
+// waiting for promotion.
+func (d *decision) noStatusWrites() bool {
+	return d.cancel == nil && d.fail == nil && !d.promote && !d.needsPromotion
 }
 
 // deploymentUpdate returns the deployment status the decision writes with
