@@ -137,9 +137,11 @@ func TestReportMarkdown(t *testing.T) {
 	for _, want := range []string{
 		"Full run at commit `abc1234`, 2026-01-02. Machine: 2 vCPU test.",
 		"| 1,000 | 10,000 | 10 | max | 4,321 | 20.0 | 80.0 | 300.0 | 150 MB | 2.0 KB | complete 1,000, blocked 2 | 3 | 2.0 s (50% of a core), 300 MB |",
-		"W2 servers=3 nodes=1000 allocs=10000 per_job=10 allocs_per_sec=4321 p50_ms=20.0 p99_ms=80.0 peak_rss_mb=150",
+		// 1,000 jobs: the leader's 3 s are 3 ms per job; all five
+		// processes 3+1+2+2+1 = 9 s, 9 ms.
+		"W2 servers=3 nodes=1000 allocs=10000 per_job=10 allocs_per_sec=4321 p50_ms=20.0 p99_ms=80.0 peak_rss_mb=150 cpu_ms_per_job=9.00",
 		"W3 failover_s=1.50 first_placement_s=2.00",
-		"| 1,000 | 10,000 | 10 | max | 75% | 25%, 50% | 50% | 25% |",
+		"| 1,000 | 10,000 | 10 | max | 75% (3.00 ms/job) | 25% (1.00 ms/job), 50% (2.00 ms/job) | 50% (2.00 ms/job) | 25% (1.00 ms/job) | 9.00 |",
 	} {
 		must.StrContains(t, md, want)
 	}
@@ -162,4 +164,45 @@ func TestFindLine(t *testing.T) {
 
 	_, ok = findLine(lines, "snapshot complete up to")
 	must.False(t, ok)
+}
+
+func TestCPUCost(t *testing.T) {
+	outcome := func(committed, perJob int) *w2Outcome {
+		return &w2Outcome{
+			Case:        w2Case{PerJob: perJob},
+			Result:      &loadgen.Result{Committed: committed},
+			LeaderCPU:   2 * time.Second,
+			FollowerCPU: []time.Duration{time.Second, time.Second},
+			SimCPU:      500 * time.Millisecond, LoadGenCPU: 500 * time.Millisecond,
+		}
+	}
+	cases := []struct {
+		name string
+		w    *w2Outcome
+		want string
+		ok   bool
+	}{
+		{
+			// 1,000 jobs of one alloc: 2 s / 1,000 = 2 ms; all 5 s, 5 ms.
+			name: "one alloc per job", w: outcome(1000, 1), ok: true,
+			want: "leader 2.00, follower 1.00, follower 1.00, simulator 0.50, load generator 0.50; all processes 5.00",
+		},
+		{
+			// 100 jobs of ten allocs: 2 s / 100 = 20 ms a job, 2 ms an alloc.
+			name: "ten allocs per job", w: outcome(1000, 10), ok: true,
+			want: "leader 20.00 (2.000 per alloc), follower 10.00 (1.000 per alloc), follower 10.00 (1.000 per alloc), " +
+				"simulator 5.00 (0.500 per alloc), load generator 5.00 (0.500 per alloc); all processes 50.00 (5.000 per alloc)",
+		},
+		{
+			name: "nothing committed", w: outcome(0, 1), ok: false,
+			want: "leader 0.00, follower 0.00, follower 0.00, simulator 0.00, load generator 0.00; all processes 0.00",
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cost, ok := tc.w.cpuCost()
+			must.Eq(t, tc.ok, ok)
+			must.Eq(t, tc.want, cost.line())
+		})
+	}
 }

@@ -106,10 +106,13 @@ func run(args []string) int {
 			out.SimCPU.Seconds(), out.RunTime.Seconds(), 100*out.SimCPU.Seconds()/max(out.RunTime.Seconds(), 1e-9),
 			float64(out.SimPeakRSS)/(1<<20), thousands(c.Nodes), out.SimReady.Round(time.Millisecond))
 		fmt.Fprintf(os.Stderr, "CPU during the run: %s\n", out.cpuLine())
+		if cost, ok := out.cpuCost(); ok {
+			fmt.Fprintf(os.Stderr, "CPU ms per job:  %s\n", cost.line())
+		}
 		if out.Restart != nil {
 			fmt.Fprint(os.Stderr, out.Restart.lines())
 		}
-		fmt.Println(out.Result.Line("W2"))
+		fmt.Println(out.line())
 		rep.W2 = append(rep.W2, out)
 	}
 	if o.w3 {

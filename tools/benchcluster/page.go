@@ -73,23 +73,25 @@ func (r *report) markdown() string {
 		}
 		b.WriteString("\nCPU used during each run, as a share of one core (the machine has " +
 			fmt.Sprint(runtime.NumCPU()) + "):\n\n")
-		b.WriteString("| Nodes | Allocations | Per job | Rate | Leader | Followers | Simulator | Load generator |\n")
-		b.WriteString("|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		b.WriteString("| Nodes | Allocations | Per job | Rate | Leader | Followers | Simulator | Load generator | All processes, ms per job |\n")
+		b.WriteString("|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 		for _, w := range r.W2 {
-			pct := func(d time.Duration) string {
-				return fmt.Sprintf("%.0f%%", 100*d.Seconds()/max(w.RunTime.Seconds(), 1e-9))
+			cost, _ := w.cpuCost()
+			pct := func(d time.Duration, msPerJob float64) string {
+				return fmt.Sprintf("%.0f%% (%.2f ms/job)", 100*d.Seconds()/max(w.RunTime.Seconds(), 1e-9), msPerJob)
 			}
 			var followers []string
-			for _, f := range w.FollowerCPU {
-				followers = append(followers, pct(f))
+			for i, f := range w.FollowerCPU {
+				followers = append(followers, pct(f, cost.Followers[i]))
 			}
 			rate := "max"
 			if w.Case.Rate > 0 {
 				rate = fmt.Sprintf("%.0f", w.Case.Rate)
 			}
-			fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %s | %s |\n",
+			fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %s | %s | %.2f |\n",
 				thousands(w.Case.Nodes), thousands(w.Case.Allocs), w.Case.PerJob, rate,
-				pct(w.LeaderCPU), strings.Join(followers, ", "), pct(w.SimCPU), pct(w.LoadGenCPU))
+				pct(w.LeaderCPU, cost.Leader), strings.Join(followers, ", "), pct(w.SimCPU, cost.Simulator),
+				pct(w.LoadGenCPU, cost.LoadGen), cost.All)
 		}
 		b.WriteString("\n")
 	}
@@ -99,7 +101,7 @@ func (r *report) markdown() string {
 	}
 	b.WriteString("The lines the run printed:\n\n```\n")
 	for _, w := range r.W2 {
-		b.WriteString(w.Result.Line("W2") + "\n")
+		b.WriteString(w.line() + "\n")
 	}
 	if r.W3 != nil {
 		b.WriteString(r.W3.Line() + "\n")

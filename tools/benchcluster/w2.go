@@ -245,3 +245,65 @@ func (w *w2Outcome) cpuLine() string {
 	fmt.Fprintf(&b, ", simulator %s, load generator %s", share(w.SimCPU), share(w.LoadGenCPU))
 	return b.String()
 }
+
+// line is the load generator's one-line result with the CPU of all
+// processes per job appended (cpu_ms_per_job), as benchmark tooling
+// greps it.
+func (w *w2Outcome) line() string {
+	l := w.Result.Line("W2")
+	if cost, ok := w.cpuCost(); ok {
+		l += fmt.Sprintf(" cpu_ms_per_job=%.2f", cost.All)
+	}
+	return l
+}
+
+// cpuCost is the CPU of each process, and of all of them, divided by the
+// jobs the run committed: the cost figure the throughput work is judged
+// by, since it does not depend on how busy the machine was. Nothing
+// committed, nothing to divide: every figure is 0 and ok is false.
+func (w *w2Outcome) cpuCost() (cost cpuCost, ok bool) {
+	perJob := max(w.Case.PerJob, 1)
+	jobs := float64(w.Result.Committed) / float64(perJob)
+	if jobs == 0 {
+		return cpuCost{Followers: make([]float64, len(w.FollowerCPU)), PerJob: perJob}, false
+	}
+	msPerJob := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) / jobs }
+	cost.Leader = msPerJob(w.LeaderCPU)
+	all := w.LeaderCPU + w.SimCPU + w.LoadGenCPU
+	for _, f := range w.FollowerCPU {
+		cost.Followers = append(cost.Followers, msPerJob(f))
+		all += f
+	}
+	cost.Simulator = msPerJob(w.SimCPU)
+	cost.LoadGen = msPerJob(w.LoadGenCPU)
+	cost.All = msPerJob(all)
+	cost.PerJob = perJob
+	return cost, true
+}
+
+// cpuCost is CPU milliseconds per committed job; divide by PerJob for an
+// allocation's.
+type cpuCost struct {
+	Leader, Simulator, LoadGen, All float64
+	Followers                       []float64
+	PerJob                          int
+}
+
+// line renders the cost per job, and per allocation when a job has more
+// than one.
+func (c cpuCost) line() string {
+	each := func(v float64) string {
+		if c.PerJob == 1 {
+			return fmt.Sprintf("%.2f", v)
+		}
+		return fmt.Sprintf("%.2f (%.3f per alloc)", v, v/float64(c.PerJob))
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "leader %s", each(c.Leader))
+	for _, f := range c.Followers {
+		fmt.Fprintf(&b, ", follower %s", each(f))
+	}
+	fmt.Fprintf(&b, ", simulator %s, load generator %s; all processes %s",
+		each(c.Simulator), each(c.LoadGen), each(c.All))
+	return b.String()
+}
