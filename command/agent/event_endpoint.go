@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -67,8 +68,7 @@ func (s *HTTPServer) eventStream(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
 	rc.Flush()
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
+	var line bytes.Buffer
 	secret := authToken(r)
 	for {
 		ctx, cancel := context.WithTimeout(r.Context(), s.cfg.EventHeartbeat)
@@ -91,7 +91,10 @@ func (s *HTTPServer) eventStream(w http.ResponseWriter, r *http.Request) {
 			if batch = readableEvents(a, batch); batch == nil {
 				continue
 			}
-			err = enc.Encode(eventsJSON(batch))
+			line.Reset()
+			if err = appendEventsLine(&line, batch); err == nil {
+				_, err = w.Write(line.Bytes())
+			}
 		case r.Context().Err() != nil:
 			return
 		case errors.Is(err, context.DeadlineExceeded):
@@ -224,6 +227,13 @@ type eventsLine struct {
 
 type nodeEventJSON struct {
 	Node *nodeJSON
+}
+
+// appendEventsLine appends b as one line of the stream.
+func appendEventsLine(buf *bytes.Buffer, b *structs.Events) error {
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(eventsJSON(b))
 }
 
 func eventsJSON(b *structs.Events) eventsLine {
