@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/opennomad/nomad/acl"
 	"github.com/opennomad/nomad/nomad/stream"
@@ -72,7 +73,7 @@ func (s *HTTPServer) eventStream(w http.ResponseWriter, r *http.Request) {
 	secret := authToken(r)
 	for {
 		ctx, cancel := context.WithTimeout(r.Context(), s.cfg.EventHeartbeat)
-		batch, err := sub.Next(ctx)
+		batch, err := sub.NextBatch(ctx)
 		cancel()
 		if err == nil || errors.Is(err, context.DeadlineExceeded) {
 			// The token is resolved again (cheaply: cached until the
@@ -165,20 +166,11 @@ func readableTopics(a *acl.ACL, req *stream.SubscribeRequest) map[structs.Topic]
 }
 
 // readableEvents is the events of b that a may read, nil when none.
-func readableEvents(a *acl.ACL, b *structs.Events) *structs.Events {
+func readableEvents(a *acl.ACL, b *stream.Batch) *stream.Batch {
 	if a.IsManagement() {
 		return b
 	}
-	var kept []structs.Event
-	for _, e := range b.Events {
-		if topicReadable(a, e.Topic, e.Namespace) {
-			kept = append(kept, e)
-		}
-	}
-	if len(kept) == 0 {
-		return nil
-	}
-	return &structs.Events{Index: b.Index, Events: kept}
+	return b.Keep(func(e *structs.Event) bool { return topicReadable(a, e.Topic, e.Namespace) })
 }
 
 // parseEventRequest reads topic, index and namespace.
@@ -220,33 +212,70 @@ type eventJSON struct {
 	Payload    interface{}
 }
 
-type eventsLine struct {
-	Index  uint64
-	Events []eventJSON
-}
-
 type nodeEventJSON struct {
 	Node *nodeJSON
 }
 
-// appendEventsLine appends b as one line of the stream.
-func appendEventsLine(buf *bytes.Buffer, b *structs.Events) error {
+// appendEventsLine appends b as one line of the stream:
+// {"Index":n,"Events":[...]} and a newline, what encoding/json makes of
+// the whole line. When several subscribers receive the batch, each
+// event's JSON is made once and shared (stream.Batch.Encoded);
+// otherwise it is encoded straight into buf.
+func appendEventsLine(buf *bytes.Buffer, b *stream.Batch) error {
+	buf.WriteString(`{"Index":`)
+	buf.Write(strconv.AppendUint(buf.AvailableBuffer(), b.Index, 10))
+	buf.WriteString(`,"Events":[`)
 	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
-	return enc.Encode(eventsJSON(b))
-}
-
-func eventsJSON(b *structs.Events) eventsLine {
-	out := eventsLine{Index: b.Index, Events: make([]eventJSON, len(b.Events))}
-	for i, e := range b.Events {
-		payload := e.Payload
-		if n, ok := payload.(*structs.NodeStreamEvent); ok {
-			payload = nodeEventJSON{Node: newNodeJSON(n.Node)}
+	for i := range b.Events {
+		if i > 0 {
+			buf.WriteByte(',')
 		}
-		out.Events[i] = eventJSON{
-			Topic: e.Topic, Type: e.Type, Key: e.Key, Namespace: e.Namespace,
-			FilterKeys: e.FilterKeys, Index: e.Index, Payload: payload,
+		var err error
+		if b.Shared() {
+			var data []byte
+			if data, err = b.Encoded(i, encodeEvent); err == nil {
+				buf.Write(data)
+			}
+		} else if err = enc.Encode(eventJSONOf(&b.Events[i])); err == nil {
+			buf.Truncate(buf.Len() - 1) // the encoder's newline
+		}
+		if err != nil {
+			return fmt.Errorf("event %d of index %d: %w", i, b.Index, err)
 		}
 	}
-	return out
+	buf.WriteString("]}\n")
+	return nil
+}
+
+// eventScratch holds the buffers encodeEvent renders into before it
+// copies the bytes out at their size.
+var eventScratch = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// encodeEvent is an event's JSON within a line, for sharing. It depends
+// on the event alone (never on the subscriber or its token), as a shared
+// encoding must.
+func encodeEvent(e *structs.Event) ([]byte, error) {
+	scratch := eventScratch.Get().(*bytes.Buffer)
+	defer eventScratch.Put(scratch)
+	scratch.Reset()
+	enc := json.NewEncoder(scratch)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(eventJSONOf(e)); err != nil {
+		return nil, err
+	}
+	return bytes.Clone(scratch.Bytes()[:scratch.Len()-1]), nil
+}
+
+// eventJSONOf is the event as the stream renders it: node payloads in
+// the API's node shape.
+func eventJSONOf(e *structs.Event) eventJSON {
+	payload := e.Payload
+	if n, ok := payload.(*structs.NodeStreamEvent); ok {
+		payload = nodeEventJSON{Node: newNodeJSON(n.Node)}
+	}
+	return eventJSON{
+		Topic: e.Topic, Type: e.Type, Key: e.Key, Namespace: e.Namespace,
+		FilterKeys: e.FilterKeys, Index: e.Index, Payload: payload,
+	}
 }

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"context"
 	"encoding/json"
@@ -12,6 +13,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/opennomad/nomad/api"
+	"github.com/opennomad/nomad/nomad/stream"
 	"github.com/opennomad/nomad/structs"
 	"github.com/opennomad/nomad/structs/mock"
 )
@@ -239,4 +241,78 @@ func TestEventStream_GzipHeaderUpFront(t *testing.T) {
 	}
 	must.NoError(t, h.rpc.state.UpsertJob(3, mock.Job()))
 	must.Eq(t, 3, decodeLine(t, nextLine(t, bufio.NewScanner(zr))).Index)
+}
+
+// eventsLine is a stream line as encoding/json renders it: the form the
+// tests decode lines into, and the reference the agent's own rendering
+// must match byte for byte.
+type eventsLine struct {
+	Index  uint64
+	Events []eventJSON
+}
+
+// The line the agent assembles from shared per-event encodings is
+// exactly what encoding/json makes of the whole line, for every payload
+// the stream carries, including HTML characters json would escape by
+// default, node payloads in the API's shape and score metadata with its
+// own MarshalJSON.
+func TestEventStream_LineIsEncodingJSONs(t *testing.T) {
+	job := mock.Job()
+	job.Meta = map[string]string{"html": "<b>&</b>"}
+	alloc := mock.Alloc()
+	alloc.Job = nil
+	alloc.Metrics = &structs.AllocMetric{ScoreMetaData: []*structs.NodeScoreMeta{{
+		NodeID: "n1", Scores: structs.NamedScores{{Name: "binpack", Score: 0.5}}, NormScore: 0.5}}}
+	events := []structs.Event{
+		{Topic: structs.TopicJob, Type: structs.TypeJobRegistered, Key: job.ID, Namespace: job.Namespace, Index: 9,
+			FilterKeys: []string{"<x>"}, Payload: &structs.JobEvent{Job: job}},
+		{Topic: structs.TopicAllocation, Type: structs.TypeAllocationUpdated, Key: alloc.ID, Namespace: alloc.Namespace,
+			Index: 9, Payload: &structs.AllocationEvent{Allocation: alloc}},
+		{Topic: structs.TopicNode, Type: structs.TypeNodeRegistration, Key: "n", Index: 9,
+			Payload: &structs.NodeStreamEvent{Node: mock.Node()}},
+	}
+	cases := []struct {
+		name   string
+		events []structs.Event
+	}{
+		{"one event", events[:1]},
+		{"every payload", events},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var want bytes.Buffer
+			enc := json.NewEncoder(&want)
+			enc.SetEscapeHTML(false)
+			line := eventsLine{Index: 9}
+			for i := range tc.events {
+				line.Events = append(line.Events, eventJSONOf(&tc.events[i]))
+			}
+			must.NoError(t, enc.Encode(line))
+
+			// One subscriber: encoded straight into the line.
+			var got bytes.Buffer
+			must.NoError(t, appendEventsLine(&got, &stream.Batch{Index: 9, Events: tc.events}))
+			must.Eq(t, want.String(), got.String())
+
+			// Two subscribers of a broker: the encodings are shared.
+			broker := stream.NewEventBroker(stream.Config{})
+			defer broker.Close()
+			var subs []*stream.Subscription
+			for range 2 {
+				sub, err := broker.Subscribe(&stream.SubscribeRequest{Namespace: "*"})
+				must.NoError(t, err)
+				defer sub.Unsubscribe()
+				subs = append(subs, sub)
+			}
+			broker.Publish(&structs.Events{Index: 9, Events: tc.events})
+			for _, sub := range subs {
+				b, err := sub.NextBatch(context.Background())
+				must.NoError(t, err)
+				must.True(t, b.Shared())
+				got.Reset()
+				must.NoError(t, appendEventsLine(&got, b))
+				must.Eq(t, want.String(), got.String())
+			}
+		})
+	}
 }

@@ -42,7 +42,7 @@ func BenchmarkEventStreamFanout(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				broker.Publish(batches[i%len(batches)])
 				for _, sub := range subs {
-					batch, err := sub.Next(ctx)
+					batch, err := sub.NextBatch(ctx)
 					if err != nil {
 						b.Fatal(err)
 					}

@@ -1,9 +1,8 @@
 package agent
 
 import (
+	"bytes"
 	"context"
-	"encoding/json"
-	"io"
 	"net/http/httptest"
 	"testing"
 
@@ -58,7 +57,7 @@ func FuzzEventStreamQuery(f *testing.F) {
 			}
 			ctx, cancel := context.WithCancel(context.Background())
 			cancel() // what is buffered, without waiting for more
-			got, err := sub.Next(ctx)
+			got, err := sub.NextBatch(ctx)
 			sub.Unsubscribe()
 			broker.Close()
 			if err != nil {
@@ -73,7 +72,7 @@ func FuzzEventStreamQuery(f *testing.F) {
 					t.Fatalf("query %q: a token got a %s event of namespace %q it may not read", query, e.Topic, e.Namespace)
 				}
 			}
-			if err := json.NewEncoder(io.Discard).Encode(eventsJSON(got)); err != nil {
+			if err := appendEventsLine(&bytes.Buffer{}, got); err != nil {
 				t.Fatalf("writing events: %v", err)
 			}
 		}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/opennomad/nomad/acl"
 	"github.com/opennomad/nomad/client"
+	"github.com/opennomad/nomad/nomad/stream"
 	"github.com/opennomad/nomad/structs"
 )
 
@@ -551,7 +552,7 @@ func TestHTTPACL_ReadableEvents(t *testing.T) {
 	must.NoError(t, err)
 	a, err := acl.NewACL(false, []*acl.Policy{p})
 	must.NoError(t, err)
-	batch := &structs.Events{Index: 7, Events: []structs.Event{
+	batch := &stream.Batch{Index: 7, Events: []structs.Event{
 		{Topic: structs.TopicJob, Namespace: "default", Key: "a"},
 		{Topic: structs.TopicJob, Namespace: "other", Key: "b"},
 		{Topic: structs.TopicNode, Key: "n"},
@@ -560,7 +561,7 @@ func TestHTTPACL_ReadableEvents(t *testing.T) {
 	got := readableEvents(a, batch)
 	must.Len(t, 1, got.Events)
 	must.Eq(t, "a", got.Events[0].Key)
-	must.Nil(t, readableEvents(a, &structs.Events{Events: batch.Events[1:]}))
+	must.Nil(t, readableEvents(a, &stream.Batch{Events: batch.Events[1:]}))
 	must.Eq(t, batch, readableEvents(acl.ManagementACL, batch))
 }
 

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/opennomad/nomad/api"
+	"github.com/opennomad/nomad/nomad/stream"
 	"github.com/opennomad/nomad/structs"
 	"github.com/opennomad/nomad/structs/mock"
 )
@@ -115,15 +117,17 @@ func BenchmarkJobListHandler(b *testing.B) {
 // BenchmarkEventsJSON measures rendering one event batch as a stream line.
 func BenchmarkEventsJSON(b *testing.B) {
 	job := mock.Job()
-	batch := &structs.Events{Index: 7, Events: []structs.Event{
+	batch := &stream.Batch{Index: 7, Events: []structs.Event{
 		{Topic: structs.TopicJob, Type: structs.TypeJobRegistered, Key: job.ID, Namespace: job.Namespace, Index: 7,
 			Payload: &structs.JobEvent{Job: job}},
 		{Topic: structs.TopicNode, Type: structs.TypeNodeRegistration, Key: "n", Index: 7,
 			Payload: &structs.NodeStreamEvent{Node: mock.Node()}},
 	}}
+	var line bytes.Buffer
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		if _, err := encodeJSON(eventsJSON(batch), false); err != nil {
+		line.Reset()
+		if err := appendEventsLine(&line, batch); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -49,7 +49,7 @@ type EventBroker struct {
 	mu sync.Mutex
 	// ring holds the newest batches; the batch with sequence number s is
 	// at ring[s % len(ring)] while s >= next-len(ring).
-	ring []*structs.Events
+	ring []slot
 	// next is the sequence number the next published batch gets.
 	next uint64
 	// notify is closed (and replaced) on every publish and on close, so
@@ -66,7 +66,7 @@ func NewEventBroker(cfg Config) *EventBroker {
 		size = DefaultEventBufferSize
 	}
 	return &EventBroker{
-		ring:   make([]*structs.Events, size),
+		ring:   make([]slot, size),
 		notify: make(chan struct{}),
 	}
 }
@@ -85,7 +85,15 @@ func (b *EventBroker) Publish(events *structs.Events) {
 	if b.closed {
 		return
 	}
-	b.ring[b.next%uint64(len(b.ring))] = events
+	s := slot{events: events}
+	if b.subs > 1 {
+		// Several subscribers may render these events: give them a
+		// place to share the work. With one subscriber or none (most
+		// servers, most of the time) there is nothing to share and a
+		// batch costs nothing more.
+		s.shared = make([]encoding, len(events.Events))
+	}
+	b.ring[b.next%uint64(len(b.ring))] = s
 	b.next++
 	close(b.notify)
 	b.notify = make(chan struct{})
@@ -139,25 +147,32 @@ func (b *EventBroker) oldestLocked() uint64 {
 	return 0
 }
 
-func (b *EventBroker) batchLocked(seq uint64) *structs.Events {
-	return b.ring[seq%uint64(len(b.ring))]
+// slot is a published batch and, when it was published with someone
+// subscribed, the encodings its subscribers share (by event position).
+type slot struct {
+	events *structs.Events
+	shared []encoding
 }
 
-// read returns the batch at cursor if it is buffered, or the channel that
-// is closed when something changes.
-func (b *EventBroker) read(cursor uint64) (*structs.Events, <-chan struct{}, error) {
+func (b *EventBroker) batchLocked(seq uint64) *structs.Events {
+	return b.ring[seq%uint64(len(b.ring))].events
+}
+
+// read returns the slot at cursor if it is buffered (ok), or the channel
+// that is closed when something changes.
+func (b *EventBroker) read(cursor uint64) (s slot, ok bool, wait <-chan struct{}, err error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
-		return nil, nil, ErrSubscriptionClosed
+		return slot{}, false, nil, ErrSubscriptionClosed
 	}
 	if cursor < b.oldestLocked() {
-		return nil, nil, fmt.Errorf("%w (%d batches lost, buffer holds %d)", ErrSubscriptionLagged, b.oldestLocked()-cursor, len(b.ring))
+		return slot{}, false, nil, fmt.Errorf("%w (%d batches lost, buffer holds %d)", ErrSubscriptionLagged, b.oldestLocked()-cursor, len(b.ring))
 	}
 	if cursor < b.next {
-		return b.batchLocked(cursor), nil, nil
+		return b.ring[cursor%uint64(len(b.ring))], true, nil, nil
 	}
-	return nil, b.notify, nil
+	return slot{}, false, b.notify, nil
 }
 
 func (b *EventBroker) unsubscribe() {

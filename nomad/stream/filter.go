@@ -88,23 +88,12 @@ func supportedTopicList() string {
 	return strings.Join(names, ", ")
 }
 
-// apply returns the events of batch the filter keeps, nil when none. The
-// batch itself is returned when every event matches, so a subscriber to
-// everything copies nothing.
-func (f *filter) apply(batch *structs.Events) *structs.Events {
-	var kept []structs.Event
-	for i := range batch.Events {
-		if f.match(&batch.Events[i]) {
-			kept = append(kept, batch.Events[i])
-		}
-	}
-	switch len(kept) {
-	case 0:
-		return nil
-	case len(batch.Events):
-		return batch
-	}
-	return &structs.Events{Index: batch.Index, Events: kept}
+// apply returns the events of the slot's batch the filter keeps, nil
+// when none. The published events are returned as they are when every
+// event matches, so a subscriber to everything copies nothing.
+func (f *filter) apply(s slot) *Batch {
+	whole := &Batch{Index: s.events.Index, Events: s.events.Events, src: s.events, shared: s.shared}
+	return whole.Keep(f.match)
 }
 
 func (f *filter) match(e *structs.Event) bool {

@@ -26,17 +26,27 @@ type Subscription struct {
 // ErrSubscriptionLagged when events were lost to a full buffer, and the
 // context's error when ctx ends first.
 func (s *Subscription) Next(ctx context.Context) (*structs.Events, error) {
+	b, err := s.NextBatch(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return b.asEvents(), nil
+}
+
+// NextBatch is Next, with the events' shared encodings (Batch.Encoded):
+// what a subscriber that renders the events uses.
+func (s *Subscription) NextBatch(ctx context.Context) (*Batch, error) {
 	for {
 		if s.done.Load() {
 			return nil, ErrSubscriptionClosed
 		}
-		batch, wait, err := s.broker.read(s.cursor)
+		slot, ok, wait, err := s.broker.read(s.cursor)
 		if err != nil {
 			return nil, err
 		}
-		if batch != nil {
+		if ok {
 			s.cursor++
-			if out := s.filter.apply(batch); out != nil {
+			if out := s.filter.apply(slot); out != nil {
 				return out, nil
 			}
 			continue
