@@ -275,7 +275,7 @@ func (l *Listener) serve(conn net.Conn, p Protocol) {
 
 // serveMultiplex serves every stream of a yamux session until it ends.
 func (l *Listener) serveMultiplex(conn net.Conn) {
-	session, err := yamux.Server(conn, l.yamux)
+	session, err := yamux.Server(newFrameConn(conn), l.yamux)
 	if err != nil {
 		l.logger.Error("failed to start a multiplexed session", "remote", conn.RemoteAddr(), "error", err)
 		l.untrack(conn)

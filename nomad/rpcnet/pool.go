@@ -276,7 +276,7 @@ func (p *Pool) dial(addr string) (*serverConn, error) {
 	if err != nil {
 		return nil, err
 	}
-	session, err := yamux.Client(nc, p.yamux)
+	session, err := yamux.Client(newFrameConn(nc), p.yamux)
 	if err != nil {
 		nc.Close()
 		return nil, fmt.Errorf("starting yamux session: %w", err)
