@@ -60,12 +60,17 @@ type internTable struct {
 	// of a group gets the same, and so do groups of the same size.
 	resources   map[string]*structs.AllocatedResources
 	resourceKey []byte
+
+	// jobs keeps one instance of each part of the jobs stored (see
+	// intern_job.go).
+	jobs jobParts
 }
 
 func newInternTable() *internTable {
 	return &internTable{
 		m:      make(map[string]string),
 		counts: sharedMaps[int]{encode: appendInt},
+		jobs:   jobParts{metas: sharedMaps[string]{encode: appendConfigString}},
 		summaries: sharedMaps[structs.TaskGroupSummary]{encode: func(b []byte, s structs.TaskGroupSummary) []byte {
 			for _, n := range []int{s.Queued, s.Complete, s.Failed, s.Running, s.Starting, s.Lost, s.Unknown} {
 				b = appendInt(b, n)

@@ -415,10 +415,12 @@ func (rs *restorer) restore(rec snapshotRecord) error {
 		rs.tx.internNode(o)
 	case *structs.Job:
 		rs.tx.internJob(o)
+		rs.tx.InternJobParts(o)
 		rs.share(o)
 	case *structs.Allocation:
 		if o.Job != nil {
 			rs.tx.internJob(o.Job)
+			rs.tx.InternJobParts(o.Job)
 			o.Job = rs.share(o.Job)
 		}
 		rs.tx.internAlloc(o, nil)

@@ -1,0 +1,179 @@
+package state
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"github.com/hashicorp/go-msgpack/v2/codec"
+	"github.com/shoenig/test/must"
+
+	"github.com/opennomad/nomad/structs"
+)
+
+// decodedJob returns a canonicalized job with every part allocated
+// afresh, as decoding a registration makes it: an env, meta, driver config
+// with a list, the default blocks.
+func decodedJob(t *testing.T, edit func(*structs.Job)) *structs.Job {
+	j := mockJob()
+	j.Meta = map[string]string{"owner": "platform"}
+	j.TaskGroups[0].Meta = map[string]string{}
+	task := j.TaskGroups[0].Tasks[0]
+	task.Config = map[string]interface{}{"command": "/bin/sleep", "args": []string{"3600"}, "nested": map[string]interface{}{"n": 1, "ok": true}}
+	task.Env = map[string]string{"MOCK": "1"}
+	j.Canonicalize()
+	if edit != nil {
+		edit(j)
+	}
+	var b []byte
+	must.NoError(t, codec.NewEncoderBytes(&b, structs.MsgpackHandle).Encode(j))
+	var out structs.Job
+	must.NoError(t, codec.NewDecoderBytes(b, structs.MsgpackHandle).Decode(&out))
+	return &out
+}
+
+// encodings are a job's msgpack, decoded into plain maps and lists (a
+// map's entries are written in no fixed order, so its bytes vary from
+// one encoding to the next), and its JSON bytes.
+func encodings(t *testing.T, j *structs.Job) (mp interface{}, js []byte) {
+	var b []byte
+	must.NoError(t, codec.NewEncoderBytes(&b, structs.MsgpackHandle).Encode(j))
+	must.NoError(t, codec.NewDecoderBytes(b, structs.MsgpackHandle).Decode(&mp))
+	js, err := json.Marshal(j)
+	must.NoError(t, err)
+	return mp, js
+}
+
+func samePointer(a, b interface{}) bool {
+	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
+}
+
+// TestIntern_JobPartsShared: two jobs of one shape share their parts once
+// stored, and each encodes, in msgpack and JSON, to the bytes it did
+// before.
+func TestIntern_JobPartsShared(t *testing.T) {
+	s := testStore(t)
+	var jobs []*structs.Job
+	for i := range 2 {
+		j := decodedJob(t, nil)
+		mp, js := encodings(t, j)
+		must.NoError(t, s.WithWriteTxn(uint64(10+i), func(tx *Txn) error {
+			tx.InternJobParts(j)
+			return tx.UpsertJob(j)
+		}))
+		stored, err := s.JobByID(nil, j.Namespace, j.ID)
+		must.NoError(t, err)
+		must.True(t, stored == j)
+		// The store sets its indexes and status; the rest is as sent.
+		c := stored.Copy()
+		c.CreateIndex, c.ModifyIndex, c.JobModifyIndex, c.Status = 0, 0, 0, ""
+		gotMP, gotJS := encodings(t, c)
+		must.Eq(t, mp, gotMP)
+		must.Eq(t, string(js), string(gotJS))
+		jobs = append(jobs, stored)
+	}
+	a, b := jobs[0], jobs[1]
+	tga, tgb := a.TaskGroups[0], b.TaskGroups[0]
+	ta, tb := tga.Tasks[0], tgb.Tasks[0]
+	shared := []struct {
+		name string
+		a, b interface{}
+	}{
+		{"datacenters", a.Datacenters, b.Datacenters},
+		{"job meta", a.Meta, b.Meta},
+		{"group meta", tga.Meta, tgb.Meta},
+		{"update", tga.Update, tgb.Update},
+		{"migrate", tga.Migrate, tgb.Migrate},
+		{"restart", tga.RestartPolicy, tgb.RestartPolicy},
+		{"reschedule", tga.ReschedulePolicy, tgb.ReschedulePolicy},
+		{"disk", tga.EphemeralDisk, tgb.EphemeralDisk},
+		{"config", ta.Config, tb.Config},
+		{"env", ta.Env, tb.Env},
+		{"resources", ta.Resources, tb.Resources},
+		{"logs", ta.LogConfig, tb.LogConfig},
+	}
+	for _, c := range shared {
+		must.True(t, samePointer(c.a, c.b), must.Sprint(c.name))
+	}
+	must.True(t, sameInstance(ta.Driver, tb.Driver))
+	must.True(t, sameInstance(tga.Name, tgb.Name))
+	must.NotNil(t, tga.Meta, must.Sprint("an empty map stays a map"))
+	must.Nil(t, ta.Meta, must.Sprint("a nil map stays nil"))
+}
+
+// TestIntern_JobPartsDiffer: parts that differ in anything, a list that
+// is empty rather than nil, a config value of a type the key does not
+// know, are kept apart; a snapshot's transaction shares nothing.
+func TestIntern_JobPartsDiffer(t *testing.T) {
+	s := testStore(t)
+	store := func(j *structs.Job, index uint64) *structs.Task {
+		must.NoError(t, s.WithWriteTxn(index, func(tx *Txn) error {
+			tx.InternJobParts(j)
+			return tx.UpsertJob(j)
+		}))
+		return j.TaskGroups[0].Tasks[0]
+	}
+	base := store(decodedJob(t, nil), 10)
+	cases := []struct {
+		name  string
+		edit  func(*structs.Job)
+		apart func(a, b *structs.Task) interface{}
+	}{
+		{"env value", func(j *structs.Job) { j.TaskGroups[0].Tasks[0].Env["MOCK"] = "2" },
+			func(a, b *structs.Task) interface{} { return [2]any{a.Env, b.Env} }},
+		{"config list", func(j *structs.Job) { j.TaskGroups[0].Tasks[0].Config["args"] = []string{"3601"} },
+			func(a, b *structs.Task) interface{} { return [2]any{a.Config, b.Config} }},
+		{"config int type", func(j *structs.Job) {
+			j.TaskGroups[0].Tasks[0].Config["nested"] = map[string]interface{}{"n": 1.0, "ok": true}
+		}, func(a, b *structs.Task) interface{} { return [2]any{a.Config, b.Config} }},
+		{"resources", func(j *structs.Job) { j.TaskGroups[0].Tasks[0].Resources.MemoryMB++ },
+			func(a, b *structs.Task) interface{} { return [2]any{a.Resources, b.Resources} }},
+		{"empty networks", func(j *structs.Job) { j.TaskGroups[0].Tasks[0].Resources.Networks = structs.Networks{} },
+			func(a, b *structs.Task) interface{} { return [2]any{a.Resources, b.Resources} }},
+	}
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			j := decodedJob(t, c.edit)
+			want := j.Copy()
+			got := store(j, uint64(20+i))
+			pair := c.apart(base, got).([2]any)
+			must.False(t, samePointer(pair[0], pair[1]))
+			must.Eq(t, want.TaskGroups[0].Tasks[0], got)
+		})
+	}
+
+	t.Run("unknown config type", func(t *testing.T) {
+		j := decodedJob(t, nil)
+		cfg := j.TaskGroups[0].Tasks[0].Config
+		cfg["odd"] = struct{ A int }{1}
+		must.NoError(t, s.WithWriteTxn(40, func(tx *Txn) error { tx.InternJobParts(j); return nil }))
+		must.True(t, samePointer(cfg, j.TaskGroups[0].Tasks[0].Config))
+	})
+	t.Run("snapshot", func(t *testing.T) {
+		j := decodedJob(t, nil)
+		before := j.TaskGroups[0].Update
+		snap := s.Snapshot()
+		must.NoError(t, snap.WithWriteTxn(50, func(tx *Txn) error { tx.InternJobParts(j); return nil }))
+		must.True(t, before == j.TaskGroups[0].Update)
+	})
+}
+
+// TestIntern_JobPartsRestored: a restored store's jobs share their parts
+// as the FSM's writes share them, and hold what was written.
+func TestIntern_JobPartsRestored(t *testing.T) {
+	s := testStore(t)
+	for i := range 2 {
+		j := decodedJob(t, nil)
+		must.NoError(t, s.WithWriteTxn(uint64(10+i), func(tx *Txn) error { return tx.UpsertJob(j) }))
+	}
+	var buf bytes.Buffer
+	must.NoError(t, s.Snapshot().Persist(&buf))
+	r, err := Restore(&buf, nil)
+	must.NoError(t, err)
+	want, _ := s.Jobs(nil, structs.AllNamespaces)
+	got, _ := r.Jobs(nil, structs.AllNamespaces)
+	must.Eq(t, want, got)
+	must.True(t, got[0].TaskGroups[0].Update == got[1].TaskGroups[0].Update)
+	must.True(t, samePointer(got[0].TaskGroups[0].Tasks[0].Config, got[1].TaskGroups[0].Tasks[0].Config))
+}
