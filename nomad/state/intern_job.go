@@ -40,6 +40,11 @@ type jobParts struct {
 	// names joined with NULs (which no name holds).
 	datacenters map[string][]string
 	dcKey       []byte
+
+	// tasks and groups keep one instance of each task and group whose
+	// parts are kept ones (intern_task.go).
+	tasks  map[taskKey]*structs.Task
+	groups map[groupKey]*structs.TaskGroup
 }
 
 // sharedValues keeps one instance of each value of a comparable part.
@@ -85,24 +90,28 @@ func (p *jobParts) shareResources(r *structs.Resources) *structs.Resources {
 // shareConfig returns the kept driver config equal to c, keeping c if
 // there is none. A config holding a value configKey does not know (none
 // that a decoded entry holds) is left alone.
-func (p *jobParts) shareConfig(t *internTable, c map[string]interface{}) map[string]interface{} {
-	if c == nil || len(c) > sharedMapMaxLen {
-		return c
+// kept reports whether the config returned is nil or a kept one.
+func (p *jobParts) shareConfig(t *internTable, c map[string]interface{}) (_ map[string]interface{}, kept bool) {
+	if c == nil {
+		return nil, true
+	}
+	if len(c) > sharedMapMaxLen {
+		return c, false
 	}
 	key, ok := appendConfigMap(p.configKey[:0], c)
 	p.configKey = key
 	if !ok {
-		return c
+		return c, false
 	}
-	if kept, ok := p.configs[string(key)]; ok && configMapsEqual(kept, c) {
-		return kept
+	if k, ok := p.configs[string(key)]; ok && configMapsEqual(k, c) {
+		return k, true
 	}
 	if p.configs == nil || len(p.configs) >= internMax {
 		p.configs = make(map[string]map[string]interface{})
 	}
 	internKeys(t, c)
 	p.configs[string(key)] = c
-	return c
+	return c, true
 }
 
 // Tags of configKey's encoding: each value is its tag, then its content.
@@ -258,11 +267,12 @@ func (p *jobParts) shareDatacenters(t *internTable, dcs []string) []string {
 }
 
 // InternJobParts swaps the parts of a job about to be stored (its
-// groups' and tasks' blocks, requests and maps, its datacenters) for
-// equal ones already kept, and its groups' and tasks' few-valued strings
-// for kept instances. The job must be the caller's own: decoded from an
-// entry or deeply copied, with no reader holding its groups or tasks.
-// It does nothing in a snapshot's transaction.
+// groups' and tasks' blocks, requests and maps, its datacenters, and
+// then whole tasks and groups) for equal ones already kept, and its
+// groups' and tasks' few-valued strings for kept instances. The job must
+// be the caller's own: decoded from an entry or deeply copied, with no
+// reader holding its groups or tasks. It does nothing in a snapshot's
+// transaction.
 func (tx *Txn) InternJobParts(j *structs.Job) {
 	t := tx.intern
 	if t == nil || j == nil {
@@ -271,7 +281,7 @@ func (tx *Txn) InternJobParts(j *structs.Job) {
 	p := &t.jobs
 	j.Datacenters = p.shareDatacenters(t, j.Datacenters)
 	j.Meta = p.metas.share(t, j.Meta)
-	for _, tg := range j.TaskGroups {
+	for i, tg := range j.TaskGroups {
 		if tg == nil {
 			continue
 		}
@@ -282,20 +292,29 @@ func (tx *Txn) InternJobParts(j *structs.Job) {
 		tg.ReschedulePolicy = p.reschedules.share(tg.ReschedulePolicy)
 		tg.EphemeralDisk = p.disks.share(tg.EphemeralDisk)
 		tg.Meta = p.metas.share(t, tg.Meta)
-		for _, task := range tg.Tasks {
+		tasksKept := true
+		for k, task := range tg.Tasks {
 			if task == nil {
+				tasksKept = false
 				continue
 			}
 			t.set(&task.Name)
 			t.set(&task.Driver)
 			t.set(&task.User)
 			t.set(&task.KillSignal)
-			task.Config = p.shareConfig(t, task.Config)
+			var configKept bool
+			task.Config, configKept = p.shareConfig(t, task.Config)
 			task.Env = p.metas.share(t, task.Env)
 			task.Meta = p.metas.share(t, task.Meta)
 			task.Resources = p.shareResources(task.Resources)
 			task.LogConfig = p.logs.share(task.LogConfig)
 			task.Lifecycle = p.lifecycles.share(task.Lifecycle)
+			kept, ok := p.shareTask(task, configKept)
+			tg.Tasks[k] = kept
+			tasksKept = tasksKept && ok
+		}
+		if tasksKept {
+			j.TaskGroups[i] = p.shareGroup(tg)
 		}
 	}
 }

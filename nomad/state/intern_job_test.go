@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/go-msgpack/v2/codec"
 	"github.com/shoenig/test/must"
@@ -176,4 +177,89 @@ func TestIntern_JobPartsRestored(t *testing.T) {
 	must.Eq(t, want, got)
 	must.True(t, got[0].TaskGroups[0].Update == got[1].TaskGroups[0].Update)
 	must.True(t, samePointer(got[0].TaskGroups[0].Tasks[0].Config, got[1].TaskGroups[0].Tasks[0].Config))
+}
+
+// TestIntern_TasksAndGroupsShared: jobs of one shape share their tasks
+// and groups; a task or group differing in any field, or holding a list
+// that is empty rather than nil, is its own, and is stored as sent.
+func TestIntern_TasksAndGroupsShared(t *testing.T) {
+	s := testStore(t)
+	store := func(j *structs.Job, index uint64) *structs.TaskGroup {
+		must.NoError(t, s.WithWriteTxn(index, func(tx *Txn) error {
+			tx.InternJobParts(j)
+			return tx.UpsertJob(j)
+		}))
+		return j.TaskGroups[0]
+	}
+	base := store(decodedJob(t, nil), 10)
+	must.True(t, base == store(decodedJob(t, nil), 11), must.Sprint("equal groups are one"))
+	leader := func(j *structs.Job) { j.TaskGroups[0].Tasks[0].Leader = true }
+	must.True(t, store(decodedJob(t, leader), 12) == store(decodedJob(t, leader), 13),
+		must.Sprint("groups equal to each other but not to the first are one"))
+
+	second := time.Second
+	task := func(edit func(*structs.Task)) func(*structs.Job) {
+		return func(j *structs.Job) { edit(j.TaskGroups[0].Tasks[0]) }
+	}
+	group := func(edit func(*structs.TaskGroup)) func(*structs.Job) {
+		return func(j *structs.Job) { edit(j.TaskGroups[0]) }
+	}
+	cases := []struct {
+		name string
+		edit func(*structs.Job)
+		// taskShared: the task alone is still the base's.
+		taskShared bool
+	}{
+		{"task name", task(func(t *structs.Task) { t.Name = "other" }), false},
+		{"task user", task(func(t *structs.Task) { t.User = "nobody" }), false},
+		{"kill timeout", task(func(t *structs.Task) { t.KillTimeout++ }), false},
+		{"kill signal", task(func(t *structs.Task) { t.KillSignal = "SIGKILL" }), false},
+		{"leader", task(func(t *structs.Task) { t.Leader = true }), false},
+		{"lifecycle", task(func(t *structs.Task) { t.Lifecycle = &structs.TaskLifecycleConfig{Hook: "prestart"} }), false},
+		{"task meta", task(func(t *structs.Task) { t.Meta = map[string]string{} }), false},
+		{"empty services", task(func(t *structs.Task) { t.Services = []*structs.Service{} }), false},
+		{"empty constraints", task(func(t *structs.Task) { t.Constraints = []*structs.Constraint{} }), false},
+		{"dispatch payload", task(func(t *structs.Task) { t.DispatchPayload = &structs.DispatchPayloadConfig{} }), false},
+		{"count", group(func(tg *structs.TaskGroup) { tg.Count++ }), true},
+		{"group name", group(func(tg *structs.TaskGroup) { tg.Name = "other" }), true},
+		{"shutdown delay", group(func(tg *structs.TaskGroup) { tg.ShutdownDelay = &second }), true},
+		{"max disconnect", group(func(tg *structs.TaskGroup) { tg.MaxClientDisconnect = &second }), true},
+		{"group meta nil", group(func(tg *structs.TaskGroup) { tg.Meta = nil }), true},
+		{"restart policy", group(func(tg *structs.TaskGroup) { tg.RestartPolicy.Attempts++ }), true},
+		{"empty spreads", group(func(tg *structs.TaskGroup) { tg.Spreads = []*structs.Spread{} }), true},
+		{"empty networks", group(func(tg *structs.TaskGroup) { tg.Networks = structs.Networks{} }), true},
+	}
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			j := decodedJob(t, c.edit)
+			want := j.TaskGroups[0].Copy()
+			got := store(j, uint64(20+i))
+			must.False(t, got == base, must.Sprint("group shared"))
+			must.Eq(t, c.taskShared, got.Tasks[0] == base.Tasks[0])
+			must.Eq(t, want, got)
+		})
+	}
+}
+
+// TestIntern_TaskKeysCoverEveryField: the keys of shared tasks, groups
+// and resources hold, or require nil, every field. A field added to one
+// of these structs must be added to its key (intern_task.go,
+// intern_job.go) before it is listed here.
+func TestIntern_TaskKeysCoverEveryField(t *testing.T) {
+	known := map[reflect.Type][]string{
+		reflect.TypeOf(structs.Task{}): {"Name", "Driver", "User", "Config", "Env", "Constraints", "Affinities",
+			"Resources", "Services", "Meta", "KillTimeout", "KillSignal", "LogConfig", "Lifecycle", "Leader",
+			"VolumeMounts", "DispatchPayload", "Actions"},
+		reflect.TypeOf(structs.TaskGroup{}): {"Name", "Count", "Update", "Migrate", "Constraints", "Affinities",
+			"Spreads", "RestartPolicy", "ReschedulePolicy", "EphemeralDisk", "Networks", "Services", "Tasks", "Meta",
+			"Volumes", "Scaling", "ShutdownDelay", "StopAfterClientDisconnect", "MaxClientDisconnect"},
+		reflect.TypeOf(structs.Resources{}): {"CPU", "Cores", "MemoryMB", "MemoryMaxMB", "DiskMB", "IOPS", "Networks"},
+	}
+	for typ, fields := range known {
+		var got []string
+		for i := range typ.NumField() {
+			got = append(got, typ.Field(i).Name)
+		}
+		must.Eq(t, fields, got, must.Sprintf("fields of %s", typ))
+	}
 }
