@@ -233,6 +233,19 @@ func TestIntern_Restore(t *testing.T) {
 	must.True(t, sameInstance(got.EvalID, e.ID), must.Sprint("eval ID"))
 	must.True(t, sameInstance(got.JobID, got.Job.ID), must.Sprint("job ID"))
 	must.True(t, sameInstance(got.TaskGroup, other.TaskGroup), must.Sprint("task group"))
+
+	// The objects restored before the job's row or the deployment share
+	// their IDs all the same.
+	job, _ := r.JobByID(nil, got.Namespace, got.JobID)
+	versions, _ := r.JobVersionsByID(nil, job.Namespace, job.ID)
+	summary, _ := r.JobSummaryByID(nil, job.Namespace, job.ID)
+	d, _ := r.DeploymentByID(nil, got.DeploymentID)
+	must.NotNil(t, d)
+	must.True(t, sameInstance(got.JobID, job.ID), must.Sprint("alloc's job ID is the job's"))
+	must.True(t, sameInstance(versions[0].ID, job.ID), must.Sprint("version's ID is the job's"))
+	must.True(t, sameInstance(summary.JobID, job.ID), must.Sprint("summary's job ID is the job's"))
+	must.True(t, sameInstance(got.DeploymentID, d.ID), must.Sprint("alloc's deployment ID is the deployment's"))
+	must.True(t, sameInstance(other.DeploymentID, d.ID), must.Sprint("deployment IDs are one"))
 }
 
 // TestIntern_SharedMaps: equal small maps of counts are one map, never
