@@ -206,7 +206,9 @@ func parseEventRequest(r *http.Request) (*stream.SubscribeRequest, error) {
 }
 
 // eventJSON is an event as served: node payloads lose their secret and
-// gain the legacy Drain flag, as everywhere else in the API.
+// gain the legacy Drain flag, as everywhere else in the API; alloc
+// payloads leave the job out (the state store's event holds the stored
+// alloc, job included, so as not to keep a copy of it in the buffer).
 type eventJSON struct {
 	Topic      structs.Topic
 	Type       string
@@ -230,8 +232,15 @@ func eventsJSON(b *structs.Events) eventsLine {
 	out := eventsLine{Index: b.Index, Events: make([]eventJSON, len(b.Events))}
 	for i, e := range b.Events {
 		payload := e.Payload
-		if n, ok := payload.(*structs.NodeStreamEvent); ok {
-			payload = nodeEventJSON{Node: newNodeJSON(n.Node)}
+		switch p := payload.(type) {
+		case *structs.NodeStreamEvent:
+			payload = nodeEventJSON{Node: newNodeJSON(p.Node)}
+		case *structs.AllocationEvent:
+			if p.Allocation != nil && p.Allocation.Job != nil {
+				a := *p.Allocation
+				a.Job = nil
+				payload = &structs.AllocationEvent{Allocation: &a}
+			}
 		}
 		out.Events[i] = eventJSON{
 			Topic: e.Topic, Type: e.Type, Key: e.Key, Namespace: e.Namespace,

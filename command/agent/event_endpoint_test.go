@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"context"
 	"encoding/json"
@@ -239,4 +240,28 @@ func TestEventStream_GzipHeaderUpFront(t *testing.T) {
 	}
 	must.NoError(t, h.rpc.state.UpsertJob(3, mock.Job()))
 	must.Eq(t, 3, decodeLine(t, nextLine(t, bufio.NewScanner(zr))).Index)
+}
+
+// TestEventStream_AllocPayloadLeavesJobOut: an alloc event holds the
+// stored alloc, job included; it is served byte for byte as the alloc
+// without its job, and the stored alloc keeps its job.
+func TestEventStream_AllocPayloadLeavesJobOut(t *testing.T) {
+	node, job := mock.Node(), mock.Job()
+	alloc := mock.Alloc(mock.ForJob(job, 0), mock.OnNode(node))
+	alloc.Job = job
+	event := func(a *structs.Allocation) *structs.Events {
+		return &structs.Events{Index: 5, Events: []structs.Event{{
+			Topic: structs.TopicAllocation, Type: structs.TypeAllocationUpdated, Key: a.ID,
+			Namespace: a.Namespace, FilterKeys: []string{job.ID}, Index: 5,
+			Payload: &structs.AllocationEvent{Allocation: a},
+		}}}
+	}
+	withoutJob := *alloc
+	withoutJob.Job = nil
+	var got, want bytes.Buffer
+	must.NoError(t, json.NewEncoder(&got).Encode(eventsJSON(event(alloc))))
+	must.NoError(t, json.NewEncoder(&want).Encode(eventsJSON(event(&withoutJob))))
+	must.Eq(t, want.String(), got.String())
+	must.StrContains(t, got.String(), `"Job":null`)
+	must.True(t, alloc.Job == job)
 }
