@@ -387,3 +387,45 @@ func TestIntern_NodesShareScanStrings(t *testing.T) {
 		}
 	}
 }
+
+// TestIntern_SummariesShareNoChildren: the summaries of jobs without
+// children share one zero count; a child registered, in the same
+// transaction as another job or later, counts in its parent's alone.
+func TestIntern_SummariesShareNoChildren(t *testing.T) {
+	s := testStore(t)
+	summary := func(j *structs.Job) *structs.JobSummary {
+		sum, err := s.JobSummaryByID(nil, j.Namespace, j.ID)
+		must.NoError(t, err)
+		return sum
+	}
+	parent := registered(t, s, 2, mockJob())
+	other := registered(t, s, 3, mockJob())
+	must.True(t, summary(parent).Children == summary(other).Children)
+	must.Eq(t, structs.JobChildrenSummary{}, *summary(other).Children)
+
+	// A new job and a child of the parent in one transaction.
+	third, child := mockJob(), mockJob()
+	child.ParentID = parent.ID
+	must.NoError(t, s.WithWriteTxn(4, func(tx *Txn) error {
+		if err := tx.UpsertJob(third); err != nil {
+			return err
+		}
+		return tx.UpsertJob(child)
+	}))
+	must.Eq(t, structs.JobChildrenSummary{Pending: 1}, *summary(parent).Children)
+	for _, j := range []*structs.Job{other, third, child} {
+		must.Eq(t, structs.JobChildrenSummary{}, *summary(j).Children)
+		must.True(t, summary(j).Children == summary(other).Children)
+	}
+
+	// The restored store shares it too.
+	var buf bytes.Buffer
+	must.NoError(t, s.Snapshot().Persist(&buf))
+	r, err := Restore(&buf, nil)
+	must.NoError(t, err)
+	a, _ := r.JobSummaryByID(nil, other.Namespace, other.ID)
+	b, _ := r.JobSummaryByID(nil, third.Namespace, third.ID)
+	p, _ := r.JobSummaryByID(nil, parent.Namespace, parent.ID)
+	must.True(t, a.Children == b.Children)
+	must.Eq(t, structs.JobChildrenSummary{Pending: 1}, *p.Children)
+}

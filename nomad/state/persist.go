@@ -456,7 +456,7 @@ func (rs *restorer) restore(rec snapshotRecord) error {
 		rs.deploymentID(&o.ID)
 	case *structs.JobSummary:
 		rs.tx.jobStrings(&o.Namespace, &o.JobID)
-		o.Summary = rs.tx.intern.summaries.share(rs.tx.intern, o.Summary)
+		rs.tx.intern.shareSummary(o)
 	}
 	if err := rs.txn.Insert(table, obj); err != nil {
 		return fmt.Errorf("restoring %q record: %w", table, err)
