@@ -18,6 +18,12 @@ import (
 // never change, so a new job's parts are swapped for equal ones kept
 // here, as an alloc's strings and metrics are (intern.go).
 
+// sharedPartMaxBytes bounds the content of a map or list shared: the
+// table keeps up to internMax of each, after the jobs that held them are
+// gone, so what it may keep must be small. Larger ones (a script in a
+// driver config, say) are rarely equal to another's anyway.
+const sharedPartMaxBytes = 1024
+
 // jobParts keeps one instance of each job part seen.
 type jobParts struct {
 	updates     sharedValues[structs.UpdateStrategy]
@@ -100,7 +106,7 @@ func (p *jobParts) shareConfig(t *internTable, c map[string]interface{}) (_ map[
 	}
 	key, ok := appendConfigMap(p.configKey[:0], c)
 	p.configKey = key
-	if !ok {
+	if !ok || len(key) > sharedPartMaxBytes {
 		return c, false
 	}
 	if k, ok := p.configs[string(key)]; ok && configMapsEqual(k, c) {
@@ -240,6 +246,26 @@ func configValuesEqual(a, b interface{}) bool {
 	return false
 }
 
+// shareStrings returns the kept env or meta map equal to m, keeping m if
+// there is none; kept reports whether the map returned is nil or a kept
+// one.
+func (p *jobParts) shareStrings(t *internTable, m map[string]string) (_ map[string]string, kept bool) {
+	if m == nil {
+		return nil, true
+	}
+	if len(m) > sharedMapMaxLen {
+		return m, false
+	}
+	size := 0
+	for k, v := range m {
+		size += len(k) + len(v)
+	}
+	if size > sharedPartMaxBytes {
+		return m, false
+	}
+	return p.metas.share(t, m), true
+}
+
 // shareDatacenters returns the kept list equal to dcs, keeping dcs if
 // there is none.
 func (p *jobParts) shareDatacenters(t *internTable, dcs []string) []string {
@@ -251,6 +277,9 @@ func (p *jobParts) shareDatacenters(t *internTable, dcs []string) []string {
 		key = append(append(key, dc...), 0)
 	}
 	p.dcKey = key
+	if len(key) > sharedPartMaxBytes {
+		return dcs
+	}
 	// A list's capacity is not part of its value; the kept one is used
 	// as read-only like any stored object's.
 	if kept, ok := p.datacenters[string(key)]; ok {
@@ -280,7 +309,7 @@ func (tx *Txn) InternJobParts(j *structs.Job) {
 	}
 	p := &t.jobs
 	j.Datacenters = p.shareDatacenters(t, j.Datacenters)
-	j.Meta = p.metas.share(t, j.Meta)
+	j.Meta, _ = p.shareStrings(t, j.Meta)
 	for i, tg := range j.TaskGroups {
 		if tg == nil {
 			continue
@@ -291,29 +320,30 @@ func (tx *Txn) InternJobParts(j *structs.Job) {
 		tg.RestartPolicy = p.restarts.share(tg.RestartPolicy)
 		tg.ReschedulePolicy = p.reschedules.share(tg.ReschedulePolicy)
 		tg.EphemeralDisk = p.disks.share(tg.EphemeralDisk)
-		tg.Meta = p.metas.share(t, tg.Meta)
-		tasksKept := true
+		var metaKept bool
+		tg.Meta, metaKept = p.shareStrings(t, tg.Meta)
+		partsKept := metaKept
 		for k, task := range tg.Tasks {
 			if task == nil {
-				tasksKept = false
+				partsKept = false
 				continue
 			}
 			t.set(&task.Name)
 			t.set(&task.Driver)
 			t.set(&task.User)
 			t.set(&task.KillSignal)
-			var configKept bool
+			var configKept, envKept, metaKept bool
 			task.Config, configKept = p.shareConfig(t, task.Config)
-			task.Env = p.metas.share(t, task.Env)
-			task.Meta = p.metas.share(t, task.Meta)
+			task.Env, envKept = p.shareStrings(t, task.Env)
+			task.Meta, metaKept = p.shareStrings(t, task.Meta)
 			task.Resources = p.shareResources(task.Resources)
 			task.LogConfig = p.logs.share(task.LogConfig)
 			task.Lifecycle = p.lifecycles.share(task.Lifecycle)
-			kept, ok := p.shareTask(task, configKept)
+			kept, ok := p.shareTask(task, configKept && envKept && metaKept)
 			tg.Tasks[k] = kept
-			tasksKept = tasksKept && ok
+			partsKept = partsKept && ok
 		}
-		if tasksKept {
+		if partsKept {
 			j.TaskGroups[i] = p.shareGroup(tg)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -144,6 +145,27 @@ func TestIntern_JobPartsDiffer(t *testing.T) {
 		})
 	}
 
+	t.Run("large parts", func(t *testing.T) {
+		// Equal, but too large for the table to keep after their jobs.
+		large := func(j *structs.Job) {
+			task := j.TaskGroups[0].Tasks[0]
+			task.Config["script"] = strings.Repeat("x", sharedPartMaxBytes)
+			task.Env["BIG"] = strings.Repeat("y", sharedPartMaxBytes)
+			j.TaskGroups[0].Meta = map[string]string{"big": strings.Repeat("z", sharedPartMaxBytes)}
+		}
+		a, b := decodedJob(t, large), decodedJob(t, large)
+		want := b.Copy()
+		store(a, 30)
+		store(b, 31)
+		ta, tb := a.TaskGroups[0].Tasks[0], b.TaskGroups[0].Tasks[0]
+		must.False(t, samePointer(ta.Config, tb.Config))
+		must.False(t, samePointer(ta.Env, tb.Env))
+		must.False(t, samePointer(a.TaskGroups[0].Meta, b.TaskGroups[0].Meta))
+		must.False(t, ta == tb)
+		must.False(t, a.TaskGroups[0] == b.TaskGroups[0])
+		must.True(t, a.TaskGroups[0].Update == b.TaskGroups[0].Update, must.Sprint("small parts are still shared"))
+		must.Eq(t, want.TaskGroups, b.TaskGroups)
+	})
 	t.Run("unknown config type", func(t *testing.T) {
 		j := decodedJob(t, nil)
 		cfg := j.TaskGroups[0].Tasks[0].Config

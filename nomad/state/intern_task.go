@@ -68,11 +68,10 @@ func mapAddress[V any](m map[string]V) unsafe.Pointer {
 
 // shareTask returns the kept task equal to task, keeping task if there
 // is none; ok is false (and task returned) when the task cannot be
-// shared. configKept says whether its config is nil or a kept one; its
-// other parts must have been shared already.
-func (p *jobParts) shareTask(task *structs.Task, configKept bool) (_ *structs.Task, ok bool) {
-	if !configKept || len(task.Env) > sharedMapMaxLen || len(task.Meta) > sharedMapMaxLen ||
-		(task.Resources != nil && task.Resources.Networks != nil) ||
+// shared. mapsKept says whether its config, env and meta are each nil or
+// a kept one; its other parts must have been shared already.
+func (p *jobParts) shareTask(task *structs.Task, mapsKept bool) (_ *structs.Task, ok bool) {
+	if !mapsKept || (task.Resources != nil && task.Resources.Networks != nil) ||
 		task.Constraints != nil || task.Affinities != nil || task.Services != nil ||
 		task.VolumeMounts != nil || task.DispatchPayload != nil || task.Actions != nil {
 		return task, false
@@ -95,9 +94,9 @@ func (p *jobParts) shareTask(task *structs.Task, configKept bool) (_ *structs.Ta
 
 // shareGroup returns the kept group equal to tg, keeping tg if there is
 // none, or tg itself when it cannot be shared. Its parts and tasks must
-// have been shared already, every task a kept one.
+// have been shared already, its meta and every task a kept one.
 func (p *jobParts) shareGroup(tg *structs.TaskGroup) *structs.TaskGroup {
-	if len(tg.Tasks) == 0 || len(tg.Tasks) > groupTasksMax || len(tg.Meta) > sharedMapMaxLen ||
+	if len(tg.Tasks) == 0 || len(tg.Tasks) > groupTasksMax ||
 		tg.Constraints != nil || tg.Affinities != nil || tg.Spreads != nil || tg.Networks != nil ||
 		tg.Services != nil || tg.Volumes != nil || tg.Scaling != nil {
 		return tg
