@@ -268,11 +268,20 @@ func encodeEvent(e *structs.Event) ([]byte, error) {
 }
 
 // eventJSONOf is the event as the stream renders it: node payloads in
-// the API's node shape.
+// the API's node shape; alloc payloads without the job (the state
+// store's event holds the stored alloc, job included, so as not to keep
+// a copy of it in the buffer).
 func eventJSONOf(e *structs.Event) eventJSON {
 	payload := e.Payload
-	if n, ok := payload.(*structs.NodeStreamEvent); ok {
-		payload = nodeEventJSON{Node: newNodeJSON(n.Node)}
+	switch p := payload.(type) {
+	case *structs.NodeStreamEvent:
+		payload = nodeEventJSON{Node: newNodeJSON(p.Node)}
+	case *structs.AllocationEvent:
+		if p.Allocation != nil && p.Allocation.Job != nil {
+			a := *p.Allocation
+			a.Job = nil
+			payload = &structs.AllocationEvent{Allocation: &a}
+		}
 	}
 	return eventJSON{
 		Topic: e.Topic, Type: e.Type, Key: e.Key, Namespace: e.Namespace,

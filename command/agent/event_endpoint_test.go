@@ -316,3 +316,27 @@ func TestEventStream_LineIsEncodingJSONs(t *testing.T) {
 		})
 	}
 }
+
+// TestEventStream_AllocPayloadLeavesJobOut: an alloc event holds the
+// stored alloc, job included; it is served byte for byte as the alloc
+// without its job, and the stored alloc keeps its job.
+func TestEventStream_AllocPayloadLeavesJobOut(t *testing.T) {
+	node, job := mock.Node(), mock.Job()
+	alloc := mock.Alloc(mock.ForJob(job, 0), mock.OnNode(node))
+	alloc.Job = job
+	event := func(a *structs.Allocation) *stream.Batch {
+		return &stream.Batch{Index: 5, Events: []structs.Event{{
+			Topic: structs.TopicAllocation, Type: structs.TypeAllocationUpdated, Key: a.ID,
+			Namespace: a.Namespace, FilterKeys: []string{job.ID}, Index: 5,
+			Payload: &structs.AllocationEvent{Allocation: a},
+		}}}
+	}
+	withoutJob := *alloc
+	withoutJob.Job = nil
+	var got, want bytes.Buffer
+	must.NoError(t, appendEventsLine(&got, event(alloc)))
+	must.NoError(t, appendEventsLine(&want, event(&withoutJob)))
+	must.Eq(t, want.String(), got.String())
+	must.StrContains(t, got.String(), `"Job":null`)
+	must.True(t, alloc.Job == job)
+}

@@ -30,6 +30,7 @@ func (f *FSM) deploymentAllocHealthTxn(tx *state.Txn, body []byte) (func(), erro
 	if err := decode(body, structs.DeploymentAllocHealthRequestType, &req); err != nil {
 		return nil, err
 	}
+	tx.InternJobParts(req.Job)
 	if err := tx.UpdateDeploymentAllocHealth(&req); err != nil {
 		return nil, err
 	}
@@ -44,6 +45,11 @@ func (f *FSM) deploymentAllocHealthBatchTxn(tx *state.Txn, body []byte) (func(),
 	var req structs.DeploymentAllocHealthBatchRequest
 	if err := decode(body, structs.DeploymentAllocHealthBatchRequestType, &req); err != nil {
 		return nil, err
+	}
+	for _, r := range req.Requests {
+		if r != nil {
+			tx.InternJobParts(r.Job)
+		}
 	}
 	if err := tx.UpdateDeploymentAllocHealthBatch(req.Requests); err != nil {
 		return nil, err
@@ -69,6 +75,7 @@ func (f *FSM) deploymentStatusUpdateTxn(tx *state.Txn, body []byte) (func(), err
 		return nil, err
 	}
 	if req.Job != nil {
+		tx.InternJobParts(req.Job)
 		if err := tx.UpsertJob(req.Job); err != nil {
 			return nil, err
 		}

@@ -53,6 +53,8 @@ func (f *FSM) jobRegisterTxn(tx *state.Txn, body []byte) (func(), error) {
 			return nil, err
 		}
 	}
+	// The job was decoded from the entry: its parts are its own.
+	tx.InternJobParts(job)
 	if err := tx.UpsertJob(job); err != nil {
 		return nil, err
 	}
@@ -133,6 +135,7 @@ func deregisterJob(tx *state.Txn, namespace, id string, purge bool, submitTime i
 	if submitTime != 0 {
 		stopped.SubmitTime = submitTime
 	}
+	tx.InternJobParts(stopped)
 	return tx.UpsertJob(stopped)
 }
 

@@ -513,17 +513,17 @@ func (tx *Txn) updateDeploymentWithAlloc(a, existing *structs.Allocation) error 
 }
 
 func (tx *Txn) emitAlloc(eventType string, a *structs.Allocation) {
-	// The job is left out: it is large, and subscribers that need it
-	// read it from the Job topic or the API.
-	c := *a
-	c.Job = nil
+	// The payload is the stored alloc itself, which never changes: a copy
+	// without the job, as the event stream serves it, would be kept by
+	// the broker's buffer beside it. The agent leaves the job out when it
+	// writes the event (subscribers read it from the Job topic or the API).
 	tx.emit(structs.Event{
 		Topic:      structs.TopicAllocation,
 		Type:       eventType,
 		Key:        a.ID,
 		Namespace:  a.Namespace,
 		FilterKeys: filterKeys(a.JobID, a.DeploymentID),
-		Payload:    &structs.AllocationEvent{Allocation: &c},
+		Payload:    &structs.AllocationEvent{Allocation: a},
 	})
 }
 

@@ -79,7 +79,8 @@ func TestEvents_Published(t *testing.T) {
 	must.Eq(t, job.Namespace, b[0].Events[0].Namespace)
 
 	// A plan result: alloc and the job's status change, typed PlanResult;
-	// the alloc payload leaves the job out.
+	// the alloc payload is the stored alloc (the agent leaves its job out
+	// of the stream).
 	stored, _ := s.JobByID(nil, job.Namespace, job.ID)
 	a := mockAlloc(stored, node)
 	must.NoError(t, s.UpsertPlanResults(3, &structs.ApplyPlanResultsRequest{
@@ -91,9 +92,9 @@ func TestEvents_Published(t *testing.T) {
 		{structs.TopicAllocation, structs.TypePlanResult, a.ID},
 		{structs.TopicJob, structs.TypePlanResult, job.ID},
 	}, keys(b[0]))
-	must.Nil(t, b[0].Events[0].Payload.(*structs.AllocationEvent).Allocation.Job)
 	storedAlloc, _ := s.AllocByID(nil, a.ID)
 	must.NotNil(t, storedAlloc.Job)
+	must.True(t, b[0].Events[0].Payload.(*structs.AllocationEvent).Allocation == storedAlloc)
 
 	// Client update, desired transition, drain, eligibility, status,
 	// deployment, deregistration.

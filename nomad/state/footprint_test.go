@@ -39,7 +39,11 @@ func TestFootprint(t *testing.T) {
 			j.TaskGroups[0].Tasks[0].Driver = "mock_driver"
 			j.TaskGroups[0].Tasks[0].Config = map[string]interface{}{}
 			j.Canonicalize()
-			must.NoError(t, s.UpsertJob(next(), j))
+			// The FSM shares a decoded job's parts before storing it.
+			must.NoError(t, s.WithWriteTxn(next(), func(tx *Txn) error {
+				tx.InternJobParts(j)
+				return tx.UpsertJob(j)
+			}))
 			jobs[i], _ = s.JobByID(nil, j.Namespace, j.ID)
 		}
 	})

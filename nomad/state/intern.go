@@ -60,12 +60,21 @@ type internTable struct {
 	// of a group gets the same, and so do groups of the same size.
 	resources   map[string]*structs.AllocatedResources
 	resourceKey []byte
+
+	// jobs keeps one instance of each part of the jobs stored (see
+	// intern_job.go).
+	jobs jobParts
+
+	// noChildren is the children count shared by the summaries of jobs
+	// that have none.
+	noChildren *structs.JobChildrenSummary
 }
 
 func newInternTable() *internTable {
 	return &internTable{
 		m:      make(map[string]string),
 		counts: sharedMaps[int]{encode: appendInt},
+		jobs:   jobParts{metas: sharedMaps[string]{encode: appendConfigString}},
 		summaries: sharedMaps[structs.TaskGroupSummary]{encode: func(b []byte, s structs.TaskGroupSummary) []byte {
 			for _, n := range []int{s.Queued, s.Complete, s.Failed, s.Running, s.Starting, s.Lost, s.Unknown} {
 				b = appendInt(b, n)
@@ -434,7 +443,21 @@ func (tx *Txn) shareSummaryMaps() {
 		return
 	}
 	for _, s := range tx.summaries {
-		s.Summary = t.summaries.share(t, s.Summary)
+		t.shareSummary(s)
+	}
+}
+
+// shareSummary swaps a summary's counts for equal ones kept, and its
+// children's counts, when all zero (a job that launches no children),
+// for the one zero count kept. The summary must be one nothing else
+// holds yet; a later write copies it (JobSummary.Copy) before counting.
+func (t *internTable) shareSummary(s *structs.JobSummary) {
+	s.Summary = t.summaries.share(t, s.Summary)
+	if s.Children != nil && *s.Children == (structs.JobChildrenSummary{}) {
+		if t.noChildren == nil {
+			t.noChildren = s.Children
+		}
+		s.Children = t.noChildren
 	}
 }
 

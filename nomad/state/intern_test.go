@@ -233,6 +233,19 @@ func TestIntern_Restore(t *testing.T) {
 	must.True(t, sameInstance(got.EvalID, e.ID), must.Sprint("eval ID"))
 	must.True(t, sameInstance(got.JobID, got.Job.ID), must.Sprint("job ID"))
 	must.True(t, sameInstance(got.TaskGroup, other.TaskGroup), must.Sprint("task group"))
+
+	// The objects restored before the job's row or the deployment share
+	// their IDs all the same.
+	job, _ := r.JobByID(nil, got.Namespace, got.JobID)
+	versions, _ := r.JobVersionsByID(nil, job.Namespace, job.ID)
+	summary, _ := r.JobSummaryByID(nil, job.Namespace, job.ID)
+	d, _ := r.DeploymentByID(nil, got.DeploymentID)
+	must.NotNil(t, d)
+	must.True(t, sameInstance(got.JobID, job.ID), must.Sprint("alloc's job ID is the job's"))
+	must.True(t, sameInstance(versions[0].ID, job.ID), must.Sprint("version's ID is the job's"))
+	must.True(t, sameInstance(summary.JobID, job.ID), must.Sprint("summary's job ID is the job's"))
+	must.True(t, sameInstance(got.DeploymentID, d.ID), must.Sprint("alloc's deployment ID is the deployment's"))
+	must.True(t, sameInstance(other.DeploymentID, d.ID), must.Sprint("deployment IDs are one"))
 }
 
 // TestIntern_SharedMaps: equal small maps of counts are one map, never
@@ -373,4 +386,46 @@ func TestIntern_NodesShareScanStrings(t *testing.T) {
 			must.True(t, sameInstance(p[0], p[1]), must.Sprintf("%s: %s", name, field))
 		}
 	}
+}
+
+// TestIntern_SummariesShareNoChildren: the summaries of jobs without
+// children share one zero count; a child registered, in the same
+// transaction as another job or later, counts in its parent's alone.
+func TestIntern_SummariesShareNoChildren(t *testing.T) {
+	s := testStore(t)
+	summary := func(j *structs.Job) *structs.JobSummary {
+		sum, err := s.JobSummaryByID(nil, j.Namespace, j.ID)
+		must.NoError(t, err)
+		return sum
+	}
+	parent := registered(t, s, 2, mockJob())
+	other := registered(t, s, 3, mockJob())
+	must.True(t, summary(parent).Children == summary(other).Children)
+	must.Eq(t, structs.JobChildrenSummary{}, *summary(other).Children)
+
+	// A new job and a child of the parent in one transaction.
+	third, child := mockJob(), mockJob()
+	child.ParentID = parent.ID
+	must.NoError(t, s.WithWriteTxn(4, func(tx *Txn) error {
+		if err := tx.UpsertJob(third); err != nil {
+			return err
+		}
+		return tx.UpsertJob(child)
+	}))
+	must.Eq(t, structs.JobChildrenSummary{Pending: 1}, *summary(parent).Children)
+	for _, j := range []*structs.Job{other, third, child} {
+		must.Eq(t, structs.JobChildrenSummary{}, *summary(j).Children)
+		must.True(t, summary(j).Children == summary(other).Children)
+	}
+
+	// The restored store shares it too.
+	var buf bytes.Buffer
+	must.NoError(t, s.Snapshot().Persist(&buf))
+	r, err := Restore(&buf, nil)
+	must.NoError(t, err)
+	a, _ := r.JobSummaryByID(nil, other.Namespace, other.ID)
+	b, _ := r.JobSummaryByID(nil, third.Namespace, third.ID)
+	p, _ := r.JobSummaryByID(nil, parent.Namespace, parent.ID)
+	must.True(t, a.Children == b.Children)
+	must.Eq(t, structs.JobChildrenSummary{Pending: 1}, *p.Children)
 }

@@ -277,6 +277,26 @@ type restorer struct {
 	// that the thousands of allocs of a job share one object as they did
 	// before the snapshot, instead of each keeping a private copy.
 	jobs map[jobVersionKey][]*structs.Job
+	// deploymentIDs holds the first instance seen of each deployment ID:
+	// deployments are restored after the evals and allocs that name
+	// them, so these cannot point at the deployment's own, as the FSM's
+	// writes do; all of them point at the first one instead.
+	deploymentIDs map[string]string
+}
+
+// deploymentID points *id at the first instance of it restored.
+func (rs *restorer) deploymentID(id *string) {
+	if *id == "" {
+		return
+	}
+	if kept, ok := rs.deploymentIDs[*id]; ok {
+		swap(id, kept)
+		return
+	}
+	if rs.deploymentIDs == nil {
+		rs.deploymentIDs = make(map[string]string)
+	}
+	rs.deploymentIDs[*id] = *id
 }
 
 // maxSharedVariants bounds the objects remembered per job version; they
@@ -414,20 +434,29 @@ func (rs *restorer) restore(rec snapshotRecord) error {
 	case *structs.Node:
 		rs.tx.internNode(o)
 	case *structs.Job:
+		// A version's (and an alloc's) ID is the job's, restored first.
+		rs.tx.jobStrings(&o.Namespace, &o.ID)
 		rs.tx.internJob(o)
+		rs.tx.InternJobParts(o)
 		rs.share(o)
 	case *structs.Allocation:
 		if o.Job != nil {
+			rs.tx.jobStrings(&o.Job.Namespace, &o.Job.ID)
 			rs.tx.internJob(o.Job)
+			rs.tx.InternJobParts(o.Job)
 			o.Job = rs.share(o.Job)
 		}
 		rs.tx.internAlloc(o, nil)
+		rs.deploymentID(&o.DeploymentID)
 	case *structs.Evaluation:
 		rs.tx.internEval(o, nil)
+		rs.deploymentID(&o.DeploymentID)
 	case *structs.Deployment:
 		rs.tx.internDeployment(o, nil)
+		rs.deploymentID(&o.ID)
 	case *structs.JobSummary:
-		o.Summary = rs.tx.intern.summaries.share(rs.tx.intern, o.Summary)
+		rs.tx.jobStrings(&o.Namespace, &o.JobID)
+		rs.tx.intern.shareSummary(o)
 	}
 	if err := rs.txn.Insert(table, obj); err != nil {
 		return fmt.Errorf("restoring %q record: %w", table, err)
