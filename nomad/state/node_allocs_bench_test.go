@@ -61,3 +61,18 @@ func BenchmarkNodeAllAllocs(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkClientAllocIndexes answers a client's poll of its allocations
+// (Node.GetClientAllocs), which runs on every wake of the client.
+func BenchmarkClientAllocIndexes(b *testing.B) {
+	benchBusyNodes(b, func(b *testing.B, snap *StateSnapshot, ids []string, perNode int) {
+		i := 0
+		for b.Loop() {
+			allocs, _, err := snap.ClientAllocIndexes(ids[i%len(ids)])
+			if err != nil || len(allocs) != perNode {
+				b.Fatalf("got %d allocs, %v", len(allocs), err)
+			}
+			i++
+		}
+	})
+}

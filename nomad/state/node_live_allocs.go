@@ -57,6 +57,32 @@ func nodeLiveAllocsRow(txn *memdb.Txn, ws memdb.WatchSet, nodeID string) ([]*str
 	return raw.(*nodeLiveAllocs).Allocs, nil
 }
 
+// ClientAllocIndexes returns the AllocModifyIndex of every alloc on the
+// node, terminal or not, by alloc ID, and the highest of them (0 for
+// none): what a client's poll of its allocations answers. The live
+// allocs come from the node's row; only the terminal ones, usually few,
+// are walked in the index.
+func (s *StateStore) ClientAllocIndexes(nodeID string) (map[string]uint64, uint64, error) {
+	txn := s.db.Txn(false)
+	live, err := nodeLiveAllocsRow(txn, nil, nodeID)
+	if err != nil {
+		return nil, 0, err
+	}
+	done, err := allocsByNodeTerminal(txn, nil, nodeID, true)
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make(map[string]uint64, len(live)+len(done))
+	var newest uint64
+	for _, list := range [2][]*structs.Allocation{live, done} {
+		for _, a := range list {
+			out[a.ID] = a.AllocModifyIndex
+			newest = max(newest, a.AllocModifyIndex)
+		}
+	}
+	return out, newest, nil
+}
+
 // trackAllocWrite brings the live lists up to date with an alloc just
 // written over prev (nil for a new alloc).
 func (tx *Txn) trackAllocWrite(prev, a *structs.Allocation) error {

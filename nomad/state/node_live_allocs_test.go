@@ -35,6 +35,18 @@ func mustLiveRowsMatchIndex(t *testing.T, s *StateStore, step string) {
 			t.Fatalf("%s: node %s: derived live allocs %v, index walk %v", step, nodeID, allocIDs(got), allocIDs(want))
 		}
 		must.Eq(t, len(got), cap(got), must.Sprintf("%s: node %s: a stored list must have no spare capacity", step, nodeID))
+
+		every, err := allocsByNode(txn, nil, nodeID)
+		must.NoError(t, err)
+		wantIndexes, wantNewest := map[string]uint64{}, uint64(0)
+		for _, a := range every {
+			wantIndexes[a.ID] = a.AllocModifyIndex
+			wantNewest = max(wantNewest, a.AllocModifyIndex)
+		}
+		gotIndexes, gotNewest, err := s.ClientAllocIndexes(nodeID)
+		must.NoError(t, err)
+		must.Eq(t, wantIndexes, gotIndexes, must.Sprintf("%s: node %s: client alloc indexes", step, nodeID))
+		must.Eq(t, wantNewest, gotNewest, must.Sprintf("%s: node %s: newest alloc index", step, nodeID))
 	}
 	rows, err := get(txn, nil, TableNodeLiveAllocs, indexID)
 	must.NoError(t, err)
