@@ -13,8 +13,9 @@ import (
 // most of a busy cluster's traffic, the evaluation that finds nothing to
 // do (node updates, re-registering an unchanged job), and system jobs.
 
-// benchCluster writes n default nodes and the job to a store.
-func benchCluster(b *testing.B, n int, job *structs.Job, allocs func(nodes []*structs.Node) []*structs.Allocation) State {
+// benchCluster writes n default nodes, the job and the other jobs to a
+// store, then the allocs allocs returns.
+func benchCluster(b *testing.B, n int, job *structs.Job, allocs func(nodes []*structs.Node) []*structs.Allocation, others ...*structs.Job) State {
 	h := NewHarness(b)
 	nodes := make([]*structs.Node, n)
 	for i := range nodes {
@@ -22,6 +23,9 @@ func benchCluster(b *testing.B, n int, job *structs.Job, allocs func(nodes []*st
 	}
 	h.UpsertNode(nodes...)
 	h.UpsertJob(job)
+	for _, o := range others {
+		h.UpsertJob(o)
+	}
 	if allocs != nil {
 		h.UpsertAllocs(allocs(nodes)...)
 	}

@@ -291,7 +291,8 @@ func (ctx *evalContext) proposedJobAllocs() []*structs.Allocation {
 // nodeProposedAllocs returns the non-terminal allocs on the node once the
 // plan is applied, from any job. It reads only the node's non-terminal
 // allocs from state, so terminal ones waiting for garbage collection cost
-// nothing.
+// nothing. When the plan has nothing on the node the slice is the
+// store's, shared with every reader: callers only read it.
 func (ctx *evalContext) nodeProposedAllocs(nodeID string) []*structs.Allocation {
 	existing, err := ctx.state.AllocsByNodeTerminal(nodeID, false)
 	if err != nil {
@@ -299,19 +300,23 @@ func (ctx *evalContext) nodeProposedAllocs(nodeID string) []*structs.Allocation 
 		return nil
 	}
 	planned := ctx.plan.NodeAllocation[nodeID]
-	removed := make(map[string]bool, len(planned))
+	updates, preempted := ctx.plan.NodeUpdate[nodeID], ctx.plan.NodePreemptions[nodeID]
+	if len(planned) == 0 && len(updates) == 0 && len(preempted) == 0 {
+		return existing
+	}
+	removed := make(map[string]bool, len(planned)+len(updates)+len(preempted))
 	for _, a := range planned {
 		removed[a.ID] = true
 	}
-	for _, a := range ctx.plan.NodeUpdate[nodeID] {
+	for _, a := range updates {
 		removed[a.ID] = true
 	}
-	for _, a := range ctx.plan.NodePreemptions[nodeID] {
+	for _, a := range preempted {
 		removed[a.ID] = true
 	}
 	out := make([]*structs.Allocation, 0, len(existing)+len(planned))
 	for _, a := range existing {
-		if !a.TerminalStatus() && !removed[a.ID] {
+		if !removed[a.ID] {
 			out = append(out, a)
 		}
 	}

@@ -3,6 +3,7 @@ package scheduler
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/opennomad/nomad/nomad/state"
@@ -23,6 +24,10 @@ type readRecorder struct {
 	seen map[any]any
 	// order keeps the reads in order for stable failure messages.
 	order []any
+	// sharedLists are the live-alloc lists handed out, each with a copy
+	// of its elements: they are shared with every reader of the store,
+	// so the scheduler must neither reorder nor overwrite them.
+	sharedLists [][2][]*structs.Allocation
 }
 
 func newReadRecorder(s State) *readRecorder {
@@ -43,12 +48,18 @@ func (r *readRecorder) record(obj any) {
 	r.order = append(r.order, obj)
 }
 
-// changed lists every recorded object that no longer equals its copy.
+// changed lists every recorded object that no longer equals its copy,
+// and every shared list whose elements changed.
 func (r *readRecorder) changed() []string {
 	var out []string
 	for _, obj := range r.order {
 		if !reflect.DeepEqual(obj, r.seen[obj]) {
 			out = append(out, describe(obj, r.seen[obj]))
+		}
+	}
+	for _, l := range r.sharedLists {
+		if !slices.Equal(l[0], l[1]) {
+			out = append(out, fmt.Sprintf("the live allocs of node %s (reordered or overwritten)", l[1][0].NodeID))
 		}
 	}
 	return out
@@ -247,6 +258,9 @@ func (r *readRecorder) AllocsByNode(nodeID string) ([]*structs.Allocation, error
 
 func (r *readRecorder) AllocsByNodeTerminal(nodeID string, terminal bool) ([]*structs.Allocation, error) {
 	as, err := r.State.AllocsByNodeTerminal(nodeID, terminal)
+	if !terminal && len(as) > 0 {
+		r.sharedLists = append(r.sharedLists, [2][]*structs.Allocation{as, slices.Clone(as)})
+	}
 	return recordAll(r, as), err
 }
 

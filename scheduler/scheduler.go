@@ -16,7 +16,8 @@ import (
 // returned are shared with the snapshot and with every other reader (the
 // leader's drainer and deployment watcher among them) and must never be
 // modified: a scheduler copies what it changes and sends the copy in its
-// plan. Slices returned are the caller's to reorder, except Nodes'.
+// plan. Slices returned are the caller's to reorder, except Nodes' and
+// the live list of AllocsByNodeTerminal, which are shared too.
 type State interface {
 	// Nodes returns every node, sorted by ID, so that the seeded shuffle
 	// of the candidates depends on the set of nodes alone. The slice may
@@ -39,7 +40,8 @@ type State interface {
 	// AllocsByNode returns every alloc on the node, terminal or not.
 	AllocsByNode(nodeID string) ([]*structs.Allocation, error)
 	// AllocsByNodeTerminal returns the node's allocs whose TerminalStatus
-	// equals terminal.
+	// equals terminal, sorted by ID. With false the slice may be shared
+	// with other readers: it is read, never reordered nor written.
 	AllocsByNodeTerminal(nodeID string, terminal bool) ([]*structs.Allocation, error)
 
 	// EvalByID returns the eval or nil.

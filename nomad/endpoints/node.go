@@ -610,17 +610,14 @@ func (n *Node) GetClientAllocs(args *structs.NodeSpecificRequest, reply *structs
 		if err != nil {
 			return 0, err
 		}
-		allocs, err := store.AllocsByNode(nil, args.NodeID)
+		allocs, newest, err := store.ClientAllocIndexes(args.NodeID)
 		if err != nil {
 			return 0, err
 		}
-		for _, a := range allocs {
-			reply.Allocs[a.ID] = a.AllocModifyIndex
-			// Allocations restored from a snapshot written before the
-			// index existed still count.
-			index = max(index, a.AllocModifyIndex)
-		}
-		return index, nil
+		reply.Allocs = allocs
+		// Allocations restored from a snapshot written before the index
+		// existed still count.
+		return max(index, newest), nil
 	})
 }
 

@@ -15,7 +15,8 @@ type State interface {
 	// AllocByID returns the alloc, or nil when it does not exist.
 	AllocByID(id string) (*structs.Allocation, error)
 	// AllocsByNodeTerminal returns the node's allocs whose TerminalStatus
-	// equals terminal.
+	// equals terminal, sorted by ID. With false the slice is shared with
+	// other readers, like the objects: it is never reordered nor written.
 	AllocsByNodeTerminal(nodeID string, terminal bool) ([]*structs.Allocation, error)
 	// JobByID returns the job, or nil when it does not exist (purged).
 	JobByID(namespace, id string) (*structs.Job, error)

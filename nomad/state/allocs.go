@@ -92,8 +92,13 @@ func allocsByNodeTerminal(txn *memdb.Txn, ws memdb.WatchSet, nodeID string, term
 }
 
 // AllocsByNodeTerminal returns the node's allocs whose TerminalStatus
-// equals terminal; with false, the allocs using the node's resources.
+// equals terminal, sorted by ID; with false, the allocs using the node's
+// resources. The live list (false) is shared with every other reader of
+// the store: the caller must not modify it.
 func (s *StateStore) AllocsByNodeTerminal(ws memdb.WatchSet, nodeID string, terminal bool) ([]*structs.Allocation, error) {
+	if !terminal {
+		return nodeLiveAllocsRow(s.db.Txn(false), ws, nodeID)
+	}
 	return allocsByNodeTerminal(s.db.Txn(false), ws, nodeID, terminal)
 }
 
@@ -255,7 +260,7 @@ func (tx *Txn) upsertAlloc(a *structs.Allocation, eventType string, jobs jobStat
 		return err
 	}
 	tx.internAlloc(a, existing)
-	if err := tx.insert(TableAllocs, a); err != nil {
+	if err := tx.insertAlloc(a, existing); err != nil {
 		return fmt.Errorf("alloc %q: %w", a.ID, err)
 	}
 	if err := tx.dropServicesOfTerminalAlloc(a); err != nil {
@@ -303,7 +308,7 @@ func (tx *Txn) linkPreviousAlloc(a *structs.Allocation) error {
 	c := *prev
 	c.NextAllocation = a.ID
 	c.ModifyIndex = tx.index
-	if err := tx.insert(TableAllocs, &c); err != nil {
+	if err := tx.insertAlloc(&c, prev); err != nil {
 		return fmt.Errorf("alloc %q: %w", c.ID, err)
 	}
 	return nil
@@ -328,7 +333,7 @@ func (tx *Txn) UpdateAllocsDesiredTransitions(transitions map[string]*structs.De
 		c.DesiredTransition.Merge(t)
 		c.ModifyIndex = tx.index
 		c.AllocModifyIndex = tx.index
-		if err := tx.insert(TableAllocs, &c); err != nil {
+		if err := tx.insertAlloc(&c, existing); err != nil {
 			return fmt.Errorf("alloc %q: %w", id, err)
 		}
 		tx.emitAlloc(structs.TypeAllocationUpdateDesiredStatus, &c)
@@ -396,7 +401,7 @@ func (tx *Txn) UpdateAllocsFromClient(allocs []*structs.Allocation) error {
 		if err := tx.updateSummaryWithAlloc(&c, existing); err != nil {
 			return err
 		}
-		if err := tx.insert(TableAllocs, &c); err != nil {
+		if err := tx.insertAlloc(&c, existing); err != nil {
 			return fmt.Errorf("alloc %q: %w", c.ID, err)
 		}
 		if err := tx.dropServicesOfTerminalAlloc(&c); err != nil {

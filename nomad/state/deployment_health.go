@@ -68,7 +68,7 @@ func (tx *Txn) UpdateDeploymentAllocHealth(req *structs.ApplyDeploymentAllocHeal
 		if err := tx.updateDeploymentWithAlloc(&c, existing); err != nil {
 			return err
 		}
-		if err := tx.insert(TableAllocs, &c); err != nil {
+		if err := tx.insertAlloc(&c, existing); err != nil {
 			return fmt.Errorf("alloc %q: %w", c.ID, err)
 		}
 		tx.emitAlloc(structs.TypeDeploymentAllocHealth, &c)

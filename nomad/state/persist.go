@@ -197,6 +197,9 @@ func Restore(r io.Reader, config *Config) (*StateStore, error) {
 	if decodeErr != nil {
 		return nil, decodeErr
 	}
+	if err := rebuildLiveAllocs(txn); err != nil {
+		return nil, err
+	}
 	counts, err := recountBacklog(txn)
 	if err != nil {
 		return nil, err

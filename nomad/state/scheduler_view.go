@@ -60,7 +60,8 @@ func (v *SchedulerView) AllocsByNode(nodeID string) ([]*structs.Allocation, erro
 }
 
 // AllocsByNodeTerminal returns the node's allocs whose TerminalStatus
-// equals terminal.
+// equals terminal; see StateStore.AllocsByNodeTerminal (the live list is
+// shared: never modify it).
 func (v *SchedulerView) AllocsByNodeTerminal(nodeID string, terminal bool) ([]*structs.Allocation, error) {
 	return v.snap.AllocsByNodeTerminal(nil, nodeID, terminal)
 }

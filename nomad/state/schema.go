@@ -24,6 +24,7 @@ const (
 	TableAutopilotConfig = "autopilot-config"
 	TablePeriodicLaunch  = "periodic_launch"
 	TableNodeAllocIndex  = "node_alloc_index"
+	TableNodeLiveAllocs  = "node_live_allocs"
 	TableRootKeys        = "root_keys"
 	TableACLPolicies     = "acl_policy"
 	TableACLTokens       = "acl_token"
@@ -71,6 +72,7 @@ func stateSchema() *memdb.DBSchema {
 		singletonTableSchema[*structs.AutopilotConfig](TableAutopilotConfig),
 		periodicLaunchTableSchema(),
 		nodeAllocIndexTableSchema(),
+		nodeLiveAllocsTableSchema(),
 		rootKeysTableSchema(),
 		aclPolicyTableSchema(),
 		aclTokenTableSchema(),

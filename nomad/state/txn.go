@@ -29,6 +29,11 @@ type Txn struct {
 	// rows are set to the transaction's index at commit.
 	allocNodes map[string]struct{}
 
+	// liveAllocs holds this entry's own copies of the live alloc lists
+	// of the nodes whose allocs it wrote, stored when it ends (see
+	// node_live_allocs.go).
+	liveAllocs map[string][]*structs.Allocation
+
 	// summaries holds the job summaries this transaction wrote. They are
 	// not visible to anyone else until commit, so later changes in the
 	// same transaction edit them in place: a plan placing thousands of
@@ -56,14 +61,32 @@ func (tx *Txn) touch(table string) {
 }
 
 func (tx *Txn) insert(table string, obj interface{}) error {
+	if table == TableAllocs {
+		// Allocs keep derived rows current: see insertAlloc.
+		return fmt.Errorf("writing to table %q: use insertAlloc", table)
+	}
 	if err := tx.txn.Insert(table, obj); err != nil {
 		return fmt.Errorf("writing to table %q: %w", table, err)
 	}
 	tx.touch(table)
-	if a, ok := obj.(*structs.Allocation); ok && a.AllocModifyIndex == tx.index {
-		tx.touchAllocNode(table, obj)
-	}
 	return nil
+}
+
+// insertAlloc writes an alloc over prev, the stored alloc with its ID
+// (nil for a new one), and keeps what is derived from the allocs
+// table current: the node's alloc index row when the servers changed the
+// alloc (AllocModifyIndex moved), and the node's live allocs. Every alloc
+// write passes here or through delete, so no write path can forget to
+// wake the node's client or to update its live list.
+func (tx *Txn) insertAlloc(a, prev *structs.Allocation) error {
+	if err := tx.txn.Insert(TableAllocs, a); err != nil {
+		return fmt.Errorf("writing to table %q: %w", TableAllocs, err)
+	}
+	tx.touch(TableAllocs)
+	if a.AllocModifyIndex == tx.index {
+		tx.touchAllocNode(TableAllocs, a)
+	}
+	return tx.trackAllocWrite(prev, a)
 }
 
 func (tx *Txn) delete(table string, obj interface{}) error {
@@ -72,13 +95,15 @@ func (tx *Txn) delete(table string, obj interface{}) error {
 	}
 	tx.touch(table)
 	tx.touchAllocNode(table, obj)
+	if a, ok := obj.(*structs.Allocation); ok && table == TableAllocs {
+		return tx.setLive(a.NodeID, a, false)
+	}
 	return nil
 }
 
 // touchAllocNode records the node of an allocation the servers wrote or
-// deleted. Every alloc write passes through insert or delete, so no write
-// path can forget to wake the node's client; a client's own status
-// update, which leaves AllocModifyIndex alone, does not wake it.
+// deleted. A client's own status update, which leaves AllocModifyIndex
+// alone, does not wake the node's client.
 func (tx *Txn) touchAllocNode(table string, obj interface{}) {
 	if table != TableAllocs {
 		return
@@ -105,7 +130,7 @@ func (tx *Txn) writeTableIndexes() error {
 			return fmt.Errorf("updating allocation index of node %q: %w", nodeID, err)
 		}
 	}
-	return nil
+	return tx.writeLiveAllocs()
 }
 
 // emit records an event; its Index is the transaction's.
