@@ -424,14 +424,21 @@ func (t *internTable) shareScoreMeta(m *structs.NodeScoreMeta) *structs.NodeScor
 		return m
 	}
 	k := scoreMetaKey{node: m.NodeID, norm: math.Float64bits(m.NormScore), scores: &m.Scores[0], n: len(m.Scores)}
-	if kept, ok := t.metas[k]; ok {
+	return keep(&t.metas, k, m)
+}
+
+// keep returns the value kept under k in *table, or keeps v there when
+// there is none. A table that reaches internMax starts over, so it holds
+// recent values and never grows without bound.
+func keep[K comparable, V any](table *map[K]V, k K, v V) V {
+	if kept, ok := (*table)[k]; ok {
 		return kept
 	}
-	if t.metas == nil || len(t.metas) >= internMax {
-		t.metas = make(map[scoreMetaKey]*structs.NodeScoreMeta)
+	if *table == nil || len(*table) >= internMax {
+		*table = make(map[K]V)
 	}
-	t.metas[k] = m
-	return m
+	(*table)[k] = v
+	return v
 }
 
 // shareSummaryMaps swaps the counts of the summaries this transaction

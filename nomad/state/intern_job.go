@@ -61,14 +61,7 @@ func (s *sharedValues[T]) share(p *T) *T {
 	if p == nil {
 		return nil
 	}
-	if kept, ok := (*s)[*p]; ok {
-		return kept
-	}
-	if *s == nil || len(*s) >= internMax {
-		*s = make(sharedValues[T])
-	}
-	(*s)[*p] = p
-	return p
+	return keep((*map[T]*T)(s), *p, p)
 }
 
 // resourcesKey is a task's resources without networks, the only ones
@@ -83,14 +76,7 @@ func (p *jobParts) shareResources(r *structs.Resources) *structs.Resources {
 		return r
 	}
 	k := resourcesKey{r.CPU, r.Cores, r.MemoryMB, r.MemoryMaxMB, r.DiskMB, r.IOPS}
-	if kept, ok := p.resources[k]; ok {
-		return kept
-	}
-	if p.resources == nil || len(p.resources) >= internMax {
-		p.resources = make(map[resourcesKey]*structs.Resources)
-	}
-	p.resources[k] = r
-	return r
+	return keep(&p.resources, k, r)
 }
 
 // shareConfig returns the kept driver config equal to c, keeping c if

@@ -82,14 +82,7 @@ func (p *jobParts) shareTask(task *structs.Task, mapsKept bool) (_ *structs.Task
 		resources: task.Resources, logs: task.LogConfig, lifecycle: task.Lifecycle,
 		killTimeout: task.KillTimeout, leader: task.Leader,
 	}
-	if kept, ok := p.tasks[k]; ok {
-		return kept, true
-	}
-	if p.tasks == nil || len(p.tasks) >= internMax {
-		p.tasks = make(map[taskKey]*structs.Task)
-	}
-	p.tasks[k] = task
-	return task, true
+	return keep(&p.tasks, k, task), true
 }
 
 // shareGroup returns the kept group equal to tg, keeping tg if there is
@@ -112,12 +105,5 @@ func (p *jobParts) shareGroup(tg *structs.TaskGroup) *structs.TaskGroup {
 		maxDisconnect: optionalDuration(tg.MaxClientDisconnect),
 	}
 	copy(k.tasks[:], tg.Tasks)
-	if kept, ok := p.groups[k]; ok {
-		return kept
-	}
-	if p.groups == nil || len(p.groups) >= internMax {
-		p.groups = make(map[groupKey]*structs.TaskGroup)
-	}
-	p.groups[k] = tg
-	return tg
+	return keep(&p.groups, k, tg)
 }
